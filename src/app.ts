@@ -1,0 +1,130 @@
+/**
+ * @module
+ * `createHandler(deps)`: the one route table, common headers, error mapping and
+ * the access log. The returned function serves `Deno.serve` and the tests alike.
+ */
+
+import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
+import type { Context, Deps, Logger } from "./context.ts";
+import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
+import { errorResponse, HttpError, json } from "./http.ts";
+import { pingStore } from "./kv.ts";
+import { registerClient } from "./oauth/registration.ts";
+import { revokeToken } from "./oauth/revocation.ts";
+import { issueToken } from "./oauth/token.ts";
+import { dispatch, route } from "./router.ts";
+
+export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
+
+/** Writes one JSON line per record to stdout. */
+export const jsonLineLogger: Logger = (record) => console.log(JSON.stringify(record));
+
+const _REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
+export function createHandler(deps: Deps): Handler {
+  const now = deps.now ?? Date.now;
+  const log = deps.log ?? jsonLineLogger;
+  const { config } = deps;
+  // Documents that never change while the process runs are serialised once.
+  const asMetadata = JSON.stringify(authorizationServerMetadata(config));
+  const prMetadata = JSON.stringify(protectedResourceMetadata(config));
+  const publicCache = { "Cache-Control": "public, max-age=300" };
+
+  const routes = [
+    route<Context>("GET", "/healthz", async (_req, ctx) => {
+      try {
+        await pingStore(ctx.kv);
+      } catch {
+        throw new HttpError(503, "unavailable", "the store does not answer");
+      }
+      return json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
+    }),
+    // Discovery (RFC 8414, RFC 9728)
+    route<Context>("GET", PATHS.asMetadata, () => json(asMetadata, { headers: publicCache }), {
+      cors: true,
+    }),
+    route<Context>("GET", PATHS.prMetadata, () => json(prMetadata, { headers: publicCache }), {
+      cors: true,
+    }),
+    // OAuth
+    route<Context>("POST", PATHS.identity, registerClient, { errors: "oauth" }),
+    route<Context>("POST", PATHS.token, issueToken, { errors: "oauth" }),
+    route<Context>("POST", PATHS.revoke, revokeToken, { errors: "oauth" }),
+    // Protected agent resource
+    route<Context>("GET", "/api/v1/agent/services", agentServices, { cors: true }),
+    route<Context>("GET", "/api/v1/agent/locations", agentLocations, { cors: true }),
+    route<Context>("GET", "/api/v1/agent/coverage", agentCoverage, { cors: true }),
+  ];
+
+  return async (req, info) => {
+    const started = performance.now();
+    const incoming = req.headers.get("x-request-id");
+    const requestId = incoming && _REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const ctx: Context = {
+      kv: deps.kv,
+      config,
+      catalog: deps.catalog,
+      now,
+      log,
+      requestId,
+      address: clientAddress(req, info, config.trustProxy),
+      headers: new Headers(),
+    };
+
+    let res: Response;
+    try {
+      res = await dispatch(routes, req, ctx);
+    } catch (err) {
+      // Never echoed: the caller sees a generic 500 that carries no internals.
+      log({
+        level: "error",
+        request_id: requestId,
+        error: err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown",
+        stack: err instanceof Error ? err.stack : undefined,
+      });
+      res = errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+    }
+    for (const [k, v] of ctx.headers) res.headers.set(k, v);
+    res.headers.set("X-Request-Id", requestId);
+    res.headers.set("X-Content-Type-Options", "nosniff");
+    log({
+      level: "info",
+      method: req.method,
+      path: loggablePath(new URL(req.url).pathname),
+      status: res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      request_id: requestId,
+    });
+    return res;
+  };
+}
+
+/**
+ * The address rate limits count against. Behind a trusted proxy it is the last
+ * `X-Forwarded-For` entry, the one the proxy itself appended; earlier entries
+ * are client-supplied and could be forged.
+ */
+export function clientAddress(
+  req: Request,
+  info: Deno.ServeHandlerInfo | undefined,
+  trustProxy: boolean,
+): string {
+  if (trustProxy) {
+    const last = req.headers.get("x-forwarded-for")?.split(",").pop()?.trim();
+    if (last) return last.slice(0, 64);
+  }
+  const addr = info?.remoteAddr;
+  return addr && "hostname" in addr ? addr.hostname : "unknown";
+}
+
+/**
+ * The path as it may appear in logs: no query string, and any segment that could be
+ * a credential or personal data (long, or outside a plain charset, like an email
+ * address) replaced by `:redacted`.
+ */
+export function loggablePath(pathname: string): string {
+  return pathname.split("/").slice(0, 12)
+    .map((seg) => /^[A-Za-z0-9._-]{0,40}$/.test(seg) ? seg : ":redacted")
+    .join("/");
+}

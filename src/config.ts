@@ -1,0 +1,130 @@
+/**
+ * @module
+ * Environment → frozen {@linkcode Config}. Parsed once at start-up so that bad
+ * configuration fails with one clear line instead of at the first request.
+ */
+
+/** Requests per minute per client address; `0` switches a limit off. */
+export interface RateLimits {
+  readonly register: number;
+  readonly token: number;
+  readonly revoke: number;
+  readonly submit: number;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly hostname: string;
+  /** Issuer, protected resource identifier and token audience. An origin, no trailing slash. */
+  readonly baseUrl: string;
+  /** A file path, `:memory:`, a KV Connect URL, or `undefined` for the Deno default. */
+  readonly kvPath: string | undefined;
+  readonly rateLimits: RateLimits;
+  /** Extra browser origins allowed to call the MCP endpoint, beside the service's own. */
+  readonly allowedOrigins: readonly string[];
+  /** When true the client address is the last `X-Forwarded-For` entry. */
+  readonly trustProxy: boolean;
+}
+
+/** Thrown for invalid configuration; `message` is the one line printed at start-up. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** Defaults for `RATE_LIMIT_*`, per minute per client address. */
+export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
+  register: 10,
+  token: 60,
+  revoke: 60,
+  submit: 20,
+});
+
+/**
+ * Every environment variable the service reads. `deno task start` grants exactly these,
+ * plus `DENO_KV_ACCESS_TOKEN`, which `Deno.openKv` reads for a KV Connect URL.
+ */
+export const ENV_NAMES = [
+  "PORT",
+  "HOSTNAME",
+  "BASE_URL",
+  "KV_PATH",
+  "RATE_LIMIT_REGISTER",
+  "RATE_LIMIT_TOKEN",
+  "RATE_LIMIT_REVOKE",
+  "RATE_LIMIT_SUBMIT",
+  "ALLOWED_ORIGINS",
+  "TRUST_PROXY",
+] as const;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Builds the configuration from an environment map such as `Deno.env.toObject()`. */
+export function loadConfig(env: Env): Config {
+  const port = _integer(env, "PORT", 8000, 0, 65535);
+  const hostname = _value(env, "HOSTNAME") ?? "0.0.0.0";
+  const baseUrl = _origin("BASE_URL", _value(env, "BASE_URL") ?? `http://localhost:${port}`);
+  const kvPath = _value(env, "KV_PATH");
+  const rateLimits: RateLimits = Object.freeze({
+    register: _integer(env, "RATE_LIMIT_REGISTER", DEFAULT_RATE_LIMITS.register, 0, 1_000_000),
+    token: _integer(env, "RATE_LIMIT_TOKEN", DEFAULT_RATE_LIMITS.token, 0, 1_000_000),
+    revoke: _integer(env, "RATE_LIMIT_REVOKE", DEFAULT_RATE_LIMITS.revoke, 0, 1_000_000),
+    submit: _integer(env, "RATE_LIMIT_SUBMIT", DEFAULT_RATE_LIMITS.submit, 0, 1_000_000),
+  });
+  const allowedOrigins = Object.freeze(
+    (_value(env, "ALLOWED_ORIGINS") ?? "").split(",").map((s) => s.trim()).filter(Boolean)
+      .map((o) => _origin("ALLOWED_ORIGINS", o)),
+  );
+  const trustProxy = _boolean(env, "TRUST_PROXY");
+  return Object.freeze({
+    port,
+    hostname,
+    baseUrl,
+    kvPath,
+    rateLimits,
+    allowedOrigins,
+    trustProxy,
+  });
+}
+
+function _value(env: Env, name: string): string | undefined {
+  const raw = env[name]?.trim();
+  return raw === "" ? undefined : raw;
+}
+
+function _integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = _value(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function _boolean(env: Env, name: string): boolean {
+  const raw = _value(env, name)?.toLowerCase();
+  if (raw === undefined || ["0", "false", "no", "off"].includes(raw)) return false;
+  if (["1", "true", "yes", "on"].includes(raw)) return true;
+  throw new ConfigError(`${name} must be one of true/false, 1/0, yes/no, on/off; got "${raw}"`);
+}
+
+/**
+ * The base URL must be a bare origin: RFC 8414 §3 places the metadata of an issuer
+ * with a path under a path-suffixed well-known URL, which this service does not serve.
+ */
+function _origin(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  }
+  if (url.pathname !== "/" || url.search || url.hash || url.username || url.password) {
+    throw new ConfigError(
+      `${name} must be an origin such as https://api.example.com (no path, query or credentials), got "${raw}"`,
+    );
+  }
+  return url.origin;
+}

@@ -1,0 +1,34 @@
+/**
+ * @module
+ * What a request handler receives: the injected dependencies plus per-request facts.
+ * Nothing here is a module global, so tests pass their own KV, clock and config.
+ */
+
+import type { Catalog } from "./catalog.ts";
+import type { Config } from "./config.ts";
+
+/** A structured log sink; receives one JSON-serialisable record per call. */
+export type Logger = (record: Record<string, unknown>) => void;
+
+export interface Deps {
+  kv: Deno.Kv;
+  config: Config;
+  catalog: Catalog;
+  /** ms since the epoch; tests inject a fake clock. */
+  now?: () => number;
+  /** Defaults to one JSON line on stdout per record. */
+  log?: Logger;
+}
+
+export interface Context {
+  readonly kv: Deno.Kv;
+  readonly config: Config;
+  readonly catalog: Catalog;
+  readonly now: () => number;
+  readonly log: Logger;
+  readonly requestId: string;
+  /** The caller's address, used as the rate-limit key. */
+  readonly address: string;
+  /** Headers added to the final response whatever it is, errors included. */
+  readonly headers: Headers;
+}

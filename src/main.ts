@@ -1,0 +1,60 @@
+/**
+ * @module
+ * Wiring only: config → KV → catalog → handler → `Deno.serve`, and a graceful
+ * drain on SIGTERM/SIGINT.
+ */
+
+import { createHandler, jsonLineLogger } from "./app.ts";
+import { loadCatalog } from "./catalog.ts";
+import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
+
+/** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
+const DRAIN_MS = 10_000;
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    // Only the documented names: `deno task start` grants env access to exactly these.
+    config = loadConfig(Object.fromEntries(ENV_NAMES.map((n) => [n, Deno.env.get(n)])));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(`configuration error: ${err.message}`);
+    Deno.exit(2);
+  }
+  const catalog = loadCatalog();
+  const kv = await Deno.openKv(config.kvPath);
+  const handler = createHandler({ kv, config, catalog });
+
+  const server = Deno.serve({
+    port: config.port,
+    hostname: config.hostname,
+    onListen: ({ hostname, port }) =>
+      jsonLineLogger({
+        level: "info",
+        msg: "listening",
+        address: `${hostname}:${port}`,
+        base_url: config.baseUrl,
+      }),
+  }, handler);
+
+  let draining = false;
+  const drain = async (signal: string) => {
+    if (draining) return;
+    draining = true;
+    jsonLineLogger({ level: "info", msg: "draining", signal });
+    const timer = setTimeout(() => {
+      jsonLineLogger({ level: "warn", msg: "drain timed out; exiting" });
+      Deno.exit(1);
+    }, DRAIN_MS);
+    await server.shutdown();
+    clearTimeout(timer);
+    kv.close();
+    jsonLineLogger({ level: "info", msg: "stopped" });
+  };
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    Deno.addSignalListener(signal, () => void drain(signal));
+  }
+  await server.finished;
+}
+
+if (import.meta.main) await main();

@@ -1,0 +1,68 @@
+/**
+ * @module
+ * `client_secret_basic` client authentication (RFC 6749 §2.3.1), the only method.
+ */
+
+import type { Context } from "../context.ts";
+import { formDecode, HttpError } from "../http.ts";
+import { type ClientRecord, getClient } from "../kv.ts";
+import { digest, matchesDigest } from "./secrets.ts";
+
+export interface AuthenticatedClient {
+  clientId: string;
+  record: ClientRecord;
+}
+
+// Compared against when the client id is unknown, so both paths cost the same.
+const _DUMMY_DIGEST = digest("no such client");
+const _B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const _utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Authenticates the client from the `Authorization: Basic` header. Every failure —
+ * no header, another scheme, bad base64, unknown client, wrong secret — is the same
+ * generic 401 `invalid_client`, so nobody can tell which client ids exist.
+ */
+export async function authenticateClient(
+  req: Request,
+  ctx: Context,
+): Promise<AuthenticatedClient> {
+  const creds = decodeBasic(req.headers.get("authorization"));
+  if (!creds) throw invalidClient(ctx);
+  const record = creds.id.length <= 128 ? await getClient(ctx.kv, creds.id) : null;
+  const ok = matchesDigest(creds.secret, record?.secret_hash ?? _DUMMY_DIGEST);
+  if (!record || !ok) throw invalidClient(ctx);
+  return { clientId: creds.id, record };
+}
+
+/**
+ * Decodes `Basic base64(urlencode(id):urlencode(secret))`: strict base64, split at the
+ * first colon, then form-url-decode each half (RFC 6749 §2.3.1, `+` is a space).
+ * Returns `null` for anything malformed.
+ */
+export function decodeBasic(header: string | null): { id: string; secret: string } | null {
+  const m = header?.match(/^basic +([^ ]+) *$/i);
+  if (!m || !_B64.test(m[1]!)) return null;
+  let decoded: string;
+  try {
+    decoded = _utf8.decode(Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0)));
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) return null;
+  try {
+    const id = formDecode(decoded.slice(0, colon));
+    const secret = formDecode(decoded.slice(colon + 1));
+    return id && secret ? { id, secret } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** 401 `invalid_client` with the Basic challenge (RFC 6749 §5.2). */
+export function invalidClient(ctx: Context): HttpError {
+  return new HttpError(401, "invalid_client", "client authentication failed", {
+    headers: { "WWW-Authenticate": `Basic realm="${ctx.config.baseUrl}", charset="UTF-8"` },
+  });
+}

@@ -1,0 +1,63 @@
+/**
+ * @module
+ * `POST /agent/identity`: anonymous agents register themselves and receive a
+ * client id and a one-time client secret. Not RFC 7591 dynamic client registration.
+ */
+
+import { z } from "zod";
+import type { Context } from "../context.ts";
+import { HttpError, json, mediaType, NO_STORE, parseJson, readBody } from "../http.ts";
+import { createClient } from "../kv.ts";
+import { OAUTH_MAX_BODY } from "./form.ts";
+import { enforceRateLimit } from "../rate_limit.ts";
+import { formatScope, parseScope, SCOPES } from "./scopes.ts";
+import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, digest, randomCredential } from "./secrets.ts";
+
+/** The only identity type; identity assertions and verified email are not implemented. */
+export const IDENTITY_TYPES = ["anonymous"] as const;
+
+// Unknown members are allowed (clients send metadata such as client_name) and ignored.
+const RegistrationRequest = z.looseObject({
+  type: z.string({ error: "type is required and must be a string" }).max(64),
+  scope: z.string({ error: "scope must be a string" }).max(512).optional(),
+});
+
+export async function registerClient(req: Request, ctx: Context): Promise<Response> {
+  await enforceRateLimit(ctx, "register", ctx.config.rateLimits.register);
+  const body = await readBody(req, { maxBytes: OAUTH_MAX_BODY });
+  if (mediaType(req) !== "application/json") {
+    throw new HttpError(415, "invalid_request", "Content-Type must be application/json");
+  }
+  const parsed = RegistrationRequest.safeParse(parseJson(body));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const message = issue.path.length ? issue.message : "body must be a JSON object";
+    throw new HttpError(400, "invalid_request", message);
+  }
+  if (parsed.data.type !== "anonymous") {
+    throw new HttpError(
+      400,
+      "unsupported_identity_type",
+      `identity type must be one of: ${IDENTITY_TYPES.join(", ")}`,
+    );
+  }
+  const scopes = parseScope(parsed.data.scope) ?? [...SCOPES];
+
+  const clientId = randomCredential(CLIENT_ID_PREFIX, 16);
+  const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
+  const now = ctx.now();
+  await createClient(ctx.kv, clientId, {
+    secret_hash: digest(clientSecret),
+    scopes,
+    created_at: now,
+  });
+  return json({
+    client_id: clientId,
+    client_secret: clientSecret,
+    client_id_issued_at: Math.floor(now / 1000),
+    client_secret_expires_at: 0,
+    scope: formatScope(scopes),
+    grant_types: ["client_credentials"],
+    token_endpoint_auth_method: "client_secret_basic",
+  }, { status: 201, headers: NO_STORE });
+}

@@ -1,0 +1,33 @@
+/**
+ * @module
+ * `POST /oauth2/revoke` (RFC 7009): a client revokes its own access token.
+ */
+
+import type { Context } from "../context.ts";
+import { HttpError, NO_STORE } from "../http.ts";
+import { deleteToken, getToken } from "../kv.ts";
+import { enforceRateLimit } from "../rate_limit.ts";
+import { authenticateClient, invalidClient } from "./client_auth.ts";
+import { digest } from "./secrets.ts";
+import { readOAuthForm } from "./form.ts";
+
+export async function revokeToken(req: Request, ctx: Context): Promise<Response> {
+  await enforceRateLimit(ctx, "revoke", ctx.config.rateLimits.revoke);
+  const form = await readOAuthForm(req);
+  const client = await authenticateClient(req, ctx);
+  const params = form();
+  if (params.has("client_secret")) throw invalidClient(ctx);
+  const token = params.get("token");
+  if (!token) throw new HttpError(400, "invalid_request", "token is required");
+  // token_type_hint is only a hint (RFC 7009 §2.1); access tokens are the only kind.
+
+  const hash = digest(token);
+  const record = await getToken(ctx.kv, hash);
+  if (record && record.client_id !== client.clientId) {
+    // RFC 7009 §2.1: the token was not issued to this client; refuse, leave it valid.
+    throw new HttpError(400, "unauthorized_client", "the token was not issued to this client");
+  }
+  if (record) await deleteToken(ctx.kv, hash);
+  // RFC 7009 §2.2: 200 whether or not the token was valid or known.
+  return new Response(null, { status: 200, headers: NO_STORE });
+}

@@ -1,0 +1,84 @@
+/**
+ * @module
+ * `POST /oauth2/token`: the client-credentials grant (RFC 6749 §4.4) with a single
+ * resource (RFC 8707). Issues opaque Bearer tokens stored only as digests.
+ */
+
+import type { Context } from "../context.ts";
+import { HttpError, json, NO_STORE } from "../http.ts";
+import { storeToken } from "../kv.ts";
+import { enforceRateLimit } from "../rate_limit.ts";
+import { authenticateClient, invalidClient } from "./client_auth.ts";
+import { readOAuthForm } from "./form.ts";
+import { formatScope, parseScope } from "./scopes.ts";
+import { ACCESS_TOKEN_PREFIX, digest, randomCredential } from "./secrets.ts";
+
+/** Access token lifetime (SPEC §2.2). */
+export const TOKEN_LIFETIME_S = 900;
+
+export async function issueToken(req: Request, ctx: Context): Promise<Response> {
+  await enforceRateLimit(ctx, "token", ctx.config.rateLimits.token);
+  const form = await readOAuthForm(req, ["resource"]);
+  const client = await authenticateClient(req, ctx);
+  const params = form();
+  if (params.has("client_secret") || params.has("client_assertion")) {
+    // RFC 6749 §2.3: one authentication method per request, and only Basic is supported.
+    throw invalidClient(ctx);
+  }
+  if (params.has("client_id") && params.get("client_id") !== client.clientId) {
+    throw invalidClient(ctx);
+  }
+
+  const grantType = params.get("grant_type");
+  if (!grantType) throw new HttpError(400, "invalid_request", "grant_type is required");
+  if (grantType !== "client_credentials") {
+    throw new HttpError(
+      400,
+      "unsupported_grant_type",
+      "the only supported grant_type is client_credentials",
+    );
+  }
+
+  const resources = params.getAll("resource");
+  if (resources.length > 1 || (resources[0] && !_isOurResource(resources[0], ctx))) {
+    // RFC 8707 §2: invalid_target for a resource this server does not serve.
+    throw new HttpError(
+      400,
+      "invalid_target",
+      `the only supported resource is ${ctx.config.baseUrl}`,
+    );
+  }
+
+  const requested = parseScope(params.get("scope") ?? undefined);
+  const scopes = requested ?? client.record.scopes;
+  const notGranted = scopes.filter((s) => !client.record.scopes.includes(s));
+  if (notGranted.length > 0) {
+    throw new HttpError(
+      400,
+      "invalid_scope",
+      `scope ${notGranted.join(" ")} was not registered for this client`,
+    );
+  }
+
+  const token = randomCredential(ACCESS_TOKEN_PREFIX);
+  const now = ctx.now();
+  await storeToken(ctx.kv, digest(token), {
+    client_id: client.clientId,
+    scopes,
+    audience: ctx.config.baseUrl,
+    issued_at: now,
+    expires_at: now + TOKEN_LIFETIME_S * 1000,
+  });
+  // RFC 6749 §5.1
+  return json({
+    access_token: token,
+    token_type: "Bearer",
+    expires_in: TOKEN_LIFETIME_S,
+    scope: formatScope(scopes),
+  }, { headers: NO_STORE });
+}
+
+function _isOurResource(resource: string, ctx: Context): boolean {
+  // A trailing slash is tolerated: "https://api.example.com/" names the same origin.
+  return resource === ctx.config.baseUrl || resource === `${ctx.config.baseUrl}/`;
+}

@@ -1,0 +1,106 @@
+/**
+ * @module
+ * A URLPattern route table read top to bottom; the first match wins.
+ * 404 and 405 (with `Allow`) are answered here, HEAD runs the GET handler
+ * without a body, and OPTIONS (including CORS preflight) is answered centrally.
+ */
+
+import { errorResponse, type ErrorStyle, HttpError } from "./http.ts";
+
+export type Handler<C> = (req: Request, ctx: C, params: Params) => Response | Promise<Response>;
+export type Params = Readonly<Record<string, string | undefined>>;
+
+export interface Route<C> {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  pattern: URLPattern;
+  handler: Handler<C>;
+  /** Error body layout for this route. */
+  errors: ErrorStyle;
+  /** Answer any origin with `Access-Control-Allow-Origin: *` (public, credential-free reads). */
+  cors: boolean;
+}
+
+/** Builds a route; `pathname` is a URLPattern pathname such as `/api/v1/items/:id`. */
+export function route<C>(
+  method: Route<C>["method"],
+  pathname: string,
+  handler: Handler<C>,
+  options: { errors?: ErrorStyle; cors?: boolean } = {},
+): Route<C> {
+  return {
+    method,
+    pattern: new URLPattern({ pathname }),
+    handler,
+    errors: options.errors ?? "api",
+    cors: options.cors ?? false,
+  };
+}
+
+const CORS_ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key";
+const CORS_EXPOSE_HEADERS =
+  "WWW-Authenticate, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Location";
+
+/** Dispatches one request through the table. Errors thrown as HttpError use the route's style. */
+export async function dispatch<C>(
+  routes: readonly Route<C>[],
+  req: Request,
+  ctx: C,
+): Promise<Response> {
+  const url = new URL(req.url);
+  const lookup = req.method === "HEAD" ? "GET" : req.method;
+  const allowed = new Set<string>();
+  let found: { route: Route<C>; params: Params } | undefined;
+  let anyCors = false;
+  for (const r of routes) {
+    const m = r.pattern.exec({ pathname: url.pathname });
+    if (!m) continue;
+    allowed.add(r.method);
+    anyCors ||= r.cors;
+    if (!found && r.method === lookup) found = { route: r, params: m.pathname.groups };
+  }
+
+  if (allowed.size === 0) {
+    return errorResponse(new HttpError(404, "not_found", `no resource at ${url.pathname}`), "api");
+  }
+  const allow = _allowHeader(allowed);
+  if (req.method === "OPTIONS") {
+    const headers = new Headers({ Allow: allow });
+    if (anyCors) {
+      headers.set("Access-Control-Allow-Origin", "*");
+      headers.set("Access-Control-Allow-Methods", allow);
+      headers.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+      headers.set("Access-Control-Max-Age", "600");
+    }
+    return new Response(null, { status: 204, headers });
+  }
+  if (!found) {
+    const err = new HttpError(405, "method_not_allowed", `${req.method} is not allowed here`, {
+      headers: { Allow: allow },
+    });
+    return errorResponse(err, "api");
+  }
+
+  let res: Response;
+  try {
+    res = await found.route.handler(req, ctx, found.params);
+  } catch (err) {
+    if (!(err instanceof HttpError)) throw err;
+    res = errorResponse(err, found.route.errors);
+  }
+  if (found.route.cors) {
+    res.headers.set("Access-Control-Allow-Origin", "*");
+    res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+  }
+  if (req.method === "HEAD") {
+    await res.body?.cancel();
+    return new Response(null, { status: res.status, headers: res.headers });
+  }
+  return res;
+}
+
+function _allowHeader(methods: Set<string>): string {
+  const all = new Set(methods);
+  if (all.has("GET")) all.add("HEAD");
+  all.add("OPTIONS");
+  return [...all].join(", ");
+}

@@ -1,0 +1,169 @@
+/**
+ * @module
+ * Test fixtures: an in-process app with its own in-memory KV and fake clock,
+ * and the OAuth steps every test needs (register, issue a token).
+ */
+
+import assert from "node:assert/strict";
+import { createHandler, type Handler } from "../src/app.ts";
+import { type Catalog, loadCatalog } from "../src/catalog.ts";
+import { type Config, loadConfig } from "../src/config.ts";
+
+/** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */
+export class FakeClock {
+  t = Date.UTC(2026, 10, 22);
+  now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+let _catalog: Catalog | undefined;
+/** The shipped catalog, loaded once for the whole test run. */
+export function catalog(): Catalog {
+  return _catalog ??= loadCatalog();
+}
+
+export interface TestApp extends AsyncDisposable {
+  handler: Handler;
+  kv: Deno.Kv;
+  clock: FakeClock;
+  config: Config;
+  /** Every record the handler logged. */
+  logs: Record<string, unknown>[];
+  /** Calls the handler in-process with a path relative to the base URL. */
+  request(path: string, init?: RequestInit & { address?: string }): Promise<Response>;
+}
+
+export interface AppOptions {
+  env?: Record<string, string>;
+  /** Defaults to a fresh `:memory:` store, closed on dispose. */
+  kv?: Deno.Kv;
+  clock?: FakeClock;
+}
+
+/** An app with its own in-memory KV and fake clock. Use with `await using`. */
+export async function createApp(options: AppOptions = {}): Promise<TestApp> {
+  const config = loadConfig({ BASE_URL: "https://api.test", ...options.env });
+  const kv = options.kv ?? await Deno.openKv(":memory:");
+  const clock = options.clock ?? new FakeClock();
+  const logs: Record<string, unknown>[] = [];
+  const handler = createHandler({
+    kv,
+    config,
+    catalog: catalog(),
+    now: clock.now,
+    log: (r) => logs.push(r),
+  });
+  return {
+    handler,
+    kv,
+    clock,
+    config,
+    logs,
+    request(path, init = {}) {
+      const { address = "192.0.2.1", ...rest } = init;
+      const req = new Request(new URL(path, config.baseUrl), rest);
+      return handler(req, {
+        remoteAddr: { transport: "tcp", hostname: address, port: 40000 },
+        completed: Promise.resolve(),
+      });
+    },
+    [Symbol.asyncDispose]() {
+      if (!options.kv) kv.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+export interface Client {
+  client_id: string;
+  client_secret: string;
+}
+
+/** `Authorization: Basic` for a client, form-encoding each half (RFC 6749 §2.3.1). */
+export function basic(id: string, secret: string): string {
+  const enc = (s: string) => encodeURIComponent(s).replaceAll("%20", "+");
+  return "Basic " + btoa(`${enc(id)}:${enc(secret)}`);
+}
+
+/** Registers an anonymous client, asserting success. */
+export async function registerClient(app: TestApp, scope?: string): Promise<Client> {
+  const res = await app.request("/agent/identity", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(
+      scope === undefined ? { type: "anonymous" } : { type: "anonymous", scope },
+    ),
+  });
+  assert.equal(res.status, 201, await res.clone().text());
+  return await res.json();
+}
+
+/** Sends a token request with the client's Basic credentials and a form body. */
+export function tokenRequest(
+  app: TestApp,
+  client: Client,
+  form: Record<string, string> | string,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return app.request("/oauth2/token", {
+    method: "POST",
+    headers: {
+      "Authorization": basic(client.client_id, client.client_secret),
+      "Content-Type": "application/x-www-form-urlencoded",
+      ...headers,
+    },
+    body: typeof form === "string" ? form : new URLSearchParams(form).toString(),
+  });
+}
+
+/** Issues an access token, asserting success. */
+export async function issueToken(app: TestApp, client: Client, scope?: string): Promise<string> {
+  const form: Record<string, string> = { grant_type: "client_credentials" };
+  if (scope !== undefined) form.scope = scope;
+  const res = await tokenRequest(app, client, form);
+  assert.equal(res.status, 200, await res.clone().text());
+  return (await res.json()).access_token;
+}
+
+/** Sends a revocation request with the client's Basic credentials. */
+export function revokeRequest(app: TestApp, client: Client, token: string): Promise<Response> {
+  return app.request("/oauth2/revoke", {
+    method: "POST",
+    headers: {
+      "Authorization": basic(client.client_id, client.client_secret),
+      "Content-Type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
+  });
+}
+
+/** GET with a Bearer token. */
+export function bearerGet(app: TestApp, path: string, token: string): Promise<Response> {
+  return app.request(path, { headers: { Authorization: `Bearer ${token}` } });
+}
+
+/** Starts the handler on a free loopback port; the base URL is the real address. */
+export async function listen(
+  options: AppOptions = {},
+): Promise<TestApp & { baseUrl: string; server: Deno.HttpServer }> {
+  // The handler needs the base URL, which is known only once the port is bound.
+  const target: { handler?: Handler } = {};
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    (req, info) => target.handler!(req, info),
+  );
+  const baseUrl = `http://127.0.0.1:${server.addr.port}`;
+  const app = await createApp({ ...options, env: { BASE_URL: baseUrl, ...options.env } });
+  target.handler = app.handler;
+  return {
+    ...app,
+    baseUrl,
+    server,
+    async [Symbol.asyncDispose]() {
+      await server.shutdown();
+      await app[Symbol.asyncDispose]();
+    },
+  };
+}

@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { createHandler, loggablePath } from "../src/app.ts";
+import { loadConfig } from "../src/config.ts";
+import { catalog, createApp, issueToken, registerClient, revokeRequest } from "./_helpers.ts";
+
+Deno.test("every response carries X-Request-Id and X-Content-Type-Options: nosniff", async (t) => {
+  await using app = await createApp();
+  for (
+    const [method, path] of [["GET", "/healthz"], ["GET", "/nowhere"], ["PUT", "/oauth2/token"], [
+      "POST",
+      "/oauth2/token",
+    ]]
+  ) {
+    await t.step(`${method} ${path}`, async () => {
+      const res = await app.request(path!, { method });
+      assert.match(res.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
+      assert.equal(res.headers.get("x-content-type-options"), "nosniff");
+      await res.body?.cancel();
+    });
+  }
+});
+
+Deno.test("GET /healthz answers 200 while the store answers and 503 when it does not", async () => {
+  const kv = await Deno.openKv(":memory:");
+  await using app = await createApp({ kv });
+  const ok = await app.request("/healthz");
+  assert.equal(ok.status, 200);
+  assert.equal(ok.headers.get("cache-control"), "no-store");
+  assert.deepEqual(await ok.json(), { ok: true });
+  kv.close();
+  const down = await app.request("/healthz");
+  assert.equal(down.status, 503);
+  assert.equal((await down.json()).error, "unavailable");
+});
+
+Deno.test("one access log line per request: method, path, status, ms, request id", async () => {
+  await using app = await createApp();
+  const res = await app.request("/healthz?probe=1", {
+    headers: { "X-Request-Id": "req-12345678" },
+  });
+  assert.equal(res.headers.get("x-request-id"), "req-12345678");
+  await res.body?.cancel();
+  assert.equal(app.logs.length, 1);
+  const line = app.logs[0]!;
+  assert.deepEqual(Object.keys(line).sort(), [
+    "level",
+    "method",
+    "ms",
+    "path",
+    "request_id",
+    "status",
+  ]);
+  assert.equal(line.method, "GET");
+  assert.equal(line.path, "/healthz");
+  assert.equal(line.status, 200);
+  assert.equal(line.request_id, "req-12345678");
+  assert.equal(typeof line.ms, "number");
+});
+
+Deno.test("the log never contains client secrets, tokens or emails", async () => {
+  await using app = await createApp();
+  const client = await registerClient(app);
+  const token = await issueToken(app, client);
+  (await app.request(`/api/v1/agent/services?access_token=${token}`)).body?.cancel();
+  (await app.request(`/api/v1/agent/${token}`)).body?.cancel();
+  (await app.request("/api/v1/jane.doe@example.com")).body?.cancel();
+  (await revokeRequest(app, client, token)).body?.cancel();
+  const dump = JSON.stringify(app.logs);
+  assert.ok(app.logs.length >= 6);
+  assert.ok(!dump.includes(client.client_secret));
+  assert.ok(!dump.includes(token));
+  assert.ok(!dump.includes("jane.doe"));
+  assert.ok(!dump.includes("@"));
+});
+
+Deno.test("loggablePath redacts segments that could be credentials or personal data", () => {
+  assert.equal(loggablePath("/api/v1/agent/services"), "/api/v1/agent/services");
+  assert.equal(loggablePath("/x/a@b.example"), "/x/:redacted");
+  assert.equal(loggablePath("/x/" + "a".repeat(41)), "/x/:redacted");
+});
+
+Deno.test("an unexpected exception becomes a generic 500 and is logged with the request id", async () => {
+  const logs: Record<string, unknown>[] = [];
+  const kv = await Deno.openKv(":memory:");
+  const broken = {
+    get: () => Promise.reject(new Error("disk on fire: secret detail")),
+  } as unknown as Deno.Kv;
+  const handler = createHandler({
+    kv: broken,
+    config: loadConfig({ BASE_URL: "https://api.test" }),
+    catalog: catalog(),
+    log: (r) => logs.push(r),
+  });
+  const res = await handler(
+    new Request("https://api.test/api/v1/agent/services", {
+      headers: { Authorization: "Bearer abc" },
+    }),
+  );
+  assert.equal(res.status, 500);
+  const body = await res.json();
+  assert.deepEqual(body, { ok: false, error: "internal_error", message: "internal error" });
+  const errorLine = logs.find((l) => l.level === "error");
+  assert.equal(errorLine?.request_id, res.headers.get("x-request-id"));
+  assert.match(String(errorLine?.error), /disk on fire/);
+  kv.close();
+});

@@ -1,0 +1,68 @@
+import assert from "node:assert/strict";
+import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from "../src/config.ts";
+
+Deno.test("loadConfig applies the documented defaults", () => {
+  const c = loadConfig({});
+  assert.equal(c.port, 8000);
+  assert.equal(c.hostname, "0.0.0.0");
+  assert.equal(c.baseUrl, "http://localhost:8000");
+  assert.equal(c.kvPath, undefined);
+  assert.deepEqual(c.rateLimits, DEFAULT_RATE_LIMITS);
+  assert.deepEqual(c.allowedOrigins, []);
+  assert.equal(c.trustProxy, false);
+  assert.ok(Object.isFrozen(c));
+});
+
+Deno.test("loadConfig derives BASE_URL from PORT and normalises a trailing slash", () => {
+  assert.equal(loadConfig({ PORT: "9001" }).baseUrl, "http://localhost:9001");
+  assert.equal(
+    loadConfig({ BASE_URL: "https://API.example.com/" }).baseUrl,
+    "https://api.example.com",
+  );
+});
+
+Deno.test("loadConfig reads every variable", () => {
+  const c = loadConfig({
+    PORT: "0",
+    HOSTNAME: "127.0.0.1",
+    BASE_URL: "https://api.example.com",
+    KV_PATH: ":memory:",
+    RATE_LIMIT_REGISTER: "0",
+    RATE_LIMIT_TOKEN: "5",
+    RATE_LIMIT_REVOKE: "6",
+    RATE_LIMIT_SUBMIT: "7",
+    ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
+    TRUST_PROXY: "true",
+  });
+  assert.equal(c.port, 0);
+  assert.equal(c.hostname, "127.0.0.1");
+  assert.equal(c.kvPath, ":memory:");
+  assert.deepEqual(c.rateLimits, { register: 0, token: 5, revoke: 6, submit: 7 });
+  assert.deepEqual(c.allowedOrigins, ["https://a.example", "https://b.example:8443"]);
+  assert.equal(c.trustProxy, true);
+});
+
+Deno.test("loadConfig rejects bad values with one line naming the variable", async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ PORT: "http" }, /^PORT must be a whole number/],
+    [{ PORT: "70000" }, /^PORT must be a whole number from 0 to 65535/],
+    [{ RATE_LIMIT_TOKEN: "-1" }, /^RATE_LIMIT_TOKEN/],
+    [{ RATE_LIMIT_SUBMIT: "1.5" }, /^RATE_LIMIT_SUBMIT/],
+    [{ BASE_URL: "api.example.com" }, /^BASE_URL must be an absolute http\(s\) URL/],
+    [{ BASE_URL: "ftp://api.example.com" }, /^BASE_URL must use http or https/],
+    [{ BASE_URL: "https://api.example.com/v1" }, /^BASE_URL must be an origin/],
+    [{ BASE_URL: "https://api.example.com/?x=1" }, /^BASE_URL must be an origin/],
+    [{ ALLOWED_ORIGINS: "https://ok.example,not a url" }, /^ALLOWED_ORIGINS/],
+    [{ TRUST_PROXY: "maybe" }, /^TRUST_PROXY must be one of/],
+  ];
+  for (const [env, message] of cases) {
+    await t.step(JSON.stringify(env), () => {
+      assert.throws(() => loadConfig(env), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, message);
+        assert.ok(!err.message.includes("\n"));
+        return true;
+      });
+    });
+  }
+});

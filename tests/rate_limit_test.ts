@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { basic, createApp, registerClient } from "./_helpers.ts";
+
+const register = (app: Awaited<ReturnType<typeof createApp>>, address = "192.0.2.1") =>
+  app.request("/agent/identity", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: '{"type":"anonymous"}',
+    address,
+  });
+
+Deno.test("POST /agent/identity is rate limited per client address with 429 and RateLimit headers", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "3" } });
+  for (let i = 0; i < 3; i++) {
+    const res = await register(app);
+    assert.equal(res.status, 201);
+    assert.equal(res.headers.get("ratelimit-policy"), '"register";q=3;w=60');
+    assert.equal(res.headers.get("ratelimit"), `"register";r=${2 - i};t=60`);
+    await res.body?.cancel();
+  }
+  const res = await register(app);
+  assert.equal(res.status, 429);
+  assert.equal(res.headers.get("retry-after"), "60");
+  assert.equal(res.headers.get("ratelimit-policy"), '"register";q=3;w=60');
+  assert.equal(res.headers.get("ratelimit"), '"register";r=0;t=60');
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  const body = await res.json();
+  assert.equal(body.error, "rate_limited");
+  assert.equal(typeof body.error_description, "string");
+
+  // Another address has its own budget; the window resets after a minute.
+  const other = await register(app, "192.0.2.99");
+  assert.equal(other.status, 201);
+  await other.body?.cancel();
+  app.clock.advance(60_000);
+  const later = await register(app);
+  assert.equal(later.status, 201);
+  await later.body?.cancel();
+});
+
+Deno.test("Retry-After counts down to the end of the window", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "1" } });
+  (await register(app)).body?.cancel();
+  app.clock.advance(45_500);
+  const res = await register(app);
+  assert.equal(res.status, 429);
+  assert.equal(res.headers.get("retry-after"), "15");
+  await res.body?.cancel();
+});
+
+Deno.test("POST /oauth2/token and /oauth2/revoke are rate limited before authentication", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_TOKEN: "2", RATE_LIMIT_REVOKE: "2" } });
+  for (const [path, bucket] of [["/oauth2/token", "token"], ["/oauth2/revoke", "revoke"]]) {
+    await t.step(path!, async () => {
+      const send = () =>
+        app.request(path!, {
+          method: "POST",
+          headers: {
+            Authorization: basic("agt_guess", "wrong"),
+            "Content-Type": "application/x-www-form-urlencoded",
+          },
+          body: "grant_type=client_credentials&token=x",
+        });
+      for (let i = 0; i < 2; i++) {
+        const res = await send();
+        assert.equal(res.status, 401);
+        await res.body?.cancel();
+      }
+      const res = await send();
+      assert.equal(res.status, 429);
+      assert.equal(res.headers.get("ratelimit-policy"), `"${bucket}";q=2;w=60`);
+      assert.equal((await res.json()).error, "rate_limited");
+    });
+  }
+});
+
+Deno.test("RATE_LIMIT_* = 0 switches a limit off", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "0" } });
+  for (let i = 0; i < 15; i++) await registerClient(app);
+  const res = await register(app);
+  assert.equal(res.status, 201);
+  assert.equal(res.headers.get("ratelimit-policy"), null);
+  await res.body?.cancel();
+});
+
+Deno.test("TRUST_PROXY counts the last X-Forwarded-For entry, not a forged first one", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "1", TRUST_PROXY: "true" } });
+  const send = (xff: string) =>
+    app.request("/agent/identity", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Forwarded-For": xff },
+      body: '{"type":"anonymous"}',
+      address: "10.0.0.1",
+    });
+  const first = await send("198.51.100.1, 203.0.113.7");
+  assert.equal(first.status, 201);
+  await first.body?.cancel();
+  const forged = await send("198.51.100.2, 203.0.113.7");
+  assert.equal(forged.status, 429);
+  await forged.body?.cancel();
+  const other = await send("203.0.113.8");
+  assert.equal(other.status, 201);
+  await other.body?.cancel();
+});
+
+Deno.test("without TRUST_PROXY, X-Forwarded-For is ignored", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "1" } });
+  const send = (xff: string) =>
+    app.request("/agent/identity", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Forwarded-For": xff },
+      body: '{"type":"anonymous"}',
+    });
+  (await send("198.51.100.1")).body?.cancel();
+  const res = await send("198.51.100.2");
+  assert.equal(res.status, 429);
+  await res.body?.cancel();
+});
