@@ -25,6 +25,27 @@ async function main(): Promise<void> {
   const kv = await Deno.openKv(config.kvPath);
   const handler = createHandler({ kv, config, catalog });
 
+  // Drain: once a signal arrives, new requests get 503 while those in flight (their
+  // bodies included) finish; only then is the server shut down. Deno's shutdown()
+  // alone would cut off request bodies that are still arriving.
+  let inFlight = 0;
+  let draining = false;
+  let onIdle = () => {};
+  const serve: Deno.ServeHandler = async (req, info) => {
+    if (draining) {
+      return Response.json({ ok: false, error: "unavailable", message: "shutting down" }, {
+        status: 503,
+        headers: { "Connection": "close", "Retry-After": "1" },
+      });
+    }
+    inFlight++;
+    try {
+      return await handler(req, info);
+    } finally {
+      if (--inFlight === 0) onIdle();
+    }
+  };
+
   const server = Deno.serve({
     port: config.port,
     hostname: config.hostname,
@@ -35,24 +56,28 @@ async function main(): Promise<void> {
         address: `${hostname}:${port}`,
         base_url: config.baseUrl,
       }),
-  }, handler);
+  }, serve);
 
-  let draining = false;
   const drain = async (signal: string) => {
     if (draining) return;
     draining = true;
-    jsonLineLogger({ level: "info", msg: "draining", signal });
+    jsonLineLogger({ level: "info", msg: "draining", signal, in_flight: inFlight });
     const timer = setTimeout(() => {
-      jsonLineLogger({ level: "warn", msg: "drain timed out; exiting" });
+      jsonLineLogger({ level: "warn", msg: "drain timed out; exiting", in_flight: inFlight });
       Deno.exit(1);
     }, DRAIN_MS);
+    if (inFlight > 0) await new Promise<void>((resolve) => onIdle = resolve);
     await server.shutdown();
     clearTimeout(timer);
     kv.close();
     jsonLineLogger({ level: "info", msg: "stopped" });
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
-    Deno.addSignalListener(signal, () => void drain(signal));
+    try {
+      Deno.addSignalListener(signal, () => void drain(signal));
+    } catch {
+      // Platforms without signals (some serverless hosts) manage the lifecycle themselves.
+    }
   }
   await server.finished;
 }

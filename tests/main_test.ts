@@ -1,20 +1,13 @@
 import assert from "node:assert/strict";
-
-const root = new URL("..", import.meta.url);
-
-function startTask(env: Record<string, string>): Deno.ChildProcess {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "start"],
-    cwd: root,
-    env: { NO_COLOR: "1", ...env },
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-}
+import { ENV_NAMES } from "../src/config.ts";
+import { root, startService } from "./_service.ts";
 
 Deno.test("deno task start fails at start-up with one clear line for bad configuration", async () => {
-  const child = startTask({ PORT: "eighty" });
-  const out = await child.output();
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", "start"],
+    cwd: root,
+    env: { NO_COLOR: "1", PORT: "eighty" },
+  }).output();
   assert.equal(out.code, 2);
   const stderr = new TextDecoder().decode(out.stderr).trim();
   assert.equal(
@@ -24,41 +17,49 @@ Deno.test("deno task start fails at start-up with one clear line for bad configu
 });
 
 Deno.test("deno task start serves /healthz and drains cleanly on SIGTERM", async () => {
-  const child = startTask({ PORT: "0", HOSTNAME: "127.0.0.1", KV_PATH: ":memory:" });
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).pipeThrough(
-    new TransformStream<string, string>({
-      transform(chunk, c) {
-        for (const l of chunk.split("\n")) if (l.trim()) c.enqueue(l);
-      },
-    }),
-  ).getReader();
-  const seen: Record<string, unknown>[] = [];
-  const next = async () => {
-    const { value, done } = await lines.read();
-    assert.ok(!done, "the service exited early");
-    const rec = JSON.parse(value);
-    seen.push(rec);
-    return rec;
-  };
-  const listening = await next();
-  assert.equal(listening.msg, "listening");
-  const port = String(listening.address).split(":").pop();
-  const res = await fetch(`http://127.0.0.1:${port}/healthz`);
+  await using service = await startService();
+  const res = await fetch(`${service.baseUrl}/healthz`);
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { ok: true });
 
-  child.kill("SIGTERM");
-  while ((await next()).msg !== "stopped");
-  assert.ok(seen.some((r) => r.msg === "draining" && r.signal === "SIGTERM"));
-  const status = await child.status;
-  assert.equal(status.code, 0);
-  lines.releaseLock();
-  await child.stdout.cancel().catch(() => {});
-  await child.stderr.cancel();
+  service.child.kill("SIGTERM");
+  await service.waitFor((r) => r.msg === "stopped");
+  assert.ok(service.logs.some((r) => r.msg === "draining" && r.signal === "SIGTERM"));
+  assert.equal((await service.child.status).code, 0);
+});
+
+Deno.test("SIGTERM lets an in-flight request finish and turns new ones away with 503", async () => {
+  await using service = await startService();
+  // A slow upload keeps one request in flight while the signal arrives.
+  let push!: (chunk: string | null) => void;
+  const body = new ReadableStream<Uint8Array>({
+    start(c) {
+      push = (chunk) => chunk === null ? c.close() : c.enqueue(new TextEncoder().encode(chunk));
+    },
+  });
+  const pending = fetch(`${service.baseUrl}/agent/identity`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body,
+    duplex: "half",
+  } as RequestInit);
+  push('{"type":');
+  await new Promise((r) => setTimeout(r, 200));
+  service.child.kill("SIGTERM");
+  await service.waitFor((r) => r.msg === "draining");
+  const late = await fetch(`${service.baseUrl}/healthz`);
+  assert.equal(late.status, 503, "a request arriving during the drain is turned away");
+  assert.equal(late.headers.get("retry-after"), "1");
+  await late.body?.cancel();
+  push('"anonymous"}');
+  push(null);
+  const res = await pending;
+  assert.equal(res.status, 201, await res.clone().text());
+  assert.ok((await res.json()).client_id);
+  await service.waitFor((r) => r.msg === "stopped");
 });
 
 Deno.test("deno task start grants env access to exactly the documented variables", async () => {
-  const { ENV_NAMES } = await import("../src/config.ts");
   const denoJson = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
   for (const task of ["start", "dev"]) {
     const granted = String(denoJson.tasks[task]).match(/--allow-env=(\S+)/)?.[1]?.split(",");
