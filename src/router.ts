@@ -92,7 +92,9 @@ export async function dispatch<C>(
     res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
   }
   if (req.method === "HEAD") {
-    await res.body?.cancel();
+    // RFC 9110 §9.3.2: the GET's headers, Content-Length included, without the body.
+    const length = (await res.arrayBuffer()).byteLength;
+    res.headers.set("Content-Length", String(length));
     return new Response(null, { status: res.status, headers: res.headers });
   }
   return res;
