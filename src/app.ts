@@ -8,6 +8,7 @@ import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
 import { errorResponse, HttpError, json } from "./http.ts";
+import { postLead, postQuote, publicLocations, publicServices } from "./intake.ts";
 import { pingStore } from "./kv.ts";
 import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
@@ -55,6 +56,11 @@ export function createHandler(deps: Deps): Handler {
     route<Context>("GET", "/api/v1/agent/services", agentServices, { cors: true }),
     route<Context>("GET", "/api/v1/agent/locations", agentLocations, { cors: true }),
     route<Context>("GET", "/api/v1/agent/coverage", agentCoverage, { cors: true }),
+    // Anonymous public endpoints
+    route<Context>("GET", "/api/v1/services", publicServices, { cors: true }),
+    route<Context>("GET", "/api/v1/locations", publicLocations, { cors: true }),
+    route<Context>("POST", "/api/v1/intake", postLead),
+    route<Context>("POST", "/api/v1/quotes", postQuote),
   ];
 
   return async (req, info) => {

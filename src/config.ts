@@ -24,6 +24,10 @@ export interface Config {
   readonly allowedOrigins: readonly string[];
   /** When true the client address is the last `X-Forwarded-For` entry. */
   readonly trustProxy: boolean;
+  /** Where review notifications are POSTed; unset: they are only logged (request id only). */
+  readonly reviewWebhookUrl: string | undefined;
+  /** Signs webhook bodies with HMAC-SHA256 when set. */
+  readonly reviewWebhookSecret: string | undefined;
 }
 
 /** Thrown for invalid configuration; `message` is the one line printed at start-up. */
@@ -54,6 +58,8 @@ export const ENV_NAMES = [
   "RATE_LIMIT_SUBMIT",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",
+  "REVIEW_WEBHOOK_URL",
+  "REVIEW_WEBHOOK_SECRET",
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -75,6 +81,11 @@ export function loadConfig(env: Env): Config {
       .map((o) => _origin("ALLOWED_ORIGINS", o)),
   );
   const trustProxy = _boolean(env, "TRUST_PROXY");
+  const reviewWebhookUrl = _url(env, "REVIEW_WEBHOOK_URL");
+  const reviewWebhookSecret = _value(env, "REVIEW_WEBHOOK_SECRET");
+  if (reviewWebhookSecret !== undefined && reviewWebhookSecret.length < 16) {
+    throw new ConfigError("REVIEW_WEBHOOK_SECRET must be at least 16 characters");
+  }
   return Object.freeze({
     port,
     hostname,
@@ -83,6 +94,8 @@ export function loadConfig(env: Env): Config {
     rateLimits,
     allowedOrigins,
     trustProxy,
+    reviewWebhookUrl,
+    reviewWebhookSecret,
   });
 }
 
@@ -98,6 +111,21 @@ function _integer(env: Env, name: string, fallback: number, min: number, max: nu
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function _url(env: Env, name: string): string | undefined {
+  const raw = _value(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(`${name} must use http or https, got "${raw}"`);
+  }
+  return url.href;
 }
 
 function _boolean(env: Env, name: string): boolean {

@@ -1,49 +1,56 @@
 /**
  * @module
  * The coverage query (`city`, optional `country`), validated with zod. Shared by the
- * protected and the public coverage endpoints and, later, the MCP tool.
+ * protected and the public coverage endpoints and the MCP tool.
  */
 
 import { z } from "zod";
 import type { CoverageQuery } from "./coverage.ts";
-import { type FieldIssue, HttpError } from "./http.ts";
+import { HttpError } from "./http.ts";
+import { fieldIssues } from "./schemas.ts";
 
 /** Longest accepted city name; the longest real ones are well under this. */
 export const CITY_MAX = 100;
 
 export const CoverageQuerySchema = z.strictObject({
-  city: z.string().trim().min(1, "city must not be empty").max(
-    CITY_MAX,
-    `city must be at most ${CITY_MAX} characters`,
-  ),
-  country: z.string().trim().regex(
-    /^[A-Za-z]{2}$/,
-    "country must be an ISO 3166-1 alpha-2 code such as DE",
-  ).transform((c) => c.toUpperCase()).optional(),
+  city: z.string({ error: "city is required" }).trim()
+    .min(1, "city must not be empty")
+    .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`),
+  country: z.string().trim()
+    .regex(/^[A-Za-z]{2}$/, "country must be an ISO 3166-1 alpha-2 code such as DE")
+    .transform((c) => c.toUpperCase())
+    .optional(),
 });
 
-/** Validates `city` and `country` from a query string; 400 with every problem listed. */
-export function parseCoverageQuery(search: URLSearchParams): CoverageQuery {
+const _LocationQuery = CoverageQuerySchema.partial({ city: true });
+
+/** Validates `city` (optional here) and `country` from a query string; 400 lists every problem. */
+export function parseLocationQuery(search: URLSearchParams): Partial<CoverageQuery> {
   const input: Record<string, string> = {};
   for (const name of ["city", "country"]) {
     const values = search.getAll(name);
     if (values.length > 1) {
-      throw new HttpError(400, "invalid_query", `${name} must be given once`);
+      throw new HttpError(400, "invalid_query", `${name} must be given once`, {
+        issues: [{ path: name, message: `${name} must be given once` }],
+      });
     }
     if (values[0] !== undefined) input[name] = values[0];
   }
-  if (input.city === undefined) {
+  const res = _LocationQuery.safeParse(input);
+  if (!res.success) {
+    const issues = fieldIssues(res.error);
+    throw new HttpError(400, "invalid_query", issues.map((i) => i.message).join("; "), { issues });
+  }
+  return res.data;
+}
+
+/** As {@linkcode parseLocationQuery}, with `city` required. */
+export function parseCoverageQuery(search: URLSearchParams): CoverageQuery {
+  const query = parseLocationQuery(search);
+  if (query.city === undefined) {
     throw new HttpError(400, "invalid_query", "city is required", {
       issues: [{ path: "city", message: "city is required" }],
     });
   }
-  const res = CoverageQuerySchema.safeParse(input);
-  if (!res.success) {
-    const issues: FieldIssue[] = res.error.issues.map((i) => ({
-      path: i.path.join("."),
-      message: i.message,
-    }));
-    throw new HttpError(400, "invalid_query", issues.map((i) => i.message).join("; "), { issues });
-  }
-  return res.data;
+  return { city: query.city, country: query.country };
 }

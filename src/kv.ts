@@ -7,6 +7,10 @@
  * - `["clients", client_id]` → {@linkcode ClientRecord}
  * - `["tokens", sha256(token)]` → {@linkcode TokenRecord}, `expireIn` = lifetime (clean-up only)
  * - `["rate", bucket, address, window]` → request count, `expireIn` = two windows
+ * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
+ * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
+ * - `["idempotency", scope, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
+ * - `["review_undelivered", request_id]` → the {@linkcode ReviewNotice} KV gave up delivering
  */
 
 import type { Scope } from "./oauth/scopes.ts";
@@ -29,6 +33,14 @@ export interface TokenRecord {
   expires_at: number;
 }
 
+export const submissionKey = (id: string): Deno.KvKey => ["submissions", id];
+export const payloadKey = (id: string, n: number): Deno.KvKey => ["submission_payloads", id, n];
+export const idempotencyKey = (scope: string, key: string): Deno.KvKey => [
+  "idempotency",
+  scope,
+  key,
+];
+export const undeliveredKey = (id: string): Deno.KvKey => ["review_undelivered", id];
 export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
 export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
 export const rateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
@@ -99,4 +111,147 @@ export async function countRequest(
 /** A cheap read that proves the store answers, for `GET /healthz`. */
 export async function pingStore(kv: Deno.Kv): Promise<void> {
   await kv.get(["health"]);
+}
+
+export type SubmissionKind = "lead" | "quote";
+export type ReviewStatus = "pending" | "approved" | "rejected";
+
+export interface SubmissionRecord {
+  request_id: string;
+  kind: SubmissionKind;
+  status: ReviewStatus;
+  /** ISO 8601 */
+  created_at: string;
+  /** The accepted JSON is stored beside the record, split into chunks that fit KV values. */
+  payload: { chunks: number; bytes: number };
+  /** Catalog facts for the review list; none of it is the submitter's free text. */
+  service_id: string | null;
+  covered: boolean | null;
+  budget_estimate: unknown;
+  /** ISO 8601; set once the review notification went out (webhook or log). */
+  notified_at: string | null;
+  decision:
+    | { status: ReviewStatus; decided_at: string; by: string | null; note: string | null }
+    | null;
+}
+
+export interface IdempotencyRecord {
+  /** SHA-256 of the request body as parsed, so a changed body is detected. */
+  body_hash: string;
+  request_id: string;
+  /** The first answer, replayed verbatim. */
+  response: string;
+  /** ms since the epoch; KV may return the key after its `expireIn`. */
+  expires_at: number;
+}
+
+/** The queue message that asks for a human review of one submission. */
+export interface ReviewNotice {
+  type: "review_notice";
+  request_id: string;
+  kind: SubmissionKind;
+}
+
+/** KV values are at most 64 KiB; payload chunks stay well below. */
+export const PAYLOAD_CHUNK_BYTES = 32 * 1024;
+
+/** When KV retries a failed delivery, in ms (`kv.enqueue` backoffSchedule). */
+export const REVIEW_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
+
+export interface NewSubmission {
+  record: SubmissionRecord;
+  payload: Uint8Array;
+  idempotency?: {
+    scope: string;
+    key: string;
+    value: IdempotencyRecord;
+    expireIn: number;
+    /** The versionstamp of an expired record KV still returned, or null for none. */
+    versionstamp: string | null;
+  };
+}
+
+/**
+ * Writes a submission in one atomic commit: the record, its payload chunks, the review
+ * notification and the idempotency key. Returns false, writing nothing, when the
+ * idempotency key (or the id) already exists.
+ */
+export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise<boolean> {
+  const id = sub.record.request_id;
+  const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
+    .set(submissionKey(id), sub.record);
+  for (let n = 0; n < sub.record.payload.chunks; n++) {
+    const start = n * PAYLOAD_CHUNK_BYTES;
+    op.set(payloadKey(id, n), sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES));
+  }
+  const notice: ReviewNotice = { type: "review_notice", request_id: id, kind: sub.record.kind };
+  op.enqueue(notice, {
+    keysIfUndelivered: [undeliveredKey(id)],
+    backoffSchedule: REVIEW_BACKOFF_MS,
+  });
+  if (sub.idempotency) {
+    const key = idempotencyKey(sub.idempotency.scope, sub.idempotency.key);
+    op.check({ key, versionstamp: sub.idempotency.versionstamp })
+      .set(key, sub.idempotency.value, { expireIn: sub.idempotency.expireIn });
+  }
+  return (await op.commit()).ok;
+}
+
+export function getIdempotency(
+  kv: Deno.Kv,
+  scope: string,
+  key: string,
+): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
+  return kv.get<IdempotencyRecord>(idempotencyKey(scope, key));
+}
+
+export function getSubmission(
+  kv: Deno.Kv,
+  id: string,
+): Promise<Deno.KvEntryMaybe<SubmissionRecord>> {
+  return kv.get<SubmissionRecord>(submissionKey(id));
+}
+
+/** Reassembles the submitted JSON text of a submission (at most a few chunks: one getMany). */
+export async function getSubmissionPayload(
+  kv: Deno.Kv,
+  record: SubmissionRecord,
+): Promise<string> {
+  const keys = Array.from(
+    { length: record.payload.chunks },
+    (_, n) => payloadKey(record.request_id, n),
+  );
+  const entries = await kv.getMany<Uint8Array[]>(keys);
+  const bytes = new Uint8Array(record.payload.bytes);
+  let offset = 0;
+  for (const [n, e] of entries.entries()) {
+    if (!e.value) throw new Error(`payload chunk ${n} of ${record.request_id} is missing`);
+    bytes.set(e.value, offset);
+    offset += e.value.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Every submission, oldest first (ids sort by creation time). */
+export async function listSubmissions(kv: Deno.Kv): Promise<SubmissionRecord[]> {
+  const out: SubmissionRecord[] = [];
+  for await (const e of kv.list<SubmissionRecord>({ prefix: ["submissions"] })) out.push(e.value);
+  return out;
+}
+
+/**
+ * Replaces a submission only if it has not changed since `entry` was read
+ * (versionstamp check). Returns false when someone else changed it first.
+ */
+export async function updateSubmission(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<SubmissionRecord>,
+  next: SubmissionRecord,
+): Promise<boolean> {
+  return (await kv.atomic().check(entry).set(entry.key, next).commit()).ok;
+}
+
+/** True when KV gave up delivering the review notification of this submission. */
+export async function isUndelivered(kv: Deno.Kv, id: string): Promise<boolean> {
+  return (await kv.get(undeliveredKey(id))).versionstamp !== null;
 }

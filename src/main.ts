@@ -7,6 +7,7 @@
 import { createHandler, jsonLineLogger } from "./app.ts";
 import { loadCatalog } from "./catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
+import { startReviewNotifier } from "./review_queue.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
 const DRAIN_MS = 10_000;
@@ -24,6 +25,8 @@ async function main(): Promise<void> {
   const catalog = loadCatalog();
   const kv = await Deno.openKv(config.kvPath);
   const handler = createHandler({ kv, config, catalog });
+  // Ends by itself when the store is closed at the end of the drain.
+  const notifier = startReviewNotifier({ kv, config, now: Date.now, log: jsonLineLogger });
 
   // Drain: once a signal arrives, new requests get 503 while those in flight (their
   // bodies included) finish; only then is the server shut down. Deno's shutdown()
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
     }
   }
   await server.finished;
+  await notifier;
 }
 
 if (import.meta.main) await main();

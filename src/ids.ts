@@ -1,0 +1,26 @@
+/**
+ * @module
+ * Request ids: a kind prefix, then a ULID-style body (48-bit millisecond time and
+ * 80 random bits in Crockford base32), so ids sort by creation time and cannot be guessed.
+ */
+
+const _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** `lead_01JDBX…` or `quote_01JDBX…`: 26 characters after the prefix. */
+export function newRequestId(kind: string, now: number): string {
+  let time = "";
+  let t = Math.floor(now);
+  for (let i = 0; i < 10; i++) {
+    time = _CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  const random = crypto.getRandomValues(new Uint8Array(16));
+  let rand = "";
+  for (const b of random) rand += _CROCKFORD[b % 32];
+  return `${kind}_${time}${rand}`;
+}
+
+/** True for a string shaped like an id from {@linkcode newRequestId}. */
+export function isRequestId(value: string): boolean {
+  return /^(lead|quote)_[0-9A-HJKMNP-TV-Z]{26}$/.test(value);
+}

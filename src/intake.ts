@@ -1,0 +1,85 @@
+/**
+ * @module
+ * The anonymous public endpoints (SPEC §4.6): catalog and coverage reads, and the
+ * lead and quote submissions. No token; every submission waits for human review.
+ */
+
+import type { Context } from "./context.ts";
+import { checkCoverage } from "./coverage.ts";
+import { parseLocationQuery } from "./coverage_query.ts";
+import { HttpError, json, mediaType, parseJson, readBody } from "./http.ts";
+import { enforceRateLimit } from "./rate_limit.ts";
+import { SUBMISSION_MAX_BODY, submitLead, type SubmitOutcome, submitQuote } from "./submissions.ts";
+
+const _publicCache = { "Cache-Control": "public, max-age=300" };
+
+/** `GET /api/v1/services`: the catalog, serialised once at load. */
+export function publicServices(_req: Request, ctx: Context): Response {
+  return json(ctx.catalog.servicesBody, { headers: _publicCache });
+}
+
+/**
+ * `GET /api/v1/locations?city=…[&country=…]`: coverage for a city, or with no `city`
+ * the published locations (only those in `country` when it is given).
+ */
+export function publicLocations(req: Request, ctx: Context): Response {
+  const { city, country } = parseLocationQuery(new URL(req.url).searchParams);
+  if (city !== undefined) {
+    return json({ ok: true, coverage: checkCoverage(ctx.catalog, { city, country }) }, {
+      headers: _publicCache,
+    });
+  }
+  if (country === undefined) return json(ctx.catalog.locationsBody, { headers: _publicCache });
+  const locations = ctx.catalog.locations.filter((l) => l.country === country);
+  return json({ ok: true, locations }, { headers: _publicCache });
+}
+
+/** `POST /api/v1/intake`: a lead (SPEC §2.4). */
+export async function postLead(req: Request, ctx: Context): Promise<Response> {
+  const { raw, key } = await _readSubmission(req, ctx);
+  return _accepted(await submitLead(ctx, raw, key));
+}
+
+/** `POST /api/v1/quotes`: a quote request (SPEC §2.5). */
+export async function postQuote(req: Request, ctx: Context): Promise<Response> {
+  const { raw, key } = await _readSubmission(req, ctx);
+  return _accepted(await submitQuote(ctx, raw, key));
+}
+
+async function _readSubmission(
+  req: Request,
+  ctx: Context,
+): Promise<{ raw: unknown; key: string | undefined }> {
+  await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
+  const key = idempotencyKeyOf(req);
+  if (mediaType(req) !== "application/json") {
+    throw new HttpError(415, "unsupported_media_type", "Content-Type must be application/json");
+  }
+  const body = await readBody(req, { maxBytes: SUBMISSION_MAX_BODY });
+  return { raw: parseJson(body), key };
+}
+
+/**
+ * The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header): a quoted
+ * structured-field string or a bare token of 1–255 visible ASCII characters.
+ */
+export function idempotencyKeyOf(req: Request): string | undefined {
+  const raw = req.headers.get("idempotency-key");
+  if (raw === null) return undefined;
+  const key = raw.trim().replace(/^"(.*)"$/, "$1");
+  if (!/^[\x21-\x7E]{1,255}$/.test(key)) {
+    throw new HttpError(
+      400,
+      "invalid_idempotency_key",
+      "Idempotency-Key must be 1 to 255 visible ASCII characters",
+    );
+  }
+  return key;
+}
+
+function _accepted({ result, replayed }: SubmitOutcome): Response {
+  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  if (replayed) headers["Idempotent-Replayed"] = "true";
+  // RFC 9110 §15.3.3: 202 Accepted, the request is queued for human review.
+  return json(result, { status: 202, headers });
+}

@@ -1,0 +1,214 @@
+/**
+ * @module
+ * Staff review CLI, `deno task review`: list, show, approve and reject submissions
+ * in the same KV store as the service. Approving records a human decision and
+ * nothing else: no order, invoice or dispatch is ever created.
+ */
+
+import { parseArgs } from "node:util";
+import { isRequestId } from "./ids.ts";
+import {
+  getSubmission,
+  getSubmissionPayload,
+  isUndelivered,
+  listSubmissions,
+  type ReviewStatus,
+  type SubmissionRecord,
+  updateSubmission,
+} from "./kv.ts";
+
+export interface ReviewIo {
+  kv: Deno.Kv;
+  now: () => number;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+export const USAGE = `usage: deno task review <command>
+  list [--status pending|approved|rejected] [--kind lead|quote] [--json]
+  show <request_id> [--json]
+  approve <request_id> [--note "…"] [--by "name"]
+  reject <request_id> [--note "…"] [--by "name"]`;
+
+const NOTE_MAX = 1000;
+
+class UsageError extends Error {}
+class ReviewError extends Error {}
+
+/** Runs one command; returns the exit code (0 done, 1 refused or failed, 2 usage). */
+export async function runReview(args: string[], io: ReviewIo): Promise<number> {
+  try {
+    const { values, positionals } = _parse(args);
+    const [command, id, ...extra] = positionals;
+    if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
+    switch (command) {
+      case "list":
+        if (id) throw new UsageError("list takes no request id");
+        await _list(io, values);
+        return 0;
+      case "show":
+        await _show(io, _id(id), values.json ?? false);
+        return 0;
+      case "approve":
+      case "reject":
+        await _decide(io, _id(id), command === "approve" ? "approved" : "rejected", values);
+        return 0;
+      default:
+        throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+    }
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.err(`error: ${err.message}\n${USAGE}`);
+      return 2;
+    }
+    if (err instanceof ReviewError) {
+      io.err(`error: ${err.message}`);
+      return 1;
+    }
+    throw err;
+  }
+}
+
+type Options = { status?: string; kind?: string; json?: boolean; note?: string; by?: string };
+
+function _parse(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        status: { type: "string" },
+        kind: { type: "string" },
+        json: { type: "boolean" },
+        note: { type: "string" },
+        by: { type: "string" },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+function _id(id: string | undefined): string {
+  if (!id) throw new UsageError("a request id is required");
+  if (!isRequestId(id)) throw new UsageError(`"${id}" is not a request id`);
+  return id;
+}
+
+async function _list(io: ReviewIo, o: Options): Promise<void> {
+  if (o.status && !["pending", "approved", "rejected"].includes(o.status)) {
+    throw new UsageError("--status must be pending, approved or rejected");
+  }
+  if (o.kind && !["lead", "quote"].includes(o.kind)) {
+    throw new UsageError("--kind must be lead or quote");
+  }
+  const rows = (await listSubmissions(io.kv))
+    .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind));
+  if (o.json) {
+    // Other tools rely on this: a JSON array, each item with request_id, kind, status, created_at.
+    io.out(JSON.stringify(rows.map(_summary)));
+    return;
+  }
+  if (rows.length === 0) {
+    io.out("no submissions");
+    return;
+  }
+  io.out(_table([
+    ["REQUEST_ID", "KIND", "STATUS", "CREATED_AT", "SERVICE", "NOTIFIED"],
+    ...rows.map((r) => [
+      r.request_id,
+      r.kind,
+      r.status,
+      r.created_at,
+      r.service_id ?? "-",
+      r.notified_at ? "yes" : "no",
+    ]),
+  ]));
+}
+
+function _summary(r: SubmissionRecord) {
+  return {
+    request_id: r.request_id,
+    kind: r.kind,
+    status: r.status,
+    created_at: r.created_at,
+    service_id: r.service_id,
+    covered: r.covered,
+    notified_at: r.notified_at,
+    decided_at: r.decision?.decided_at ?? null,
+  };
+}
+
+async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
+  const entry = await getSubmission(io.kv, id);
+  if (!entry.value) throw new ReviewError(`no submission ${id}`);
+  const record = entry.value;
+  const request = JSON.parse(await getSubmissionPayload(io.kv, record));
+  const notification = record.notified_at
+    ? "sent"
+    : await isUndelivered(io.kv, id)
+    ? "undelivered"
+    : "pending";
+  const view = { ...record, notification, request };
+  if (asJson) {
+    io.out(JSON.stringify(view, null, 2));
+    return;
+  }
+  const lines = [
+    `${record.request_id}  ${record.kind}  ${record.status}`,
+    `created:      ${record.created_at}`,
+    `notification: ${notification}${record.notified_at ? ` (${record.notified_at})` : ""}`,
+  ];
+  if (record.decision) {
+    const d = record.decision;
+    lines.push(`decision:     ${d.status} at ${d.decided_at}${d.by ? ` by ${d.by}` : ""}`);
+    if (d.note) lines.push(`note:         ${d.note}`);
+  }
+  if (record.budget_estimate) {
+    lines.push(`estimate:     ${JSON.stringify(record.budget_estimate)}`);
+  }
+  lines.push("request:", JSON.stringify(request, null, 2));
+  io.out(lines.join("\n"));
+}
+
+async function _decide(io: ReviewIo, id: string, status: ReviewStatus, o: Options): Promise<void> {
+  if (o.note !== undefined && o.note.length > NOTE_MAX) {
+    throw new UsageError(`--note must be at most ${NOTE_MAX} characters`);
+  }
+  const entry = await getSubmission(io.kv, id);
+  if (!entry.value) throw new ReviewError(`no submission ${id}`);
+  if (entry.value.status !== "pending") {
+    const d = entry.value.decision;
+    throw new ReviewError(`${id} is already ${entry.value.status}${d ? ` (${d.decided_at})` : ""}`);
+  }
+  const decision = {
+    status,
+    decided_at: new Date(io.now()).toISOString(),
+    by: o.by?.trim() || null,
+    note: o.note?.trim() || null,
+  };
+  const next: SubmissionRecord = { ...entry.value, status, decision };
+  // One atomic write that checks the versionstamp: two reviewers cannot overwrite each other.
+  if (!await updateSubmission(io.kv, entry as Deno.KvEntry<SubmissionRecord>, next)) {
+    throw new ReviewError(`${id} changed while you were deciding; run "show" and try again`);
+  }
+  io.out(`${id} ${status} at ${decision.decided_at}. Nothing was ordered, invoiced or dispatched.`);
+}
+
+function _table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd())
+    .join("\n");
+}
+
+if (import.meta.main) {
+  const kv = await Deno.openKv(Deno.env.get("KV_PATH") || undefined);
+  const code = await runReview(Deno.args, {
+    kv,
+    now: Date.now,
+    out: (line) => console.log(line),
+    err: (line) => console.error(line),
+  });
+  kv.close();
+  Deno.exit(code);
+}
