@@ -6,18 +6,18 @@
 
 import type { Context } from "./context.ts";
 import { checkCoverage } from "./coverage.ts";
-import { json } from "./http.ts";
+import { json, jsonText } from "./http.ts";
 import { verifyBearer } from "./oauth/bearer.ts";
 import { parseCoverageQuery } from "./coverage_query.ts";
 
 export async function agentServices(req: Request, ctx: Context): Promise<Response> {
   await verifyBearer(req, ctx, "services:read");
-  return json(ctx.catalog.servicesBody, { headers: _private });
+  return jsonText(ctx.catalog.servicesBody, { headers: _private });
 }
 
 export async function agentLocations(req: Request, ctx: Context): Promise<Response> {
   await verifyBearer(req, ctx, "locations:read");
-  return json(ctx.catalog.locationsBody, { headers: _private });
+  return jsonText(ctx.catalog.locationsBody, { headers: _private });
 }
 
 export async function agentCoverage(req: Request, ctx: Context): Promise<Response> {

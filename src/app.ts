@@ -7,12 +7,13 @@
 import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
-import { errorResponse, HttpError, json } from "./http.ts";
+import { errorResponse, HttpError, json, jsonText } from "./http.ts";
 import { postLead, postQuote, publicLocations, publicServices } from "./intake.ts";
 import { pingStore } from "./kv.ts";
 import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
 import { issueToken } from "./oauth/token.ts";
+import { createRateCounter } from "./rate_limit.ts";
 import { dispatch, route } from "./router.ts";
 
 export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
@@ -27,6 +28,7 @@ export function createHandler(deps: Deps): Handler {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? jsonLineLogger;
   const { config } = deps;
+  const rateCounter = createRateCounter(deps.kv, log);
   // Documents that never change while the process runs are serialised once.
   const asMetadata = JSON.stringify(authorizationServerMetadata(config));
   const prMetadata = JSON.stringify(protectedResourceMetadata(config));
@@ -42,10 +44,10 @@ export function createHandler(deps: Deps): Handler {
       return json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
     }),
     // Discovery (RFC 8414, RFC 9728)
-    route<Context>("GET", PATHS.asMetadata, () => json(asMetadata, { headers: publicCache }), {
+    route<Context>("GET", PATHS.asMetadata, () => jsonText(asMetadata, { headers: publicCache }), {
       cors: true,
     }),
-    route<Context>("GET", PATHS.prMetadata, () => json(prMetadata, { headers: publicCache }), {
+    route<Context>("GET", PATHS.prMetadata, () => jsonText(prMetadata, { headers: publicCache }), {
       cors: true,
     }),
     // OAuth
@@ -75,12 +77,20 @@ export function createHandler(deps: Deps): Handler {
       log,
       requestId,
       address: clientAddress(req, info, config.trustProxy),
+      rateCounter,
       headers: new Headers(),
     };
 
     let res: Response;
     try {
-      res = await dispatch(routes, req, ctx);
+      res = deps.draining?.()
+        ? errorResponse(
+          new HttpError(503, "unavailable", "the service is shutting down; retry shortly", {
+            headers: { "Retry-After": "1", "Connection": "close" },
+          }),
+          "api",
+        )
+        : await dispatch(routes, req, ctx);
     } catch (err) {
       // Never echoed: the caller sees a generic 500 that carries no internals.
       log({
@@ -109,19 +119,38 @@ export function createHandler(deps: Deps): Handler {
 /**
  * The address rate limits count against. Behind a trusted proxy it is the last
  * `X-Forwarded-For` entry, the one the proxy itself appended; earlier entries
- * are client-supplied and could be forged.
+ * are client-supplied and could be forged. IPv6 addresses count per /64, the
+ * block one subscriber usually holds, so rotating within it gains nothing.
  */
 export function clientAddress(
   req: Request,
   info: Deno.ServeHandlerInfo | undefined,
   trustProxy: boolean,
 ): string {
+  let address: string | undefined;
   if (trustProxy) {
-    const last = req.headers.get("x-forwarded-for")?.split(",").pop()?.trim();
-    if (last) return last.slice(0, 64);
+    address = req.headers.get("x-forwarded-for")?.split(",").pop()?.trim().slice(0, 64);
   }
-  const addr = info?.remoteAddr;
-  return addr && "hostname" in addr ? addr.hostname : "unknown";
+  if (!address) {
+    const addr = info?.remoteAddr;
+    address = addr && "hostname" in addr ? addr.hostname : "unknown";
+  }
+  return rateLimitAddress(address);
+}
+
+/** `::ffff:192.0.2.1` → `192.0.2.1`; `2001:db8:1:2:3:4:5:6` → `2001:db8:1:2::/64`. */
+export function rateLimitAddress(address: string): string {
+  const a = address.replace(/^\[|\]$/g, "").toLowerCase();
+  const mapped = a.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
+  if (mapped) return mapped[1]!;
+  if (!a.includes(":")) return a;
+  const [head = "", tail = ""] = a.split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const groups = a.includes("::")
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
+    : left;
+  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":") + "::/64";
 }
 
 /**

@@ -6,6 +6,7 @@
 
 import type { Catalog } from "./catalog.ts";
 import type { Config } from "./config.ts";
+import type { RateCounter } from "./rate_limit.ts";
 
 /** A structured log sink; receives one JSON-serialisable record per call. */
 export type Logger = (record: Record<string, unknown>) => void;
@@ -18,6 +19,8 @@ export interface Deps {
   now?: () => number;
   /** Defaults to one JSON line on stdout per record. */
   log?: Logger;
+  /** True once a shutdown began: new requests then get 503. */
+  draining?: () => boolean;
 }
 
 export interface Context {
@@ -29,6 +32,8 @@ export interface Context {
   readonly requestId: string;
   /** The caller's address, used as the rate-limit key. */
   readonly address: string;
+  /** Shared by every request of one handler. */
+  readonly rateCounter: RateCounter;
   /** Headers added to the final response whatever it is, errors included. */
   readonly headers: Headers;
 }

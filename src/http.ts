@@ -46,12 +46,24 @@ export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({
   "Pragma": "no-cache",
 });
 
-/** A JSON response. A string body is taken as already serialised JSON. */
+/** A JSON response of `body`, serialised here. */
 export function json(body: unknown, init: ResponseInit = {}): Response {
+  return jsonText(JSON.stringify(body), init);
+}
+
+/** A JSON response of text that is already serialised JSON (catalog bodies, metadata). */
+export function jsonText(text: string, init: ResponseInit = {}): Response {
   const headers = new Headers(init.headers);
   headers.set("Content-Type", "application/json; charset=utf-8");
-  const text = typeof body === "string" ? body : JSON.stringify(body);
   return new Response(text, { ...init, headers });
+}
+
+/**
+ * RFC 6749 §5.2: `error_description` may only hold %x20-21 / %x23-5B / %x5D-7E. Input
+ * echoed in a description (a scope name, a parameter name) is folded into that set.
+ */
+export function oauthText(text: string): string {
+  return text.replaceAll('"', "'").replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?");
 }
 
 /** Renders an {@linkcode HttpError} in the given style. */
@@ -59,7 +71,7 @@ export function errorResponse(err: HttpError, style: ErrorStyle): Response {
   const headers = new Headers(err.headers);
   if (style === "oauth") {
     for (const [k, v] of Object.entries(NO_STORE)) headers.set(k, v);
-    return json({ error: err.code, error_description: err.message }, {
+    return json({ error: err.code, error_description: oauthText(err.message) }, {
       status: err.status,
       headers,
     });

@@ -7,7 +7,7 @@
 import type { Context } from "./context.ts";
 import { checkCoverage } from "./coverage.ts";
 import { parseLocationQuery } from "./coverage_query.ts";
-import { HttpError, json, mediaType, parseJson, readBody } from "./http.ts";
+import { HttpError, json, jsonText, mediaType, parseJson, readBody } from "./http.ts";
 import { enforceRateLimit } from "./rate_limit.ts";
 import { SUBMISSION_MAX_BODY, submitLead, type SubmitOutcome, submitQuote } from "./submissions.ts";
 
@@ -15,7 +15,7 @@ const _publicCache = { "Cache-Control": "public, max-age=300" };
 
 /** `GET /api/v1/services`: the catalog, serialised once at load. */
 export function publicServices(_req: Request, ctx: Context): Response {
-  return json(ctx.catalog.servicesBody, { headers: _publicCache });
+  return jsonText(ctx.catalog.servicesBody, { headers: _publicCache });
 }
 
 /**
@@ -29,7 +29,7 @@ export function publicLocations(req: Request, ctx: Context): Response {
       headers: _publicCache,
     });
   }
-  if (country === undefined) return json(ctx.catalog.locationsBody, { headers: _publicCache });
+  if (country === undefined) return jsonText(ctx.catalog.locationsBody, { headers: _publicCache });
   const locations = ctx.catalog.locations.filter((l) => l.country === country);
   return json({ ok: true, locations }, { headers: _publicCache });
 }

@@ -21,6 +21,8 @@ export interface ClientRecord {
   scopes: Scope[];
   /** ms since the epoch */
   created_at: number;
+  /** ms since the epoch: an unused registration lapses then; each token issued extends it. */
+  expires_at: number;
 }
 
 export interface TokenRecord {
@@ -57,7 +59,8 @@ export async function createClient(
   record: ClientRecord,
 ): Promise<void> {
   const key = clientKey(clientId);
-  const res = await kv.atomic().check({ key, versionstamp: null }).set(key, record).commit();
+  const res = await kv.atomic().check({ key, versionstamp: null })
+    .set(key, record, { expireIn: _ttl(record.expires_at, record.created_at) }).commit();
   if (!res.ok) throw new Error("client id collision");
 }
 
@@ -65,15 +68,27 @@ export async function getClient(kv: Deno.Kv, clientId: string): Promise<ClientRe
   return (await kv.get<ClientRecord>(clientKey(clientId))).value;
 }
 
-/** Stores an issued token under its digest; `expireIn` lets KV clean it up after it expires. */
+/**
+ * Stores an issued token under its digest, and in the same commit the client record
+ * with its extended lifetime. `expireIn` lets KV clean both up once they lapse.
+ */
 export async function storeToken(
   kv: Deno.Kv,
   tokenHash: string,
   record: TokenRecord,
+  client: ClientRecord,
 ): Promise<void> {
-  const expireIn = Math.max(1, record.expires_at - record.issued_at);
-  const res = await kv.atomic().set(tokenKey(tokenHash), record, { expireIn }).commit();
+  const res = await kv.atomic()
+    .set(tokenKey(tokenHash), record, { expireIn: _ttl(record.expires_at, record.issued_at) })
+    .set(clientKey(record.client_id), client, {
+      expireIn: _ttl(client.expires_at, record.issued_at),
+    })
+    .commit();
   if (!res.ok) throw new Error("token commit failed");
+}
+
+function _ttl(expiresAt: number, now: number): number {
+  return Math.max(1, expiresAt - now);
 }
 
 export async function getToken(kv: Deno.Kv, tokenHash: string): Promise<TokenRecord | null> {
@@ -86,26 +101,26 @@ export async function deleteToken(kv: Deno.Kv, tokenHash: string): Promise<void>
 }
 
 /**
- * Counts one request in a fixed window and returns the count including it.
- * Read, then write guarded by the versionstamp: instances sharing the store never
- * lose an increment, and `expireIn` removes the window afterwards (`sum()` takes no
- * `expireIn`). After repeated contention the request counts as over any limit.
+ * Counts one request in a fixed window and returns the count including it; a count
+ * already at `limit` is returned as `limit + 1` without writing. The write checks
+ * the versionstamp it read, so instances sharing the store never lose an increment;
+ * `expireIn` removes the window afterwards. Returns `null` when the write kept
+ * losing races with other instances.
  */
 export async function countRequest(
   kv: Deno.Kv,
-  bucket: string,
-  address: string,
-  window: number,
+  key: Deno.KvKey,
+  limit: number,
   ttlMs: number,
-): Promise<number> {
-  const key = rateKey(bucket, address, window);
+): Promise<number | null> {
   for (let attempt = 0; attempt < 8; attempt++) {
     const entry = await kv.get<number>(key);
-    const count = (entry.value ?? 0) + 1;
-    const res = await kv.atomic().check(entry).set(key, count, { expireIn: ttlMs }).commit();
-    if (res.ok) return count;
+    const count = entry.value ?? 0;
+    if (count >= limit) return count + 1;
+    const res = await kv.atomic().check(entry).set(key, count + 1, { expireIn: ttlMs }).commit();
+    if (res.ok) return count + 1;
   }
-  return Number.POSITIVE_INFINITY;
+  return null;
 }
 
 /** A cheap read that proves the store answers, for `GET /healthz`. */

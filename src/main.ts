@@ -19,28 +19,24 @@ async function main(): Promise<void> {
     config = loadConfig(Object.fromEntries(ENV_NAMES.map((n) => [n, Deno.env.get(n)])));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    console.error(`configuration error: ${err.message}`);
-    Deno.exit(2);
+    _fail(err.message);
   }
   const catalog = loadCatalog();
-  const kv = await Deno.openKv(config.kvPath);
-  const handler = createHandler({ kv, config, catalog });
-  // Ends by itself when the store is closed at the end of the drain.
-  const notifier = startReviewNotifier({ kv, config, now: Date.now, log: jsonLineLogger });
+  let kv: Deno.Kv;
+  try {
+    kv = await Deno.openKv(config.kvPath);
+  } catch (err) {
+    _fail(`KV_PATH ${config.kvPath ?? "(default)"} cannot be opened: ${_reason(err)}`);
+  }
 
   // Drain: once a signal arrives, new requests get 503 while those in flight (their
   // bodies included) finish; only then is the server shut down. Deno's shutdown()
   // alone would cut off request bodies that are still arriving.
-  let inFlight = 0;
   let draining = false;
+  let inFlight = 0;
   let onIdle = () => {};
+  const handler = createHandler({ kv, config, catalog, draining: () => draining });
   const serve: Deno.ServeHandler = async (req, info) => {
-    if (draining) {
-      return Response.json({ ok: false, error: "unavailable", message: "shutting down" }, {
-        status: 503,
-        headers: { "Connection": "close", "Retry-After": "1" },
-      });
-    }
     inFlight++;
     try {
       return await handler(req, info);
@@ -49,17 +45,24 @@ async function main(): Promise<void> {
     }
   };
 
-  const server = Deno.serve({
-    port: config.port,
-    hostname: config.hostname,
-    onListen: ({ hostname, port }) =>
-      jsonLineLogger({
-        level: "info",
-        msg: "listening",
-        address: `${hostname}:${port}`,
-        base_url: config.baseUrl,
-      }),
-  }, serve);
+  let server: Deno.HttpServer;
+  try {
+    server = Deno.serve({
+      port: config.port,
+      hostname: config.hostname,
+      onListen: ({ hostname, port }) =>
+        jsonLineLogger({
+          level: "info",
+          msg: "listening",
+          address: `${hostname}:${port}`,
+          base_url: config.baseUrl,
+        }),
+    }, serve);
+  } catch (err) {
+    _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${_reason(err)}`);
+  }
+  // Ends by itself when the store is closed at the end of the drain.
+  const notifier = startReviewNotifier({ kv, config, now: Date.now, log: jsonLineLogger });
 
   const drain = async (signal: string) => {
     if (draining) return;
@@ -69,7 +72,8 @@ async function main(): Promise<void> {
       jsonLineLogger({ level: "warn", msg: "drain timed out; exiting", in_flight: inFlight });
       Deno.exit(1);
     }, DRAIN_MS);
-    if (inFlight > 0) await new Promise<void>((resolve) => onIdle = resolve);
+    // The 503 answered during the drain is itself in flight while it is sent.
+    while (inFlight > 0) await new Promise<void>((resolve) => onIdle = resolve);
     await server.shutdown();
     clearTimeout(timer);
     kv.close();
@@ -84,6 +88,16 @@ async function main(): Promise<void> {
   }
   await server.finished;
   await notifier;
+}
+
+/** Start-up failures end with one clear line and exit code 2. */
+function _fail(message: string): never {
+  console.error(`configuration error: ${message}`);
+  Deno.exit(2);
+}
+
+function _reason(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split("\n", 1)[0]!;
 }
 
 if (import.meta.main) await main();

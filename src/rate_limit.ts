@@ -5,11 +5,44 @@
  * RateLimit draft (draft-ietf-httpapi-ratelimit-headers).
  */
 
-import type { Context } from "./context.ts";
+import type { Context, Logger } from "./context.ts";
 import { HttpError } from "./http.ts";
-import { countRequest } from "./kv.ts";
+import { countRequest, rateKey } from "./kv.ts";
 
-const WINDOW_MS = 60_000;
+/** Length of one rate-limit window. */
+export const WINDOW_MS = 60_000;
+
+/** Counts requests per key; one per handler, so tests and instances each have their own. */
+export interface RateCounter {
+  count(bucket: string, address: string, window: number, limit: number): Promise<number>;
+}
+
+/**
+ * Increments of the same counter are queued inside this instance, so concurrent
+ * requests from one address never race each other for the versionstamp; only
+ * other instances can, and the KV check settles that. If an increment keeps losing
+ * to other instances the request is let through and a warning logged, rather than
+ * refusing a caller that is under its limit.
+ */
+export function createRateCounter(kv: Deno.Kv, log: Logger): RateCounter {
+  const queues = new Map<string, Promise<unknown>>();
+  return {
+    count(bucket, address, window, limit) {
+      const key = rateKey(bucket, address, window);
+      const id = JSON.stringify(key);
+      const run = (queues.get(id) ?? Promise.resolve()).then(async () => {
+        const n = await countRequest(kv, key, limit, 2 * WINDOW_MS);
+        if (n !== null) return n;
+        log({ level: "warn", msg: "rate counter contended; request admitted", bucket });
+        return 0;
+      });
+      const settled = run.catch(() => {});
+      queues.set(id, settled);
+      settled.then(() => queues.get(id) === settled && queues.delete(id));
+      return run;
+    },
+  };
+}
 
 /**
  * Counts this request against `bucket` and throws 429 once `limit` requests
@@ -19,7 +52,7 @@ export async function enforceRateLimit(ctx: Context, bucket: string, limit: numb
   if (limit <= 0) return;
   const now = ctx.now();
   const window = Math.floor(now / WINDOW_MS);
-  const count = await countRequest(ctx.kv, bucket, ctx.address, window, 2 * WINDOW_MS);
+  const count = await ctx.rateCounter.count(bucket, ctx.address, window, limit);
   const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
   const remaining = Math.max(0, limit - count);
   ctx.headers.set("RateLimit-Policy", `"${bucket}";q=${limit};w=${WINDOW_MS / 1000}`);

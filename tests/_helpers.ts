@@ -144,6 +144,20 @@ export function bearerGet(app: TestApp, path: string, token: string): Promise<Re
   return app.request(path, { headers: { Authorization: `Bearer ${token}` } });
 }
 
+/** POSTs JSON (an object, or a raw string body) to a path. */
+export function post(
+  app: TestApp,
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return app.request(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
 /** Starts the handler on a free loopback port; the base URL is the real address. */
 export async function listen(
   options: AppOptions = {},

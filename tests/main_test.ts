@@ -16,6 +16,32 @@ Deno.test("deno task start fails at start-up with one clear line for bad configu
   );
 });
 
+Deno.test("deno task start fails with one line when KV_PATH or HOSTNAME cannot be used", async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [
+      { KV_PATH: "/nonexistent/dir/kv.sqlite3" },
+      /^configuration error: KV_PATH \/nonexistent\/dir\/kv\.sqlite3 cannot be opened: /,
+    ],
+    [
+      { KV_PATH: ":memory:", HOSTNAME: "no-such-host.invalid", PORT: "0" },
+      /^configuration error: cannot listen on HOSTNAME no-such-host\.invalid PORT 0: /,
+    ],
+  ];
+  for (const [env, line] of cases) {
+    await t.step(JSON.stringify(env), async () => {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "--quiet", "start"],
+        cwd: root,
+        env: { NO_COLOR: "1", ...env },
+      }).output();
+      assert.equal(out.code, 2);
+      const stderr = new TextDecoder().decode(out.stderr).trim();
+      assert.equal(stderr.split("\n").length, 1, stderr);
+      assert.match(stderr, line);
+    });
+  }
+});
+
 Deno.test("deno task start serves /healthz and drains cleanly on SIGTERM", async () => {
   await using service = await startService();
   const res = await fetch(`${service.baseUrl}/healthz`);
@@ -50,6 +76,8 @@ Deno.test("SIGTERM lets an in-flight request finish and turns new ones away with
   const late = await fetch(`${service.baseUrl}/healthz`);
   assert.equal(late.status, 503, "a request arriving during the drain is turned away");
   assert.equal(late.headers.get("retry-after"), "1");
+  assert.ok(late.headers.get("x-request-id"));
+  assert.equal(late.headers.get("x-content-type-options"), "nosniff");
   await late.body?.cancel();
   push('"anonymous"}');
   push(null);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { rateLimitAddress } from "../src/app.ts";
 import { basic, createApp, registerClient } from "./_helpers.ts";
 
 const register = (app: Awaited<ReturnType<typeof createApp>>, address = "192.0.2.1") =>
@@ -115,4 +116,57 @@ Deno.test("without TRUST_PROXY, X-Forwarded-For is ignored", async () => {
   const res = await send("198.51.100.2");
   assert.equal(res.status, 429);
   await res.body?.cancel();
+});
+
+Deno.test("concurrent requests under the limit are all admitted", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_TOKEN: "1000" } });
+  const responses = await Promise.all(
+    Array.from({ length: 50 }, () =>
+      app.request("/oauth2/token", {
+        method: "POST",
+        headers: {
+          Authorization: basic("agt_x", "y"),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: "grant_type=client_credentials",
+      })),
+  );
+  const statuses = await Promise.all(
+    responses.map(async (r) => (await r.body?.cancel(), r.status)),
+  );
+  assert.deepEqual([...new Set(statuses)], [401]);
+});
+
+Deno.test("concurrent requests over the limit admit exactly the limit", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "5" } });
+  const responses = await Promise.all(Array.from({ length: 20 }, () => register(app)));
+  const statuses = await Promise.all(
+    responses.map(async (r) => (await r.body?.cancel(), r.status)),
+  );
+  assert.equal(statuses.filter((s) => s === 201).length, 5);
+  assert.equal(statuses.filter((s) => s === 429).length, 15);
+});
+
+Deno.test("IPv6 addresses share one budget per /64; IPv4-mapped addresses count as IPv4", async (t) => {
+  await t.step("rateLimitAddress", () => {
+    assert.equal(rateLimitAddress("2001:db8:1:2:3:4:5:6"), "2001:db8:1:2::/64");
+    assert.equal(rateLimitAddress("[2001:0db8:0001:0002::1]"), "2001:db8:1:2::/64");
+    assert.equal(rateLimitAddress("2001:db8::1"), "2001:db8:0:0::/64");
+    assert.equal(rateLimitAddress("::1"), "0:0:0:0::/64");
+    assert.equal(rateLimitAddress("::ffff:192.0.2.7"), "192.0.2.7");
+    assert.equal(rateLimitAddress("192.0.2.7"), "192.0.2.7");
+  });
+  await t.step("rotating addresses inside one /64 gains nothing", async () => {
+    await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "2" } });
+    const statuses = [];
+    for (let i = 1; i <= 4; i++) {
+      const res = await register(app, `2001:db8:1:2::${i}`);
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+    assert.deepEqual(statuses, [201, 201, 429, 429]);
+    const other = await register(app, "2001:db8:1:3::1");
+    assert.equal(other.status, 201);
+    await other.body?.cancel();
+  });
 });

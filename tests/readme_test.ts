@@ -1,25 +1,27 @@
 import assert from "node:assert/strict";
 import { root, startService } from "./_service.ts";
 
-async function walkthrough(): Promise<string> {
+async function block(name: string): Promise<string> {
   const readme = await Deno.readTextFile(new URL("README.md", root));
-  const block = readme.match(
-    /<!-- walkthrough:start -->\s*```sh\n([\s\S]*?)```\s*<!-- walkthrough:end -->/,
+  const found = readme.match(
+    new RegExp(`<!-- ${name}:start -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`),
   )?.[1];
-  assert.ok(block, "README.md has a walkthrough block");
-  return block;
+  assert.ok(found, `README.md has a ${name} block`);
+  return found;
 }
 
-Deno.test("the README walkthrough works as printed against deno task start", async () => {
-  await using service = await startService();
-  const script = await walkthrough();
+async function runBlock(name: string, base: string): Promise<string> {
   const out = await new Deno.Command("bash", {
-    args: ["-euo", "pipefail", "-c", script],
-    env: { BASE: service.baseUrl },
+    args: ["-euo", "pipefail", "-c", await block(name)],
+    env: { BASE: base },
   }).output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  const stderr = new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, stderr);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return new TextDecoder().decode(out.stdout);
+}
+
+Deno.test("the README agent walkthrough works as printed against deno task start", async () => {
+  await using service = await startService();
+  const stdout = await runBlock("walkthrough", service.baseUrl);
   // 1. discovery documents and the RFC 9728 hint
   assert.ok(stdout.includes(`"resource":"${service.baseUrl}"`));
   assert.ok(stdout.includes(`"issuer":"${service.baseUrl}"`));
@@ -32,4 +34,15 @@ Deno.test("the README walkthrough works as printed against deno task start", asy
   assert.ok(stdout.includes('"error":"insufficient_scope"'));
   // 5. revocation answers 200, the next read 401
   assert.ok(stdout.trimEnd().endsWith("200\n401"), stdout.slice(-200));
+});
+
+Deno.test("the README public walkthrough works as printed against deno task start", async () => {
+  await using service = await startService();
+  const stdout = await runBlock("walkthrough-public", service.baseUrl);
+  assert.match(stdout, /\{"ok":true,"services":\[/);
+  assert.match(stdout, /"covered":true,"location":\{"id":"zrh"/);
+  assert.match(stdout, /"covered":false[^\n]*"nearest":\[\{"id":"dus"/);
+  assert.match(stdout, /\{"ok":true,"request_id":"lead_[0-9A-Z]{26}","status":"pending_review"/);
+  assert.match(stdout, /\{"ok":true,"request_id":"quote_[0-9A-Z]{26}"[^\n]*"budget_estimate":\{/);
+  assert.equal(stdout.match(/"billable_order_created":false/g)?.length, 2);
 });

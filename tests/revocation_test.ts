@@ -111,3 +111,43 @@ Deno.test("POST /oauth2/revoke without token is 400 invalid_request", async (t) 
     });
   }
 });
+
+Deno.test("POST /oauth2/revoke answers 200 for another client's expired token (SPEC §3)", async () => {
+  await using app = await createApp();
+  const owner = await registerClient(app);
+  const other = await registerClient(app);
+  const token = await issueToken(app, owner);
+  app.clock.advance(901_000);
+  const res = await revokeRequest(app, other, token);
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+});
+
+Deno.test("POST /oauth2/revoke refuses credentials in the body like the token endpoint", async (t) => {
+  await using app = await createApp();
+  const client = await registerClient(app);
+  const token = await issueToken(app, client);
+  for (
+    const [name, extra] of [
+      ["client_secret in the body", { client_secret: client.client_secret }],
+      ["client_assertion in the body", { client_assertion: "x.y.z" }],
+      ["a body client_id naming another client", { client_id: "agt_other" }],
+    ] as const
+  ) {
+    await t.step(`${name} → 401 invalid_client`, async () => {
+      const res = await app.request("/oauth2/revoke", {
+        method: "POST",
+        headers: {
+          Authorization: basic(client.client_id, client.client_secret),
+          "Content-Type": "application/x-www-form-urlencoded",
+        },
+        body: new URLSearchParams({ token, ...extra }).toString(),
+      });
+      assert.equal(res.status, 401);
+      assert.equal((await res.json()).error, "invalid_client");
+    });
+  }
+  const still = await bearerGet(app, "/api/v1/agent/services", token);
+  assert.equal(still.status, 200);
+  await still.body?.cancel();
+});

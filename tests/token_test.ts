@@ -242,3 +242,34 @@ Deno.test("an access token is stored only under its SHA-256 digest, with expires
     expires_at: app.clock.now() + 900_000,
   });
 });
+
+Deno.test("OAuth error_description only uses the characters RFC 6749 §5.2 allows", async () => {
+  await using app = await createApp();
+  const client = await registerClient(app);
+  const bodies = [
+    "grant_type=client_credentials&scope=caf%C3%A9%22%5C",
+    "gr%C3%A4nt=1&gr%C3%A4nt=2",
+    "grant_type=%22quoted%22",
+  ];
+  for (const body of bodies) {
+    const res = await tokenRequest(app, client, body);
+    assert.equal(res.status, 400);
+    const { error_description } = await res.json();
+    assert.match(error_description, /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/, error_description);
+  }
+});
+
+Deno.test("a registration lapses after 30 days unused; every token issued extends it", async () => {
+  await using app = await createApp();
+  const client = await registerClient(app);
+  app.clock.advance(29 * 86_400_000);
+  await issueToken(app, client); // extends the registration by 30 days from now
+  app.clock.advance(29 * 86_400_000);
+  await issueToken(app, client);
+  const entry = await app.kv.get<{ expires_at: number }>(["clients", client.client_id]);
+  assert.equal(entry.value?.expires_at, app.clock.now() + 30 * 86_400_000);
+  app.clock.advance(30 * 86_400_000);
+  const res = await tokenRequest(app, client, { grant_type: "client_credentials" });
+  assert.equal(res.status, 401);
+  assert.equal((await res.json()).error, "invalid_client");
+});

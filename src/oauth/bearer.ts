@@ -5,6 +5,7 @@
  */
 
 import type { Context } from "../context.ts";
+import { PATHS } from "../discovery.ts";
 import { HttpError } from "../http.ts";
 import { getToken, type TokenRecord } from "../kv.ts";
 import type { Scope } from "./scopes.ts";
@@ -15,7 +16,7 @@ const _BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** The URL of the protected resource metadata document (RFC 9728 §3). */
 export function resourceMetadataUrl(ctx: Context): string {
-  return `${ctx.config.baseUrl}/.well-known/oauth-protected-resource`;
+  return ctx.config.baseUrl + PATHS.prMetadata;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 
 import type { Context } from "../context.ts";
-import { formDecode, HttpError } from "../http.ts";
+import { decodeUtf8, formDecode, HttpError } from "../http.ts";
 import { type ClientRecord, getClient } from "../kv.ts";
 import { digest, matchesDigest } from "./secrets.ts";
 
@@ -16,7 +16,6 @@ export interface AuthenticatedClient {
 // Compared against when the client id is unknown, so both paths cost the same.
 const _DUMMY_DIGEST = digest("no such client");
 const _B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const _utf8 = new TextDecoder("utf-8", { fatal: true });
 
 /**
  * Authenticates the client from the `Authorization: Basic` header. Every failure —
@@ -31,8 +30,28 @@ export async function authenticateClient(
   if (!creds) throw invalidClient(ctx);
   const record = creds.id.length <= 128 ? await getClient(ctx.kv, creds.id) : null;
   const ok = matchesDigest(creds.secret, record?.secret_hash ?? _DUMMY_DIGEST);
-  if (!record || !ok) throw invalidClient(ctx);
+  // KV may still return a lapsed registration after its expireIn.
+  if (!record || !ok || record.expires_at <= ctx.now()) throw invalidClient(ctx);
   return { clientId: creds.id, record };
+}
+
+/**
+ * RFC 6749 §2.3: one authentication method per request, and Basic is the only one.
+ * Credentials in the body as well, or a body `client_id` naming another client,
+ * fail authentication.
+ */
+export function rejectBodyCredentials(
+  params: URLSearchParams,
+  client: AuthenticatedClient,
+  ctx: Context,
+): void {
+  const id = params.get("client_id");
+  if (
+    params.has("client_secret") || params.has("client_assertion") ||
+    params.has("client_assertion_type") || (id !== null && id !== client.clientId)
+  ) {
+    throw invalidClient(ctx);
+  }
 }
 
 /**
@@ -45,7 +64,7 @@ export function decodeBasic(header: string | null): { id: string; secret: string
   if (!m || !_B64.test(m[1]!)) return null;
   let decoded: string;
   try {
-    decoded = _utf8.decode(Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0)));
+    decoded = decodeUtf8(Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0)));
   } catch {
     return null;
   }

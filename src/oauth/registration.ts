@@ -13,6 +13,9 @@ import { enforceRateLimit } from "../rate_limit.ts";
 import { formatScope, parseScope, SCOPES } from "./scopes.ts";
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, digest, randomCredential } from "./secrets.ts";
 
+/** An unused registration lapses after this long; every token issued extends it. */
+export const CLIENT_IDLE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
 /** The only identity type; identity assertions and verified email are not implemented. */
 export const IDENTITY_TYPES = ["anonymous"] as const;
 
@@ -50,6 +53,7 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
     secret_hash: digest(clientSecret),
     scopes,
     created_at: now,
+    expires_at: now + CLIENT_IDLE_TTL_MS,
   });
   return json({
     client_id: clientId,

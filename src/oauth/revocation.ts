@@ -7,7 +7,7 @@ import type { Context } from "../context.ts";
 import { HttpError, NO_STORE } from "../http.ts";
 import { deleteToken, getToken } from "../kv.ts";
 import { enforceRateLimit } from "../rate_limit.ts";
-import { authenticateClient, invalidClient } from "./client_auth.ts";
+import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
 import { digest } from "./secrets.ts";
 import { readOAuthForm } from "./form.ts";
 
@@ -16,13 +16,15 @@ export async function revokeToken(req: Request, ctx: Context): Promise<Response>
   const form = await readOAuthForm(req);
   const client = await authenticateClient(req, ctx);
   const params = form();
-  if (params.has("client_secret")) throw invalidClient(ctx);
+  rejectBodyCredentials(params, client, ctx);
   const token = params.get("token");
   if (!token) throw new HttpError(400, "invalid_request", "token is required");
   // token_type_hint is only a hint (RFC 7009 §2.1); access tokens are the only kind.
 
   const hash = digest(token);
-  const record = await getToken(ctx.kv, hash);
+  const found = await getToken(ctx.kv, hash);
+  // An expired token is as good as unknown (SPEC §3), whoever it was issued to.
+  const record = found && found.expires_at > ctx.now() ? found : null;
   if (record && record.client_id !== client.clientId) {
     // RFC 7009 §2.1: the token was not issued to this client; refuse, leave it valid.
     throw new HttpError(400, "unauthorized_client", "the token was not issued to this client");

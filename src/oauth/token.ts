@@ -8,7 +8,8 @@ import type { Context } from "../context.ts";
 import { HttpError, json, NO_STORE } from "../http.ts";
 import { storeToken } from "../kv.ts";
 import { enforceRateLimit } from "../rate_limit.ts";
-import { authenticateClient, invalidClient } from "./client_auth.ts";
+import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
+import { CLIENT_IDLE_TTL_MS } from "./registration.ts";
 import { readOAuthForm } from "./form.ts";
 import { formatScope, parseScope } from "./scopes.ts";
 import { ACCESS_TOKEN_PREFIX, digest, randomCredential } from "./secrets.ts";
@@ -21,13 +22,7 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
   const form = await readOAuthForm(req, ["resource"]);
   const client = await authenticateClient(req, ctx);
   const params = form();
-  if (params.has("client_secret") || params.has("client_assertion")) {
-    // RFC 6749 §2.3: one authentication method per request, and only Basic is supported.
-    throw invalidClient(ctx);
-  }
-  if (params.has("client_id") && params.get("client_id") !== client.clientId) {
-    throw invalidClient(ctx);
-  }
+  rejectBodyCredentials(params, client, ctx);
 
   const grantType = params.get("grant_type");
   if (!grantType) throw new HttpError(400, "invalid_request", "grant_type is required");
@@ -68,7 +63,7 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
     audience: ctx.config.baseUrl,
     issued_at: now,
     expires_at: now + TOKEN_LIFETIME_S * 1000,
-  });
+  }, { ...client.record, expires_at: now + CLIENT_IDLE_TTL_MS });
   // RFC 6749 §5.1
   return json({
     access_token: token,

@@ -1,0 +1,266 @@
+import assert from "node:assert/strict";
+import { getSubmission, getSubmissionPayload } from "../src/kv.ts";
+import { createApp, post, type TestApp } from "./_helpers.ts";
+
+const LEAD = { email: "ops@example.com", description: "Two racks to install" };
+
+async function storedKeys(app: TestApp): Promise<number> {
+  return (await Array.fromAsync(app.kv.list({ prefix: [] }))).filter((e) => e.key[0] !== "rate")
+    .length;
+}
+
+Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, nothing billable", async () => {
+  await using app = await createApp();
+  const res = await post(app, "/api/v1/intake", LEAD);
+  assert.equal(res.status, 202);
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("access-control-allow-origin"), null);
+  const body = await res.json();
+  assert.deepEqual(Object.keys(body).sort(), [
+    "billable_order_created",
+    "next_steps",
+    "ok",
+    "request_id",
+    "requires_human_approval",
+    "status",
+  ]);
+  assert.equal(body.ok, true);
+  assert.match(body.request_id, /^lead_[0-9A-HJKMNP-TV-Z]{26}$/);
+  assert.equal(body.status, "pending_review");
+  assert.equal(body.requires_human_approval, true);
+  assert.equal(body.billable_order_created, false);
+  assert.match(body.next_steps, /review/);
+  assert.equal(body.next_steps.split(". ").length, 1, "one sentence");
+
+  const entry = await getSubmission(app.kv, body.request_id);
+  assert.equal(entry.value?.status, "pending");
+  assert.equal(entry.value?.kind, "lead");
+  assert.equal(entry.value?.created_at, new Date(app.clock.now()).toISOString());
+});
+
+Deno.test("POST /api/v1/intake keeps additional properties and trims strings", async () => {
+  await using app = await createApp();
+  const res = await post(app, "/api/v1/intake", {
+    ...LEAD,
+    company: "  Example GmbH ",
+    service_type: "something custom",
+    agent_context_optional: { agent: "probe", depth: 2 },
+    preferred_language: "de",
+    nested: { a: [1, 2] },
+  });
+  assert.equal(res.status, 202);
+  const { request_id } = await res.json();
+  const record = (await getSubmission(app.kv, request_id)).value!;
+  const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
+  assert.equal(stored.company, "Example GmbH");
+  assert.equal(stored.service_type, "something custom");
+  assert.equal(stored.preferred_language, "de");
+  assert.deepEqual(stored.nested, { a: [1, 2] });
+  assert.deepEqual(stored.agent_context_optional, { agent: "probe", depth: 2 });
+});
+
+Deno.test("POST /api/v1/intake request ids sort by creation time", async () => {
+  await using app = await createApp();
+  const ids = [];
+  for (let i = 0; i < 3; i++) {
+    ids.push((await (await post(app, "/api/v1/intake", LEAD)).json()).request_id);
+    app.clock.advance(1);
+  }
+  assert.deepEqual([...ids].sort(), ids);
+  assert.equal(new Set(ids).size, 3);
+});
+
+Deno.test("POST /api/v1/intake lists every field problem at once and stores nothing", async (t) => {
+  await using app = await createApp();
+  const cases: [string, unknown, string[]][] = [
+    ["an empty object", {}, ["email", "description"]],
+    ["a bad email and a blank description", { email: "not-an-email", description: "   " }, [
+      "email",
+      "description",
+    ]],
+    ["over-long fields", {
+      ...LEAD,
+      description: "x".repeat(5001),
+      company: "c".repeat(201),
+      contact_name: "n".repeat(201),
+      city: "y".repeat(201),
+      service_type: "s".repeat(201),
+    }, ["description", "company", "contact_name", "city", "service_type"]],
+    ["wrong types", { email: 42, description: ["x"], company: 1 }, [
+      "email",
+      "description",
+      "company",
+    ]],
+    ["agent_context_optional not an object", { ...LEAD, agent_context_optional: "x" }, [
+      "agent_context_optional",
+    ]],
+    ["agent_context_optional over 4 KiB", {
+      ...LEAD,
+      agent_context_optional: { blob: "z".repeat(4100) },
+    }, [
+      "agent_context_optional",
+    ]],
+    ["an email over 254 characters", { ...LEAD, email: `${"a".repeat(250)}@example.com` }, [
+      "email",
+    ]],
+    ["a JSON array", [LEAD], ["(body)"]],
+    ["JSON null", null, ["(body)"]],
+  ];
+  for (const [name, body, paths] of cases) {
+    await t.step(name, async () => {
+      const res = await post(app, "/api/v1/intake", body);
+      assert.equal(res.status, 400);
+      const json = await res.json();
+      assert.equal(json.ok, false);
+      assert.equal(json.error, "validation_failed");
+      assert.equal(typeof json.message, "string");
+      assert.deepEqual(json.issues.map((i: { path: string }) => i.path), paths);
+      assert.ok(json.issues.every((i: { message: string }) => i.message.length > 0));
+    });
+  }
+  assert.equal(await storedKeys(app), 0);
+});
+
+Deno.test("POST /api/v1/intake rejects non-JSON with 415, bad JSON with 400 and over 64 KiB with 413", async (t) => {
+  await using app = await createApp();
+  await t.step("a form body is 415", async () => {
+    const res = await post(app, "/api/v1/intake", "email=a", {
+      "Content-Type": "application/x-www-form-urlencoded",
+    });
+    assert.equal(res.status, 415);
+    assert.equal((await res.json()).error, "unsupported_media_type");
+  });
+  await t.step("no content type is 415", async () => {
+    const res = await app.request("/api/v1/intake", { method: "POST", body: JSON.stringify(LEAD) });
+    assert.equal(res.status, 415);
+    await res.body?.cancel();
+  });
+  await t.step("application/json with a charset is accepted", async () => {
+    const res = await post(app, "/api/v1/intake", LEAD, {
+      "Content-Type": "application/json; charset=utf-8",
+    });
+    assert.equal(res.status, 202);
+    await res.body?.cancel();
+  });
+  await t.step("malformed JSON is 400 invalid_json", async () => {
+    const res = await post(app, "/api/v1/intake", "{");
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, "invalid_json");
+  });
+  await t.step("a body over 64 KiB is 413", async () => {
+    const res = await post(app, "/api/v1/intake", { ...LEAD, extra: "x".repeat(64 * 1024) });
+    assert.equal(res.status, 413);
+    assert.equal((await res.json()).error, "payload_too_large");
+  });
+  // Only the one accepted lead: its record and its payload.
+  assert.equal(await storedKeys(app), 2);
+});
+
+Deno.test("a submission just under 64 KiB of multi-byte text is stored whole", async () => {
+  await using app = await createApp();
+  // 4-byte characters and numbers that re-serialise longer ("1e21" → "1e+21") still fit.
+  const filler = "😀".repeat(7000);
+  const body = JSON.stringify({ ...LEAD, filler, numbers: Array(2000).fill(1e21) });
+  assert.ok(new TextEncoder().encode(body).byteLength < 64 * 1024);
+  const res = await post(app, "/api/v1/intake", body);
+  assert.equal(res.status, 202);
+  const { request_id } = await res.json();
+  const record = (await getSubmission(app.kv, request_id)).value!;
+  assert.ok(record.payload.chunks >= 2);
+  const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
+  assert.equal(stored.filler, filler);
+  assert.equal(stored.numbers.length, 2000);
+});
+
+Deno.test("POST /api/v1/intake and /quotes share RATE_LIMIT_SUBMIT per client address", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "2" } });
+  const a = await post(app, "/api/v1/intake", LEAD);
+  const b = await post(app, "/api/v1/quotes", {});
+  assert.equal(a.status, 202);
+  assert.equal(b.status, 400);
+  assert.equal(b.headers.get("ratelimit-policy"), '"submit";q=2;w=60');
+  await a.body?.cancel();
+  await b.body?.cancel();
+  const c = await post(app, "/api/v1/intake", LEAD);
+  assert.equal(c.status, 429);
+  assert.ok(c.headers.get("retry-after"));
+  assert.equal((await c.json()).error, "rate_limited");
+  const other = await post(app, "/api/v1/intake", LEAD, {});
+  await other.body?.cancel();
+  const elsewhere = await app.request("/api/v1/intake", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(LEAD),
+    address: "198.51.100.9",
+  });
+  assert.equal(elsewhere.status, 202);
+  await elsewhere.body?.cancel();
+});
+
+Deno.test("Idempotency-Key replays the first answer for the same body", async () => {
+  await using app = await createApp();
+  const first = await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": "key-1" });
+  assert.equal(first.status, 202);
+  assert.equal(first.headers.get("idempotent-replayed"), null);
+  const firstBody = await first.json();
+  const again = await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": '"key-1"' });
+  assert.equal(again.status, 202);
+  assert.equal(again.headers.get("idempotent-replayed"), "true");
+  assert.deepEqual(await again.json(), firstBody);
+  const records = await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }));
+  assert.equal(records.length, 1);
+});
+
+Deno.test("Idempotency-Key with a different body is 409 and stores nothing", async () => {
+  await using app = await createApp();
+  (await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": "key-2" })).body?.cancel();
+  const res = await post(app, "/api/v1/intake", { ...LEAD, description: "changed" }, {
+    "Idempotency-Key": "key-2",
+  });
+  assert.equal(res.status, 409);
+  assert.equal((await res.json()).error, "idempotency_key_reused");
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+});
+
+Deno.test("Idempotency-Key is scoped per endpoint and forgotten after 24 h", async () => {
+  await using app = await createApp();
+  const lead = await (await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": "key-3" }))
+    .json();
+  app.clock.advance(24 * 3_600_000 + 1);
+  const later = await post(app, "/api/v1/intake", { ...LEAD, description: "new" }, {
+    "Idempotency-Key": "key-3",
+  });
+  assert.equal(later.status, 202);
+  const laterBody = await later.json();
+  assert.notEqual(laterBody.request_id, lead.request_id);
+  // The new answer is now the one replayed.
+  const replay = await post(app, "/api/v1/intake", { ...LEAD, description: "new" }, {
+    "Idempotency-Key": "key-3",
+  });
+  assert.equal((await replay.json()).request_id, laterBody.request_id);
+});
+
+Deno.test("concurrent requests with one Idempotency-Key store one submission", async () => {
+  await using app = await createApp();
+  const responses = await Promise.all(
+    Array.from(
+      { length: 10 },
+      () => post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": "same" }),
+    ),
+  );
+  const bodies = await Promise.all(responses.map((r) => r.json()));
+  assert.ok(responses.every((r) => r.status === 202));
+  assert.equal(new Set(bodies.map((b) => b.request_id)).size, 1);
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+});
+
+Deno.test("a malformed Idempotency-Key is 400 invalid_idempotency_key", async (t) => {
+  await using app = await createApp();
+  for (const key of ["", "a b", "x".repeat(256), "é"]) {
+    await t.step(JSON.stringify(key.slice(0, 10)), async () => {
+      const res = await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": key });
+      assert.equal(res.status, 400);
+      assert.equal((await res.json()).error, "invalid_idempotency_key");
+    });
+  }
+});
