@@ -59,13 +59,15 @@ export async function createClient(
   record: ClientRecord,
 ): Promise<void> {
   const key = clientKey(clientId);
-  const res = await kv.atomic().check({ key, versionstamp: null })
-    .set(key, record, { expireIn: _ttl(record.expires_at, record.created_at) }).commit();
+  const res = await _retry(() =>
+    kv.atomic().check({ key, versionstamp: null })
+      .set(key, record, { expireIn: _ttl(record.expires_at, record.created_at) }).commit()
+  );
   if (!res.ok) throw new Error("client id collision");
 }
 
 export async function getClient(kv: Deno.Kv, clientId: string): Promise<ClientRecord | null> {
-  return (await kv.get<ClientRecord>(clientKey(clientId))).value;
+  return (await _retry(() => kv.get<ClientRecord>(clientKey(clientId)))).value;
 }
 
 /**
@@ -78,12 +80,14 @@ export async function storeToken(
   record: TokenRecord,
   client: ClientRecord,
 ): Promise<void> {
-  const res = await kv.atomic()
-    .set(tokenKey(tokenHash), record, { expireIn: _ttl(record.expires_at, record.issued_at) })
-    .set(clientKey(record.client_id), client, {
-      expireIn: _ttl(client.expires_at, record.issued_at),
-    })
-    .commit();
+  const res = await _retry(() =>
+    kv.atomic()
+      .set(tokenKey(tokenHash), record, { expireIn: _ttl(record.expires_at, record.issued_at) })
+      .set(clientKey(record.client_id), client, {
+        expireIn: _ttl(client.expires_at, record.issued_at),
+      })
+      .commit()
+  );
   if (!res.ok) throw new Error("token commit failed");
 }
 
@@ -92,12 +96,12 @@ function _ttl(expiresAt: number, now: number): number {
 }
 
 export async function getToken(kv: Deno.Kv, tokenHash: string): Promise<TokenRecord | null> {
-  return (await kv.get<TokenRecord>(tokenKey(tokenHash))).value;
+  return (await _retry(() => kv.get<TokenRecord>(tokenKey(tokenHash)))).value;
 }
 
 /** Revokes a token by deleting it; every later lookup, on any instance, misses. */
 export async function deleteToken(kv: Deno.Kv, tokenHash: string): Promise<void> {
-  await kv.delete(tokenKey(tokenHash));
+  await _retry(() => kv.delete(tokenKey(tokenHash)));
 }
 
 /**
@@ -114,10 +118,12 @@ export async function countRequest(
   ttlMs: number,
 ): Promise<number | null> {
   for (let attempt = 0; attempt < 8; attempt++) {
-    const entry = await kv.get<number>(key);
+    const entry = await _retry(() => kv.get<number>(key));
     const count = entry.value ?? 0;
     if (count >= limit) return count + 1;
-    const res = await kv.atomic().check(entry).set(key, count + 1, { expireIn: ttlMs }).commit();
+    const res = await _retry(() =>
+      kv.atomic().check(entry).set(key, count + 1, { expireIn: ttlMs }).commit()
+    );
     if (res.ok) return count + 1;
   }
   return null;
@@ -125,7 +131,7 @@ export async function countRequest(
 
 /** A cheap read that proves the store answers, for `GET /healthz`. */
 export async function pingStore(kv: Deno.Kv): Promise<void> {
-  await kv.get(["health"]);
+  await _retry(() => kv.get(["health"]));
 }
 
 export type SubmissionKind = "lead" | "quote";
@@ -192,6 +198,10 @@ export interface NewSubmission {
  * idempotency key (or the id) already exists.
  */
 export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise<boolean> {
+  return (await _retry(() => _submissionOp(kv, sub).commit())).ok;
+}
+
+function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
   const id = sub.record.request_id;
   const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
     .set(submissionKey(id), sub.record);
@@ -209,7 +219,7 @@ export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise
     op.check({ key, versionstamp: sub.idempotency.versionstamp })
       .set(key, sub.idempotency.value, { expireIn: sub.idempotency.expireIn });
   }
-  return (await op.commit()).ok;
+  return op;
 }
 
 export function getIdempotency(
@@ -217,14 +227,14 @@ export function getIdempotency(
   scope: string,
   key: string,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
-  return kv.get<IdempotencyRecord>(idempotencyKey(scope, key));
+  return _retry(() => kv.get<IdempotencyRecord>(idempotencyKey(scope, key)));
 }
 
 export function getSubmission(
   kv: Deno.Kv,
   id: string,
 ): Promise<Deno.KvEntryMaybe<SubmissionRecord>> {
-  return kv.get<SubmissionRecord>(submissionKey(id));
+  return _retry(() => kv.get<SubmissionRecord>(submissionKey(id)));
 }
 
 /** Reassembles the submitted JSON text of a submission (at most a few chunks: one getMany). */
@@ -236,7 +246,7 @@ export async function getSubmissionPayload(
     { length: record.payload.chunks },
     (_, n) => payloadKey(record.request_id, n),
   );
-  const entries = await kv.getMany<Uint8Array[]>(keys);
+  const entries = await _retry(() => kv.getMany<Uint8Array[]>(keys));
   const bytes = new Uint8Array(record.payload.bytes);
   let offset = 0;
   for (const [n, e] of entries.entries()) {
@@ -247,11 +257,15 @@ export async function getSubmissionPayload(
   return new TextDecoder().decode(bytes);
 }
 
-/** Every submission, oldest first (ids sort by creation time). */
-export async function listSubmissions(kv: Deno.Kv): Promise<SubmissionRecord[]> {
-  const out: SubmissionRecord[] = [];
-  for await (const e of kv.list<SubmissionRecord>({ prefix: ["submissions"] })) out.push(e.value);
-  return out;
+/** Every submission, oldest first. */
+export function listSubmissions(kv: Deno.Kv): Promise<SubmissionRecord[]> {
+  return _retry(async () => {
+    const out: SubmissionRecord[] = [];
+    for await (const e of kv.list<SubmissionRecord>({ prefix: ["submissions"] })) out.push(e.value);
+    return out.sort((a, b) =>
+      a.created_at.localeCompare(b.created_at) || a.request_id.localeCompare(b.request_id)
+    );
+  });
 }
 
 /**
@@ -263,10 +277,36 @@ export async function updateSubmission(
   entry: Deno.KvEntry<SubmissionRecord>,
   next: SubmissionRecord,
 ): Promise<boolean> {
-  return (await kv.atomic().check(entry).set(entry.key, next).commit()).ok;
+  return (await _retry(() => kv.atomic().check(entry).set(entry.key, next).commit())).ok;
 }
 
 /** True when KV gave up delivering the review notification of this submission. */
 export async function isUndelivered(kv: Deno.Kv, id: string): Promise<boolean> {
-  return (await kv.get(undeliveredKey(id))).versionstamp !== null;
+  return (await _retry(() => kv.get(undeliveredKey(id)))).versionstamp !== null;
+}
+
+/**
+ * Opens the store. A SQLite file that another process is writing to can refuse
+ * even the open with "database is locked", so that is retried too.
+ */
+export function openStore(path: string | undefined): Promise<Deno.Kv> {
+  return _retry(() => Deno.openKv(path));
+}
+
+const _LOCKED = /database is (locked|busy)/i;
+
+/**
+ * Runs one KV call, retrying while SQLite reports the file locked by another process
+ * (several instances or the review CLI on one KV file): Deno KV's SQLite backend
+ * throws at once instead of waiting for the lock. Gives up after a few seconds.
+ */
+async function _retry<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 60 || !(err instanceof Error) || !_LOCKED.test(err.message)) throw err;
+      await new Promise((r) => setTimeout(r, 1 + Math.random() * Math.min(attempt, 10) * 5));
+    }
+  }
 }

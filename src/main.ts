@@ -7,6 +7,7 @@
 import { createHandler, jsonLineLogger } from "./app.ts";
 import { loadCatalog } from "./catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
+import { openStore } from "./kv.ts";
 import { startReviewNotifier } from "./review_queue.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
   const catalog = loadCatalog();
   let kv: Deno.Kv;
   try {
-    kv = await Deno.openKv(config.kvPath);
+    kv = await openStore(config.kvPath);
   } catch (err) {
     _fail(`KV_PATH ${config.kvPath ?? "(default)"} cannot be opened: ${_reason(err)}`);
   }

@@ -12,6 +12,7 @@ import {
   getSubmissionPayload,
   isUndelivered,
   listSubmissions,
+  openStore,
   type ReviewStatus,
   type SubmissionRecord,
   updateSubmission,
@@ -96,10 +97,10 @@ function _id(id: string | undefined): string {
 }
 
 async function _list(io: ReviewIo, o: Options): Promise<void> {
-  if (o.status && !["pending", "approved", "rejected"].includes(o.status)) {
+  if (o.status !== undefined && !["pending", "approved", "rejected"].includes(o.status)) {
     throw new UsageError("--status must be pending, approved or rejected");
   }
-  if (o.kind && !["lead", "quote"].includes(o.kind)) {
+  if (o.kind !== undefined && !["lead", "quote"].includes(o.kind)) {
     throw new UsageError("--kind must be lead or quote");
   }
   const rows = (await listSubmissions(io.kv))
@@ -202,7 +203,7 @@ function _table(rows: string[][]): string {
 }
 
 if (import.meta.main) {
-  const kv = await Deno.openKv(Deno.env.get("KV_PATH") || undefined);
+  const kv = await openStore(Deno.env.get("KV_PATH") || undefined);
   const code = await runReview(Deno.args, {
     kv,
     now: Date.now,

@@ -1,20 +1,28 @@
 /**
  * @module
  * Starts the real service with `deno task start` on a free loopback port, for tests
- * that need the process itself: start-up, signals, the README walkthrough.
+ * that need the process itself: start-up, signals, crashes, the README walkthroughs.
  */
 
 import assert from "node:assert/strict";
 
 export const root = new URL("..", import.meta.url);
 
+type LogRecord = Record<string, unknown>;
+
 export interface Service extends AsyncDisposable {
   baseUrl: string;
+  /** The `deno task` process. */
   child: Deno.ChildProcess;
-  /** Every JSON line the service printed so far. */
-  logs: Record<string, unknown>[];
-  /** Resolves with the first log record matching `pred` (reads on as needed). */
-  waitFor(pred: (r: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /** Every JSON line the service printed so far (read continuously in the background). */
+  logs: LogRecord[];
+  /** Resolves with the next log record, from where the last call stopped, matching `pred`. */
+  waitFor(pred: (r: LogRecord) => boolean): Promise<LogRecord>;
+  /**
+   * The pid of the `deno run … src/main.ts` server under `deno task`. SIGKILL cannot
+   * be forwarded by the task runner, so a crash test kills this one. Linux only.
+   */
+  serverPid(): Promise<number>;
 }
 
 /** A port that was free a moment ago. */
@@ -42,36 +50,59 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  const logs: Record<string, unknown>[] = [];
-  let buffered = "";
+
+  const logs: LogRecord[] = [];
+  let wake = () => {};
+  let ended = false;
+  // Read stdout to the end, so a chatty service never blocks on a full pipe.
+  const pump = (async () => {
+    let buffered = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      for (const l of lines) if (l.trim()) logs.push(JSON.parse(l));
+      wake();
+    }
+    ended = true;
+    wake();
+  })();
+
   let readUpTo = 0;
-  const waitFor = async (pred: (r: Record<string, unknown>) => boolean) => {
+  const waitFor = async (pred: (r: LogRecord) => boolean) => {
     while (true) {
       for (; readUpTo < logs.length; readUpTo++) {
         if (pred(logs[readUpTo]!)) return logs[readUpTo++]!;
       }
-      const { value, done } = await reader.read();
-      assert.ok(!done, "the service exited early");
-      buffered += value;
-      const lines = buffered.split("\n");
-      buffered = lines.pop()!;
-      for (const l of lines) if (l.trim()) logs.push(JSON.parse(l));
+      assert.ok(!ended, "the service exited before logging what was expected");
+      await new Promise<void>((resolve) => wake = resolve);
     }
   };
   await waitFor((r) => r.msg === "listening");
+
   return {
     baseUrl,
     child,
     logs,
     waitFor,
+    async serverPid() {
+      const read = async (path: string) =>
+        new TextDecoder().decode((await new Deno.Command("cat", { args: [path] }).output()).stdout);
+      const task = child.pid;
+      const pids = (await read(`/proc/${task}/task/${task}/children`)).trim().split(/\s+/);
+      assert.equal(pids.length, 1, `deno task start has children ${pids}`);
+      assert.match(
+        (await read(`/proc/${pids[0]}/cmdline`)).replaceAll("\0", " "),
+        / src\/main\.ts/,
+      );
+      return Number(pids[0]);
+    },
     async [Symbol.asyncDispose]() {
       try {
         child.kill("SIGTERM");
       } catch { /* already gone */ }
       await child.status;
-      reader.releaseLock();
-      await child.stdout.cancel().catch(() => {});
+      await pump;
     },
   };
 }
