@@ -15,6 +15,7 @@ import { revokeToken } from "./oauth/revocation.ts";
 import { issueToken } from "./oauth/token.ts";
 import { createRateCounter } from "./rate_limit.ts";
 import { dispatch, route } from "./router.ts";
+import { homePage, webAsset } from "./web.ts";
 
 export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
 
@@ -63,6 +64,9 @@ export function createHandler(deps: Deps): Handler {
     route<Context>("GET", "/api/v1/locations", publicLocations, { cors: true }),
     route<Context>("POST", "/api/v1/intake", postLead),
     route<Context>("POST", "/api/v1/quotes", postQuote),
+    // Home page for people and browser agents
+    route<Context>("GET", "/", homePage),
+    route<Context>("GET", "/assets/:name", webAsset),
   ];
 
   return async (req, info) => {

@@ -1,0 +1,1 @@
+export const APP_JS = `// placeholder\n`;
