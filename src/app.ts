@@ -14,6 +14,14 @@ import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
 import { issueToken } from "./oauth/token.ts";
 import { createRateCounter } from "./rate_limit.ts";
+import { createMcpEndpoint, isAllowedOrigin, MCP_PATH } from "./mcp.ts";
+import {
+  aiCatalog,
+  SERVER_CARD_PATH,
+  SERVER_CARD_TYPE,
+  serverCard,
+  toolDescriptor,
+} from "./mcp_discovery.ts";
 import { dispatch, route } from "./router.ts";
 import { homePage, webAsset } from "./web.ts";
 
@@ -34,6 +42,13 @@ export function createHandler(deps: Deps): Handler {
   const asMetadata = JSON.stringify(authorizationServerMetadata(config));
   const prMetadata = JSON.stringify(protectedResourceMetadata(config));
   const publicCache = { "Cache-Control": "public, max-age=300" };
+  const shortCache = { "Cache-Control": "public, max-age=60" };
+  const descriptor = JSON.stringify(toolDescriptor(config));
+  const card = JSON.stringify(serverCard(config));
+  const cardHeaders = { ...publicCache, "Content-Type": SERVER_CARD_TYPE };
+  const catalogDoc = JSON.stringify(aiCatalog(config));
+  const mcpEndpoint = createMcpEndpoint(config);
+  const mcpOrigins = (origin: string) => isAllowedOrigin(origin, config);
 
   const routes = [
     route<Context>("GET", "/healthz", async (_req, ctx) => {
@@ -64,6 +79,38 @@ export function createHandler(deps: Deps): Handler {
     route<Context>("GET", "/api/v1/locations", publicLocations, { cors: true }),
     route<Context>("POST", "/api/v1/intake", postLead),
     route<Context>("POST", "/api/v1/quotes", postQuote),
+    // Tool interface (MCP) and its discovery documents
+    route<Context>("POST", MCP_PATH, mcpEndpoint, { cors: mcpOrigins }),
+    route<Context>("GET", SERVER_CARD_PATH, () => jsonText(card, { headers: cardHeaders }), {
+      cors: true,
+    }),
+    route<Context>(
+      "GET",
+      "/.well-known/mcp.json",
+      () => jsonText(descriptor, { headers: shortCache }),
+      {
+        cors: true,
+      },
+    ),
+    route<Context>(
+      "GET",
+      "/.well-known/ai-catalog.json",
+      () =>
+        jsonText(catalogDoc, {
+          headers: { ...publicCache, "Content-Type": "application/ai-catalog+json" },
+        }),
+      {
+        cors: true,
+      },
+    ),
+    route<Context>(
+      "GET",
+      "/.well-known/mcp/catalog.json",
+      () => jsonText(catalogDoc, { headers: publicCache }),
+      {
+        cors: true,
+      },
+    ),
     // Home page for people and browser agents
     route<Context>("GET", "/", homePage),
     route<Context>("GET", "/assets/:name", webAsset),

@@ -54,7 +54,7 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
 /** A JSON response of text that is already serialised JSON (catalog bodies, metadata). */
 export function jsonText(text: string, init: ResponseInit = {}): Response {
   const headers = new Headers(init.headers);
-  headers.set("Content-Type", "application/json; charset=utf-8");
+  if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json; charset=utf-8");
   return new Response(text, { ...init, headers });
 }
 
@@ -93,7 +93,10 @@ export interface ReadBodyOptions {
  * `Content-Length` is cut off as soon as it passes the limit. A declared
  * `Content-Length` over the limit is refused before anything is read.
  */
-export async function readBody(req: Request, options: ReadBodyOptions): Promise<Uint8Array> {
+export async function readBody(
+  req: Request,
+  options: ReadBodyOptions,
+): Promise<Uint8Array<ArrayBuffer>> {
   const { maxBytes, timeoutMs = 10_000 } = options;
   const tooLarge = () =>
     new HttpError(413, "payload_too_large", `request body exceeds ${maxBytes} bytes`);

@@ -16,16 +16,22 @@ export interface Route<C> {
   handler: Handler<C>;
   /** Error body layout for this route. */
   errors: ErrorStyle;
-  /** Answer any origin with `Access-Control-Allow-Origin: *` (public, credential-free reads). */
-  cors: boolean;
+  /**
+   * CORS: `true` answers any origin with `*` (public, credential-free reads); a
+   * function allows exactly the origins it accepts, echoing them back.
+   */
+  cors: boolean | OriginPolicy;
 }
+
+/** Decides whether a browser origin may call a route. */
+export type OriginPolicy = (origin: string) => boolean;
 
 /** Builds a route; `pathname` is a URLPattern pathname such as `/api/v1/items/:id`. */
 export function route<C>(
   method: Route<C>["method"],
   pathname: string,
   handler: Handler<C>,
-  options: { errors?: ErrorStyle; cors?: boolean } = {},
+  options: { errors?: ErrorStyle; cors?: boolean | OriginPolicy } = {},
 ): Route<C> {
   return {
     method,
@@ -51,11 +57,13 @@ export async function dispatch<C>(
   const allowed = new Set<string>();
   let found: { route: Route<C>; params: Params } | undefined;
   let anyCors = false;
+  let policy: OriginPolicy | undefined;
   for (const r of routes) {
     const m = r.pattern.exec({ pathname: url.pathname });
     if (!m) continue;
     allowed.add(r.method);
-    anyCors ||= r.cors;
+    if (r.cors === true) anyCors = true;
+    else if (r.cors) policy = r.cors;
     if (!found && r.method === lookup) found = { route: r, params: m.pathname.groups };
   }
 
@@ -63,12 +71,27 @@ export async function dispatch<C>(
     return errorResponse(new HttpError(404, "not_found", `no resource at ${url.pathname}`), "api");
   }
   const allow = _allowHeader(allowed);
+  const origin = req.headers.get("origin");
   if (req.method === "OPTIONS") {
     const headers = new Headers({ Allow: allow });
-    if (anyCors) {
-      headers.set("Access-Control-Allow-Origin", "*");
+    if (anyCors || (policy && origin !== null)) {
+      if (!anyCors && !policy!(origin!)) {
+        const err = new HttpError(
+          403,
+          "forbidden_origin",
+          "this Origin may not call this resource",
+        );
+        return errorResponse(err, "api");
+      }
+      headers.set("Access-Control-Allow-Origin", anyCors ? "*" : origin!);
+      if (!anyCors) headers.set("Vary", "Origin");
       headers.set("Access-Control-Allow-Methods", allow);
-      headers.set("Access-Control-Allow-Headers", CORS_ALLOW_HEADERS);
+      headers.set(
+        "Access-Control-Allow-Headers",
+        anyCors
+          ? CORS_ALLOW_HEADERS
+          : req.headers.get("access-control-request-headers") ?? CORS_ALLOW_HEADERS,
+      );
       headers.set("Access-Control-Max-Age", "600");
     }
     return new Response(null, { status: 204, headers });
@@ -87,8 +110,13 @@ export async function dispatch<C>(
     if (!(err instanceof HttpError)) throw err;
     res = errorResponse(err, found.route.errors);
   }
-  if (found.route.cors) {
+  const cors = found.route.cors;
+  if (cors === true) {
     res.headers.set("Access-Control-Allow-Origin", "*");
+    res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+  } else if (cors && origin !== null && cors(origin)) {
+    res.headers.set("Access-Control-Allow-Origin", origin);
+    res.headers.append("Vary", "Origin");
     res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
   }
   if (req.method === "HEAD") {

@@ -115,3 +115,79 @@ export function fieldIssues(error: z.ZodError): FieldIssue[] {
       : i.message,
   }));
 }
+
+// ---- Outputs (SPEC §2.3–2.5): the REST answers and the MCP structuredContent ----
+
+const ServiceItem = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  category: z.string(),
+  pricing: z.looseObject({
+    currency: z.string(),
+    hourly_rate: z.number(),
+    minimum_hours: z.number(),
+    out_of_hours_multiplier: z.number(),
+    call_out_fee: z.number(),
+  }),
+});
+
+/** SPEC §2.3: `ok` and `services`, both required. */
+export const ServicesOutput = z.looseObject({
+  ok: z.boolean(),
+  services: z.array(ServiceItem),
+});
+
+/** SPEC §2.3: `ok` and `coverage`, both required. */
+export const CoverageOutput = z.looseObject({
+  ok: z.boolean(),
+  coverage: z.looseObject({
+    query: z.looseObject({ city: z.string(), country: z.string().nullable() }),
+    match: z.enum(["covered", "reference_place", "ambiguous", "unknown"]),
+    covered: z.boolean(),
+    location: z.looseObject({
+      id: z.string(),
+      city: z.string(),
+      country: z.string(),
+      region: z.string(),
+      timezone: z.string(),
+    }).nullable(),
+    services: z.array(z.looseObject({ id: z.string(), name: z.string() })),
+    response_time_hours: z.number().nullable(),
+    nearest: z.array(z.looseObject({
+      id: z.string(),
+      city: z.string(),
+      country: z.string(),
+      distance_km: z.number(),
+      response_time_hours: z.number(),
+    })),
+    candidates: z.array(
+      z.looseObject({ city: z.string(), country: z.string(), covered: z.boolean() }),
+    ),
+  }),
+});
+
+/** SPEC §2.4 output: the four fields are required. */
+export const LeadOutput = z.looseObject({
+  ok: z.boolean(),
+  request_id: z.string(),
+  requires_human_approval: z.boolean(),
+  billable_order_created: z.boolean(),
+  status: z.literal("pending_review").optional(),
+  next_steps: z.string().optional(),
+});
+
+/** SPEC §2.5 output: the lead's fields plus the non-binding `budget_estimate`. */
+export const QuoteOutput = LeadOutput.extend({
+  budget_estimate: z.looseObject({
+    currency: z.string(),
+    low: z.number(),
+    high: z.number(),
+    non_binding: z.literal(true),
+    basis: z.looseObject({}),
+    note: z.string().nullable(),
+  }),
+});
+
+/** The `list_services` input: nothing, and nothing else. */
+export const NoInput = z.strictObject({});

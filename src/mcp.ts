@@ -1,0 +1,109 @@
+/**
+ * @module
+ * The anonymous MCP endpoint, `POST /api/v1/mcp` (streamable HTTP). SDK v2's
+ * `createMcpHandler` serves protocol 2026-07-28 and stateless 2025-11-25 clients
+ * from one per-request server factory; no session state, so any instance can
+ * answer any request. Tools come from `tools.ts` and run in-process.
+ */
+
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import type { Config } from "./config.ts";
+import type { Context } from "./context.ts";
+import { SERVICE_NAME } from "./discovery.ts";
+import { HttpError, readBody } from "./http.ts";
+import { toolAnnotations, TOOLS } from "./tools.ts";
+
+/** Largest accepted MCP request body. */
+export const MCP_MAX_BODY = 64 * 1024;
+export const MCP_PATH = "/api/v1/mcp";
+export const SERVER_VERSION = "1.0.0";
+/** The protocol revisions served: the current one and the stateless legacy fallback. */
+export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
+
+const CONTEXT_HEADER = "x-dcfs-mcp-context";
+
+const INSTRUCTIONS = `${SERVICE_NAME}: on-site field services for datacenters. ` +
+  "Use list_services and check_coverage to explore; submit_lead and request_quote send a " +
+  "request that a human reviews. No tool creates an order, schedules an engineer or bills " +
+  "anything, and quote estimates are non-binding.";
+
+/** The request handler for `POST /api/v1/mcp`, built once per service handler. */
+export function createMcpEndpoint(config: Config) {
+  // The SDK builds a server per request and hands the factory that request (or, on
+  // the legacy leg, a clone of it); a header we set, never the caller, names its Context.
+  const contexts = new Map<string, Context>();
+  const mcp = createMcpHandler(({ requestInfo }) => {
+    const ctx = contexts.get(requestInfo?.headers.get(CONTEXT_HEADER) ?? "");
+    if (!ctx) throw new Error("MCP request without a service context");
+    return buildServer(ctx);
+  }, { responseMode: "json", maxRequestBodySize: MCP_MAX_BODY });
+
+  return async (req: Request, ctx: Context): Promise<Response> => {
+    checkOrigin(req, config);
+    // Read under our own limit (413 while streaming, before any parsing) and hand the
+    // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
+    const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
+    const key = crypto.randomUUID();
+    const headers = new Headers(req.headers);
+    headers.set(CONTEXT_HEADER, key);
+    contexts.set(key, ctx);
+    try {
+      return await mcp.fetch(new Request(req.url, { method: "POST", headers, body }));
+    } finally {
+      contexts.delete(key);
+    }
+  };
+}
+
+/**
+ * MCP transport security: a request without `Origin` (not from a browser) is
+ * served; a present `Origin` must be the service's own or listed in
+ * `ALLOWED_ORIGINS`, which also defeats DNS rebinding.
+ */
+export function checkOrigin(req: Request, config: Config): void {
+  const origin = req.headers.get("origin");
+  if (origin !== null && !isAllowedOrigin(origin, config)) {
+    throw new HttpError(403, "forbidden_origin", "this Origin may not call the MCP endpoint");
+  }
+}
+
+export function isAllowedOrigin(origin: string, config: Config): boolean {
+  return origin === config.baseUrl || config.allowedOrigins.includes(origin);
+}
+
+function buildServer(ctx: Context): McpServer {
+  const server = new McpServer(
+    { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
+    { instructions: INSTRUCTIONS },
+  );
+  for (const tool of TOOLS) {
+    server.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      outputSchema: tool.output,
+      annotations: toolAnnotations(tool),
+    }, async (args: unknown) => {
+      try {
+        const result = await tool.run(ctx, args as Record<string, unknown>);
+        return {
+          content: [{ type: "text" as const, text: JSON.stringify(result) }],
+          structuredContent: result,
+        };
+      } catch (err) {
+        if (!(err instanceof HttpError)) throw err;
+        return toolError(err);
+      }
+    });
+  }
+  return server;
+}
+
+/** A failed call as a tool result an agent can act on (MCP: `isError`, not a protocol error). */
+function toolError(err: HttpError) {
+  const lines = [`${err.code}: ${err.message}`];
+  for (const issue of err.issues ?? []) lines.push(`- ${issue.path}: ${issue.message}`);
+  const retryAfter = err.headers.get("retry-after");
+  if (retryAfter) lines.push(`Retry after ${retryAfter} s.`);
+  return { isError: true, content: [{ type: "text" as const, text: lines.join("\n") }] };
+}
