@@ -36,7 +36,9 @@ export function createMcpEndpoint(config: Config) {
     const ctx = contexts.get(requestInfo?.headers.get(CONTEXT_HEADER) ?? "");
     if (!ctx) throw new Error("MCP request without a service context");
     return buildServer(ctx);
-  }, { responseMode: "json", maxRequestBodySize: MCP_MAX_BODY });
+    // "auto" answers with one JSON body unless a tool emits a message before its result,
+    // which none of ours does; "json" would also print a warning at every start.
+  }, { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY });
 
   return async (req: Request, ctx: Context): Promise<Response> => {
     checkOrigin(req, config);
