@@ -1,0 +1,289 @@
+import assert from "node:assert/strict";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { getSubmission } from "../src/kv.ts";
+import { listen } from "./_helpers.ts";
+
+const TOOL_NAMES = ["check_coverage", "list_services", "submit_lead", "request_quote"];
+const LEAD = { email: "ops@example.com", description: "Two racks in Frankfurt" };
+const QUOTE = {
+  company: "Example GmbH",
+  contact_name: "Alex Example",
+  email: "alex@example.com",
+  city: "Zurich",
+  service_type: "Rack and stack",
+  description: "Install 4 servers",
+  engineer_count: 2,
+  estimated_hours: 3,
+};
+
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+};
+
+/** The same checks for every client: list, call each tool, bad input, unknown tool. */
+async function exercise(
+  t: Deno.TestContext,
+  kv: Deno.Kv,
+  call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>,
+  list: () => Promise<
+    { name: string; annotations?: Record<string, unknown>; outputSchema?: unknown }[]
+  >,
+) {
+  await t.step("tools/list names the four tools with output schemas and annotations", async () => {
+    const tools = await list();
+    assert.deepEqual(tools.map((x) => x.name), TOOL_NAMES);
+    for (const tool of tools) {
+      assert.ok(tool.outputSchema, `${tool.name} has an outputSchema`);
+      const reads = tool.name === "check_coverage" || tool.name === "list_services";
+      assert.equal(tool.annotations?.readOnlyHint, reads, tool.name);
+      assert.equal(tool.annotations?.destructiveHint, false, tool.name);
+    }
+  });
+  await t.step("list_services returns {ok, services} as structured content and text", async () => {
+    const r = await call("list_services", {});
+    assert.equal(r.isError ?? false, false);
+    assert.equal(r.structuredContent?.ok, true);
+    assert.ok((r.structuredContent?.services as unknown[]).length >= 10);
+    assert.deepEqual(JSON.parse(r.content[0]!.text!), r.structuredContent);
+  });
+  await t.step("check_coverage returns {ok, coverage}", async () => {
+    const r = await call("check_coverage", { city: "Frankfurt am Main", country: "DE" });
+    const coverage = r.structuredContent?.coverage as {
+      covered: boolean;
+      location: { id: string };
+    };
+    assert.equal(coverage.covered, true);
+    assert.equal(coverage.location.id, "fra");
+  });
+  await t.step("submit_lead stores a lead pending human review", async () => {
+    const r = await call("submit_lead", { ...LEAD, extra_field: "kept" });
+    const out = r.structuredContent!;
+    assert.equal(out.ok, true);
+    assert.equal(out.requires_human_approval, true);
+    assert.equal(out.billable_order_created, false);
+    assert.match(String(out.request_id), /^lead_/);
+    const stored = await getSubmission(kv, String(out.request_id));
+    assert.equal(stored.value?.status, "pending");
+  });
+  await t.step("request_quote returns a non-binding budget estimate", async () => {
+    const r = await call("request_quote", QUOTE);
+    const out = r.structuredContent!;
+    assert.equal(out.billable_order_created, false);
+    const estimate = out.budget_estimate as { non_binding: boolean; low: number; currency: string };
+    assert.equal(estimate.non_binding, true);
+    assert.equal(estimate.currency, "EUR");
+    assert.ok(estimate.low > 0);
+  });
+  await t.step("invalid arguments give an isError result an agent can act on", async () => {
+    const r = await call("submit_lead", { email: "not-an-email" });
+    assert.equal(r.isError, true);
+    assert.match(r.content[0]!.text!, /email/);
+    assert.match(r.content[0]!.text!, /description is required/);
+  });
+  await t.step("check_coverage refuses additional properties", async () => {
+    const r = await call("check_coverage", { city: "Paris", radius: 10 });
+    assert.equal(r.isError, true);
+    assert.match(r.content[0]!.text!, /radius/);
+  });
+  await t.step("request_quote with an unknown service lists the valid ids", async () => {
+    const r = await call("request_quote", { ...QUOTE, service_type: "teleportation" });
+    assert.equal(r.isError, true);
+    assert.match(r.content[0]!.text!, /service_type.*remote-hands/s);
+  });
+  await t.step("an unknown tool is refused", async () => {
+    await assert.rejects(call("create_billable_order", {}), /create_billable_order/);
+  });
+}
+
+Deno.test("MCP with @modelcontextprotocol/client@2 pinned to 2026-07-28", async (t) => {
+  await using app = await listen();
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    await exercise(
+      t,
+      app.kv,
+      (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+      async () => (await client.listTools()).tools,
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("MCP with @modelcontextprotocol/client@2 in auto negotiation settles on 2026-07-28", async () => {
+  await using app = await listen();
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: "auto" },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    const r = await client.callTool({ name: "list_services", arguments: {} });
+    assert.equal((r.structuredContent as { ok: boolean }).ok, true);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("MCP with the v1 @modelcontextprotocol/sdk client over legacy streamable HTTP", async (t) => {
+  await using app = await listen();
+  const client = new V1Client({ name: "legacy", version: "1" });
+  await client.connect(new V1Transport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    assert.equal(client.getServerVersion()?.name, "dc-field-services");
+    await exercise(
+      t,
+      app.kv,
+      (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+      async () => (await client.listTools()).tools,
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+/** A raw legacy JSON-RPC POST (what a 2025 client sends first). */
+function rpc(baseUrl: string, headers: Record<string, string> = {}, body?: BodyInit) {
+  return fetch(`${baseUrl}/api/v1/mcp`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: body ?? JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    }),
+  });
+}
+
+Deno.test("the MCP endpoint is POST only: GET and DELETE are 405 with Allow: POST", async () => {
+  await using app = await listen();
+  for (const method of ["GET", "DELETE", "PUT"]) {
+    const res = await fetch(`${app.baseUrl}/api/v1/mcp`, { method });
+    assert.equal(res.status, 405, method);
+    assert.match(res.headers.get("allow") ?? "", /^POST\b/);
+    assert.ok(!(res.headers.get("allow") ?? "").includes("GET"));
+    await res.body?.cancel();
+  }
+});
+
+Deno.test("the MCP endpoint checks Origin: none and its own are served, a foreign one is 403", async (t) => {
+  await using app = await listen({ env: { ALLOWED_ORIGINS: "https://agent.example" } });
+  await t.step("no Origin (not a browser) is served", async () => {
+    const res = await rpc(app.baseUrl);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+  await t.step("the service's own origin is served, with CORS for it", async () => {
+    const res = await rpc(app.baseUrl, { Origin: app.baseUrl });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("access-control-allow-origin"), app.baseUrl);
+    assert.match(res.headers.get("vary") ?? "", /Origin/);
+    await res.body?.cancel();
+  });
+  await t.step("an ALLOWED_ORIGINS origin is served", async () => {
+    const res = await rpc(app.baseUrl, { Origin: "https://agent.example" });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("access-control-allow-origin"), "https://agent.example");
+    await res.body?.cancel();
+  });
+  await t.step("a foreign origin (or a DNS-rebinding page) is 403", async () => {
+    for (const origin of ["https://evil.example", "http://127.0.0.1:1", "null"]) {
+      const res = await rpc(app.baseUrl, { Origin: origin });
+      assert.equal(res.status, 403, origin);
+      assert.equal(res.headers.get("access-control-allow-origin"), null);
+      assert.equal((await res.json()).error, "forbidden_origin");
+    }
+  });
+  await t.step("CORS preflight is answered for allowed origins only", async () => {
+    const ok = await fetch(`${app.baseUrl}/api/v1/mcp`, {
+      method: "OPTIONS",
+      headers: {
+        Origin: "https://agent.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type, mcp-protocol-version",
+      },
+    });
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers.get("access-control-allow-origin"), "https://agent.example");
+    assert.match(ok.headers.get("access-control-allow-methods") ?? "", /POST/);
+    assert.match(ok.headers.get("access-control-allow-headers") ?? "", /mcp-protocol-version/);
+    const bad = await fetch(`${app.baseUrl}/api/v1/mcp`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+    });
+    assert.equal(bad.status, 403);
+    assert.equal(bad.headers.get("access-control-allow-origin"), null);
+    await bad.body?.cancel();
+  });
+});
+
+Deno.test("the MCP endpoint refuses bodies over 64 KiB with 413, chunked or declared", async () => {
+  await using app = await listen();
+  const big = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { pad: "x".repeat(70_000) },
+  });
+  const declared = await rpc(app.baseUrl, {}, big);
+  assert.equal(declared.status, 413);
+  await declared.body?.cancel();
+  const bytes = new TextEncoder().encode(big);
+  const chunked = await rpc(
+    app.baseUrl,
+    {},
+    new ReadableStream({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 4096) c.enqueue(bytes.slice(i, i + 4096));
+        c.close();
+      },
+    }),
+  );
+  assert.equal(chunked.status, 413);
+  await chunked.body?.cancel();
+});
+
+Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions", async () => {
+  await using app = await listen({ env: { RATE_LIMIT_SUBMIT: "2" } });
+  const rest = await fetch(`${app.baseUrl}/api/v1/intake`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(LEAD),
+  });
+  assert.equal(rest.status, 202);
+  await rest.body?.cancel();
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    const first = await client.callTool({ name: "submit_lead", arguments: LEAD });
+    assert.equal(first.isError ?? false, false);
+    const second = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
+    assert.equal(second.isError, true);
+    assert.match(second.content[0]!.text!, /rate_limited.*Retry after \d+ s/s);
+    // Reads are not limited.
+    const read = await client.callTool({ name: "list_services", arguments: {} });
+    assert.equal(read.isError ?? false, false);
+  } finally {
+    await client.close();
+  }
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 2);
+});
