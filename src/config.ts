@@ -10,6 +10,8 @@ export interface RateLimits {
   readonly token: number;
   readonly revoke: number;
   readonly submit: number;
+  /** All callers together, on lead and quote submissions. */
+  readonly submitGlobal: number;
 }
 
 export interface Config {
@@ -41,6 +43,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   token: 60,
   revoke: 60,
   submit: 20,
+  submitGlobal: 600,
 });
 
 /**
@@ -56,6 +59,7 @@ export const ENV_NAMES = [
   "RATE_LIMIT_TOKEN",
   "RATE_LIMIT_REVOKE",
   "RATE_LIMIT_SUBMIT",
+  "RATE_LIMIT_SUBMIT_GLOBAL",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",
   "REVIEW_WEBHOOK_URL",
@@ -75,6 +79,13 @@ export function loadConfig(env: Env): Config {
     token: _integer(env, "RATE_LIMIT_TOKEN", DEFAULT_RATE_LIMITS.token, 0, 1_000_000),
     revoke: _integer(env, "RATE_LIMIT_REVOKE", DEFAULT_RATE_LIMITS.revoke, 0, 1_000_000),
     submit: _integer(env, "RATE_LIMIT_SUBMIT", DEFAULT_RATE_LIMITS.submit, 0, 1_000_000),
+    submitGlobal: _integer(
+      env,
+      "RATE_LIMIT_SUBMIT_GLOBAL",
+      DEFAULT_RATE_LIMITS.submitGlobal,
+      0,
+      1_000_000,
+    ),
   });
   const allowedOrigins = Object.freeze(
     (_value(env, "ALLOWED_ORIGINS") ?? "").split(",").map((s) => s.trim()).filter(Boolean)

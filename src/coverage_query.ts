@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { CoverageQuery } from "./coverage.ts";
 import { HttpError } from "./http.ts";
-import { fieldIssues } from "./schemas.ts";
+import { CountryCode, fieldIssues } from "./schemas.ts";
 
 /** Longest accepted city name; the longest real ones are well under this. */
 export const CITY_MAX = 100;
@@ -16,10 +16,7 @@ export const CoverageQuerySchema = z.strictObject({
   city: z.string({ error: "city is required" }).trim()
     .min(1, "city must not be empty")
     .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`),
-  country: z.string().trim()
-    .regex(/^[A-Za-z]{2}$/, "country must be an ISO 3166-1 alpha-2 code such as DE")
-    .transform((c) => c.toUpperCase())
-    .optional(),
+  country: CountryCode.optional(),
 });
 
 const _LocationQuery = CoverageQuerySchema.partial({ city: true });

@@ -54,7 +54,11 @@ export function estimateBudget(
   if (request.estimated_hours === undefined) {
     notes.push(`No estimated_hours given: the ${p.minimum_hours} h minimum was assumed.`);
   }
-  if (!coverage.covered) {
+  if (coverage.match === "ambiguous") {
+    notes.push(
+      "Several cities match this name: send country to confirm coverage for the right one.",
+    );
+  } else if (!coverage.covered) {
     notes.push(
       "The city is outside published coverage: travel costs may apply and availability is not guaranteed.",
     );

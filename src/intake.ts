@@ -8,8 +8,13 @@ import type { Context } from "./context.ts";
 import { checkCoverage } from "./coverage.ts";
 import { parseLocationQuery } from "./coverage_query.ts";
 import { HttpError, json, jsonText, mediaType, parseJson, readBody } from "./http.ts";
-import { enforceRateLimit } from "./rate_limit.ts";
-import { SUBMISSION_MAX_BODY, submitLead, type SubmitOutcome, submitQuote } from "./submissions.ts";
+import {
+  enforceSubmitLimits,
+  SUBMISSION_MAX_BODY,
+  submitLead,
+  type SubmitOutcome,
+  submitQuote,
+} from "./submissions.ts";
 
 const _publicCache = { "Cache-Control": "public, max-age=300" };
 
@@ -50,7 +55,7 @@ async function _readSubmission(
   req: Request,
   ctx: Context,
 ): Promise<{ raw: unknown; key: string | undefined }> {
-  await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
+  await enforceSubmitLimits(ctx);
   const key = idempotencyKeyOf(req);
   if (mediaType(req) !== "application/json") {
     throw new HttpError(415, "unsupported_media_type", "Content-Type must be application/json");

@@ -9,10 +9,11 @@
  * - `["rate", bucket, address, window]` → request count, `expireIn` = two windows
  * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
  * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
- * - `["idempotency", scope, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
- * - `["review_undelivered", request_id]` → the {@linkcode ReviewNotice} KV gave up delivering
+ * - `["idempotency", endpoint, address, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
+ * - `["review_outbox", request_id]` → {@linkcode OutboxEntry}: a review notification not yet sent
  */
 
+import type { BudgetEstimate } from "./estimate.ts";
 import type { Scope } from "./oauth/scopes.ts";
 
 export interface ClientRecord {
@@ -37,12 +38,13 @@ export interface TokenRecord {
 
 export const submissionKey = (id: string): Deno.KvKey => ["submissions", id];
 export const payloadKey = (id: string, n: number): Deno.KvKey => ["submission_payloads", id, n];
-export const idempotencyKey = (scope: string, key: string): Deno.KvKey => [
+export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
   "idempotency",
-  scope,
-  key,
+  scope.endpoint,
+  scope.address,
+  scope.key,
 ];
-export const undeliveredKey = (id: string): Deno.KvKey => ["review_undelivered", id];
+export const outboxKey = (id: string): Deno.KvKey => ["review_outbox", id];
 export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
 export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
 export const rateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
@@ -147,13 +149,17 @@ export interface SubmissionRecord {
   payload: { chunks: number; bytes: number };
   /** Catalog facts for the review list; none of it is the submitter's free text. */
   service_id: string | null;
+  /** null when the city was ambiguous or not given. */
   covered: boolean | null;
-  budget_estimate: unknown;
+  budget_estimate: BudgetEstimate | null;
   /** ISO 8601; set once the review notification went out (webhook or log). */
   notified_at: string | null;
-  decision:
-    | { status: ReviewStatus; decided_at: string; by: string | null; note: string | null }
-    | null;
+  decision: {
+    status: Exclude<ReviewStatus, "pending">;
+    decided_at: string;
+    by: string | null;
+    note: string | null;
+  } | null;
 }
 
 export interface IdempotencyRecord {
@@ -166,25 +172,32 @@ export interface IdempotencyRecord {
   expires_at: number;
 }
 
-/** The queue message that asks for a human review of one submission. */
-export interface ReviewNotice {
-  type: "review_notice";
+/** Who may replay an idempotent answer: the same endpoint, address and key. */
+export interface IdempotencyScope {
+  endpoint: string;
+  address: string;
+  key: string;
+}
+
+/** A review notification waiting to be sent (transactional outbox). */
+export interface OutboxEntry {
   request_id: string;
   kind: SubmissionKind;
+  /** Delivery attempts so far. */
+  attempts: number;
+  /** ms since the epoch: not before then (a retry's backoff, or another instance's lease). */
+  next_attempt_at: number;
+  last_error: string | null;
 }
 
 /** KV values are at most 64 KiB; payload chunks stay well below. */
 export const PAYLOAD_CHUNK_BYTES = 32 * 1024;
 
-/** When KV retries a failed delivery, in ms (`kv.enqueue` backoffSchedule). */
-export const REVIEW_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
-
 export interface NewSubmission {
   record: SubmissionRecord;
   payload: Uint8Array;
   idempotency?: {
-    scope: string;
-    key: string;
+    scope: IdempotencyScope;
     value: IdempotencyRecord;
     expireIn: number;
     /** The versionstamp of an expired record KV still returned, or null for none. */
@@ -193,9 +206,12 @@ export interface NewSubmission {
 }
 
 /**
- * Writes a submission in one atomic commit: the record, its payload chunks, the review
- * notification and the idempotency key. Returns false, writing nothing, when the
- * idempotency key (or the id) already exists.
+ * Writes a submission in one atomic commit: the record, its payload chunks, its review
+ * notification in the outbox and the idempotency key. Returns false, writing nothing,
+ * when the idempotency key (or the id) changed meanwhile.
+ *
+ * The outbox is a plain key rather than `kv.enqueue`: KV Connect rejects atomic
+ * operations that enqueue, and the outbox works on every backend.
  */
 export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise<boolean> {
   return (await _retry(() => _submissionOp(kv, sub).commit())).ok;
@@ -209,13 +225,16 @@ function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
     const start = n * PAYLOAD_CHUNK_BYTES;
     op.set(payloadKey(id, n), sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES));
   }
-  const notice: ReviewNotice = { type: "review_notice", request_id: id, kind: sub.record.kind };
-  op.enqueue(notice, {
-    keysIfUndelivered: [undeliveredKey(id)],
-    backoffSchedule: REVIEW_BACKOFF_MS,
-  });
+  const outbox: OutboxEntry = {
+    request_id: id,
+    kind: sub.record.kind,
+    attempts: 0,
+    next_attempt_at: Date.parse(sub.record.created_at),
+    last_error: null,
+  };
+  op.check({ key: outboxKey(id), versionstamp: null }).set(outboxKey(id), outbox);
   if (sub.idempotency) {
-    const key = idempotencyKey(sub.idempotency.scope, sub.idempotency.key);
+    const key = idempotencyRecordKey(sub.idempotency.scope);
     op.check({ key, versionstamp: sub.idempotency.versionstamp })
       .set(key, sub.idempotency.value, { expireIn: sub.idempotency.expireIn });
   }
@@ -224,10 +243,9 @@ function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
 
 export function getIdempotency(
   kv: Deno.Kv,
-  scope: string,
-  key: string,
+  scope: IdempotencyScope,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
-  return _retry(() => kv.get<IdempotencyRecord>(idempotencyKey(scope, key)));
+  return _retry(() => kv.get<IdempotencyRecord>(idempotencyRecordKey(scope)));
 }
 
 export function getSubmission(
@@ -280,9 +298,52 @@ export async function updateSubmission(
   return (await _retry(() => kv.atomic().check(entry).set(entry.key, next).commit())).ok;
 }
 
-/** True when KV gave up delivering the review notification of this submission. */
-export async function isUndelivered(kv: Deno.Kv, id: string): Promise<boolean> {
-  return (await _retry(() => kv.get(undeliveredKey(id)))).versionstamp !== null;
+/** Review notifications waiting to be sent, at most `limit`, oldest first. */
+export function listOutbox(kv: Deno.Kv, limit = 100): Promise<Deno.KvEntry<OutboxEntry>[]> {
+  return _retry(() =>
+    Array.fromAsync(kv.list<OutboxEntry>({ prefix: ["review_outbox"] }, { limit }))
+  );
+}
+
+export function getOutboxEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<OutboxEntry>> {
+  return _retry(() => kv.get<OutboxEntry>(outboxKey(id)));
+}
+
+/**
+ * Replaces an outbox entry if it has not changed since it was read; returns the new
+ * entry (with its versionstamp), or null when another instance changed it first.
+ */
+export async function updateOutbox(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<OutboxEntry>,
+  next: OutboxEntry,
+): Promise<Deno.KvEntry<OutboxEntry> | null> {
+  const res = await _retry(() => kv.atomic().check(entry).set(entry.key, next).commit());
+  return res.ok ? { key: entry.key, value: next, versionstamp: res.versionstamp } : null;
+}
+
+/**
+ * Marks a submission notified and removes its outbox entry in one commit, both
+ * checked; false when either changed meanwhile.
+ */
+export async function completeOutbox(
+  kv: Deno.Kv,
+  outbox: Deno.KvEntry<OutboxEntry>,
+  submission: Deno.KvEntry<SubmissionRecord>,
+  notifiedAt: string,
+): Promise<boolean> {
+  const res = await _retry(() =>
+    kv.atomic().check(outbox).check(submission)
+      .delete(outbox.key)
+      .set(submission.key, { ...submission.value, notified_at: notifiedAt })
+      .commit()
+  );
+  return res.ok;
+}
+
+/** Drops an outbox entry whose submission no longer exists. */
+export async function dropOutbox(kv: Deno.Kv, outbox: Deno.KvEntry<OutboxEntry>): Promise<void> {
+  await _retry(() => kv.atomic().check(outbox).delete(outbox.key).commit());
 }
 
 /**

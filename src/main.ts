@@ -8,7 +8,7 @@ import { createHandler, jsonLineLogger } from "./app.ts";
 import { loadCatalog } from "./catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { openStore } from "./kv.ts";
-import { startReviewNotifier } from "./review_queue.ts";
+import { startReviewNotifier } from "./review_notifier.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
 const DRAIN_MS = 10_000;
@@ -62,7 +62,6 @@ async function main(): Promise<void> {
   } catch (err) {
     _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${_reason(err)}`);
   }
-  // Ends by itself when the store is closed at the end of the drain.
   const notifier = startReviewNotifier({ kv, config, now: Date.now, log: jsonLineLogger });
 
   const drain = async (signal: string) => {
@@ -76,6 +75,7 @@ async function main(): Promise<void> {
     // The 503 answered during the drain is itself in flight while it is sent.
     while (inFlight > 0) await new Promise<void>((resolve) => onIdle = resolve);
     await server.shutdown();
+    await notifier.stop();
     clearTimeout(timer);
     kv.close();
     jsonLineLogger({ level: "info", msg: "stopped" });
@@ -88,7 +88,6 @@ async function main(): Promise<void> {
     }
   }
   await server.finished;
-  await notifier;
 }
 
 /** Start-up failures end with one clear line and exit code 2. */

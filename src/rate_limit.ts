@@ -46,23 +46,34 @@ export function createRateCounter(kv: Deno.Kv, log: Logger): RateCounter {
 
 /**
  * Counts this request against `bucket` and throws 429 once `limit` requests
- * arrived from the same address in the current minute. `limit` 0 switches it off.
+ * arrived from the same address (or, with `global`, from anyone) in the current
+ * minute. `limit` 0 switches it off.
  */
-export async function enforceRateLimit(ctx: Context, bucket: string, limit: number): Promise<void> {
+export async function enforceRateLimit(
+  ctx: Context,
+  bucket: string,
+  limit: number,
+  options: { global?: boolean } = {},
+): Promise<void> {
   if (limit <= 0) return;
   const now = ctx.now();
   const window = Math.floor(now / WINDOW_MS);
-  const count = await ctx.rateCounter.count(bucket, ctx.address, window, limit);
+  const address = options.global ? "*" : ctx.address;
+  const count = await ctx.rateCounter.count(bucket, address, window, limit);
   const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-  const remaining = Math.max(0, limit - count);
-  ctx.headers.set("RateLimit-Policy", `"${bucket}";q=${limit};w=${WINDOW_MS / 1000}`);
-  ctx.headers.set("RateLimit", `"${bucket}";r=${remaining};t=${reset}`);
+  // The headers describe the caller's own budget; a global limit only shows when hit.
+  if (!options.global) {
+    const remaining = Math.max(0, limit - count);
+    ctx.headers.set("RateLimit-Policy", `"${bucket}";q=${limit};w=${WINDOW_MS / 1000}`);
+    ctx.headers.set("RateLimit", `"${bucket}";r=${remaining};t=${reset}`);
+  }
   if (count > limit) {
     // RFC 6585 §4: 429 Too Many Requests, with Retry-After (RFC 9110 §10.2.3).
+    const who = options.global ? "from all callers together" : "from one address";
     throw new HttpError(
       429,
       "rate_limited",
-      `too many requests: at most ${limit} per minute from one address; retry in ${reset} s`,
+      `too many requests: at most ${limit} per minute ${who}; retry in ${reset} s`,
       { headers: { "Retry-After": String(reset) } },
     );
   }

@@ -7,12 +7,14 @@
 
 import { parseArgs } from "node:util";
 import { isRequestId } from "./ids.ts";
+import { REVIEW_BACKOFF_MS } from "./review_notifier.ts";
 import {
   getSubmission,
   getSubmissionPayload,
-  isUndelivered,
+  listOutbox,
   listSubmissions,
   openStore,
+  type OutboxEntry,
   type ReviewStatus,
   type SubmissionRecord,
   updateSubmission,
@@ -105,9 +107,11 @@ async function _list(io: ReviewIo, o: Options): Promise<void> {
   }
   const rows = (await listSubmissions(io.kv))
     .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind));
+  const outbox = await _outbox(io.kv);
+  const summaries = rows.map((r) => _summary(r, outbox.get(r.request_id)));
   if (o.json) {
     // Other tools rely on this: a JSON array, each item with request_id, kind, status, created_at.
-    io.out(JSON.stringify(rows.map(_summary)));
+    io.out(JSON.stringify(summaries));
     return;
   }
   if (rows.length === 0) {
@@ -115,19 +119,19 @@ async function _list(io: ReviewIo, o: Options): Promise<void> {
     return;
   }
   io.out(_table([
-    ["REQUEST_ID", "KIND", "STATUS", "CREATED_AT", "SERVICE", "NOTIFIED"],
-    ...rows.map((r) => [
+    ["REQUEST_ID", "KIND", "STATUS", "CREATED_AT", "SERVICE", "NOTIFICATION"],
+    ...summaries.map((r) => [
       r.request_id,
       r.kind,
       r.status,
       r.created_at,
       r.service_id ?? "-",
-      r.notified_at ? "yes" : "no",
+      r.notification,
     ]),
   ]));
 }
 
-function _summary(r: SubmissionRecord) {
+function _summary(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
   return {
     request_id: r.request_id,
     kind: r.kind,
@@ -135,9 +139,24 @@ function _summary(r: SubmissionRecord) {
     created_at: r.created_at,
     service_id: r.service_id,
     covered: r.covered,
+    notification: notificationState(r, outbox),
     notified_at: r.notified_at,
     decided_at: r.decision?.decided_at ?? null,
   };
+}
+
+/**
+ * `sent`; `pending` (not tried yet, or being sent); `retrying` after a failed attempt;
+ * `failing` once every backoff step has failed (it is still retried every 10 minutes).
+ */
+export function notificationState(record: SubmissionRecord, outbox: OutboxEntry | undefined) {
+  if (record.notified_at) return "sent";
+  if (!outbox?.last_error) return "pending";
+  return outbox.attempts >= REVIEW_BACKOFF_MS.length ? "failing" : "retrying";
+}
+
+async function _outbox(kv: Deno.Kv): Promise<Map<string, OutboxEntry>> {
+  return new Map((await listOutbox(kv, 100_000)).map((e) => [e.value.request_id, e.value]));
 }
 
 async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
@@ -145,12 +164,14 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
   if (!entry.value) throw new ReviewError(`no submission ${id}`);
   const record = entry.value;
   const request = JSON.parse(await getSubmissionPayload(io.kv, record));
-  const notification = record.notified_at
-    ? "sent"
-    : await isUndelivered(io.kv, id)
-    ? "undelivered"
-    : "pending";
-  const view = { ...record, notification, request };
+  const outbox = (await _outbox(io.kv)).get(id);
+  const notification = notificationState(record, outbox);
+  const view = {
+    ...record,
+    notification,
+    ...(outbox ? { notification_attempts: outbox.attempts, last_error: outbox.last_error } : {}),
+    request,
+  };
   if (asJson) {
     io.out(JSON.stringify(view, null, 2));
     return;
@@ -158,7 +179,9 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
   const lines = [
     `${record.request_id}  ${record.kind}  ${record.status}`,
     `created:      ${record.created_at}`,
-    `notification: ${notification}${record.notified_at ? ` (${record.notified_at})` : ""}`,
+    `notification: ${notification}${record.notified_at ? ` (${record.notified_at})` : ""}${
+      outbox?.last_error ? ` after ${outbox.attempts} attempts: ${outbox.last_error}` : ""
+    }`,
   ];
   if (record.decision) {
     const d = record.decision;
@@ -172,7 +195,12 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
   io.out(lines.join("\n"));
 }
 
-async function _decide(io: ReviewIo, id: string, status: ReviewStatus, o: Options): Promise<void> {
+async function _decide(
+  io: ReviewIo,
+  id: string,
+  status: Exclude<ReviewStatus, "pending">,
+  o: Options,
+): Promise<void> {
   if (o.note !== undefined && o.note.length > NOTE_MAX) {
     throw new UsageError(`--note must be at most ${NOTE_MAX} characters`);
   }

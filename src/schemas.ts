@@ -38,7 +38,8 @@ const email = z.email({
     iss.input === undefined ? "email is required" : "email must be a valid email address",
 }).max(LIMITS.email, `email must be at most ${LIMITS.email} characters`);
 
-const country = z.string(_required("country")).trim()
+/** ISO 3166-1 alpha-2, any case in, upper case out. */
+export const CountryCode = z.string({ error: "country must be a string" }).trim()
   .regex(/^[A-Za-z]{2}$/, "country must be an ISO 3166-1 alpha-2 code such as DE")
   .transform((c) => c.toUpperCase());
 
@@ -75,7 +76,7 @@ export const QuoteInput = z.looseObject({
   phone: z.string(_required("phone")).trim()
     .regex(/^\+?[0-9 ()./-]{5,40}$/, "phone must be 5 to 40 digits, spaces or + ( ) . / -")
     .optional(),
-  country: country.optional(),
+  country: CountryCode.optional(),
   site_address: text("site_address", LIMITS.siteAddress).optional(),
   requested_date: z.iso.date({ error: "requested_date must be an ISO 8601 date (YYYY-MM-DD)" })
     .optional(),

@@ -7,22 +7,24 @@
 
 import { createHash } from "node:crypto";
 import type { z } from "zod";
+import type { Catalog } from "./catalog.ts";
 import type { Context } from "./context.ts";
-import { checkCoverage } from "./coverage.ts";
+import { checkCoverage, type Coverage } from "./coverage.ts";
 import { type BudgetEstimate, estimateBudget, findService } from "./estimate.ts";
 import { type FieldIssue, HttpError } from "./http.ts";
 import { newRequestId } from "./ids.ts";
 import {
   commitSubmission,
   getIdempotency,
-  type IdempotencyRecord,
+  type IdempotencyScope,
   PAYLOAD_CHUNK_BYTES,
   type SubmissionKind,
   type SubmissionRecord,
 } from "./kv.ts";
-import { fieldIssues, LeadInput, QuoteInput } from "./schemas.ts";
+import { enforceRateLimit } from "./rate_limit.ts";
+import { CountryCode, fieldIssues, LeadInput, QuoteInput } from "./schemas.ts";
 
-/** Largest accepted submission body. */
+/** Largest accepted submission: the request body, and the JSON stored for it. */
 export const SUBMISSION_MAX_BODY = 64 * 1024;
 /** How long an `Idempotency-Key` is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -50,6 +52,16 @@ const NEXT_STEPS: Record<SubmissionKind, string> = {
     "A member of our team will review this request and reply by email with a quotation; the budget estimate is non-binding and nothing has been ordered or scheduled.",
 };
 
+/**
+ * Counts a submission against `RATE_LIMIT_SUBMIT` (per address) and
+ * `RATE_LIMIT_SUBMIT_GLOBAL` (all callers together, which bounds how fast anonymous
+ * callers can grow the store). REST and MCP both call this before anything else.
+ */
+export async function enforceSubmitLimits(ctx: Context): Promise<void> {
+  await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
+  await enforceRateLimit(ctx, "submit_all", ctx.config.rateLimits.submitGlobal, { global: true });
+}
+
 /** Validates and stores a lead (SPEC §2.4). */
 export async function submitLead(
   ctx: Context,
@@ -57,12 +69,14 @@ export async function submitLead(
   idempotencyKey?: string,
 ): Promise<SubmitOutcome> {
   const input = validate(LeadInput, raw);
+  // A lead's country is an additional property; it is used only when it is a valid code.
+  const country = CountryCode.safeParse(input.country).data;
+  const coverage = input.city ? checkCoverage(ctx.catalog, { city: input.city, country }) : null;
   return await _store(ctx, "lead", raw, input, {
     service_id: input.service_type
       ? findService(ctx.catalog, input.service_type)?.id ?? null
       : null,
-    covered: input.city ? checkCoverage(ctx.catalog, { city: input.city }).covered : null,
-    budget_estimate: undefined,
+    covered: coverage ? coveredFact(coverage) : null,
   }, idempotencyKey);
 }
 
@@ -75,26 +89,14 @@ export async function submitQuote(
   const parsed = QuoteInput.safeParse(raw);
   const issues = parsed.success ? [] : fieldIssues(parsed.error);
   // The catalog check runs even when other fields failed, so every problem is listed at once.
-  const serviceType = (raw as { service_type?: unknown } | null)?.service_type;
-  const service = typeof serviceType === "string" && serviceType.trim()
-    ? findService(ctx.catalog, serviceType)
-    : undefined;
-  if (typeof serviceType === "string" && serviceType.trim() && !service) {
-    issues.push({
-      path: "service_type",
-      message: `service_type must name a catalog service; valid ids: ${
-        ctx.catalog.services.map((s) => s.id).join(", ")
-      }`,
-    });
-  }
+  const service = _quotedService(ctx.catalog, raw, issues);
   if (!parsed.success || !service) throw validationFailed(issues);
   const input = parsed.data;
   const coverage = checkCoverage(ctx.catalog, { city: input.city, country: input.country });
-  const estimate = estimateBudget(service, input, coverage);
   return await _store(ctx, "quote", raw, input, {
     service_id: service.id,
-    covered: coverage.covered,
-    budget_estimate: estimate,
+    covered: coveredFact(coverage),
+    budget_estimate: estimateBudget(service, input, coverage),
   }, idempotencyKey);
 }
 
@@ -103,6 +105,26 @@ export function validate<T>(schema: z.ZodType<T>, raw: unknown): T {
   const res = schema.safeParse(raw);
   if (!res.success) throw validationFailed(fieldIssues(res.error));
   return res.data;
+}
+
+/** What a submission record says about coverage: unknown (null) for an ambiguous name. */
+export function coveredFact(coverage: Coverage): boolean | null {
+  return coverage.match === "ambiguous" ? null : coverage.covered;
+}
+
+function _quotedService(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
+  const serviceType = (raw as { service_type?: unknown } | null)?.service_type;
+  if (typeof serviceType !== "string" || !serviceType.trim()) return undefined;
+  const service = findService(catalog, serviceType);
+  if (!service) {
+    issues.push({
+      path: "service_type",
+      message: `service_type must name a catalog service; valid ids: ${
+        catalog.services.map((s) => s.id).join(", ")
+      }`,
+    });
+  }
+  return service;
 }
 
 function validationFailed(issues: FieldIssue[]): HttpError {
@@ -123,15 +145,15 @@ async function _store(
   facts: { service_id: string | null; covered: boolean | null; budget_estimate?: BudgetEstimate },
   idempotencyKey: string | undefined,
 ): Promise<SubmitOutcome> {
-  const scope = kind;
-  const bodyHash = createHash("sha256").update(JSON.stringify(raw)).digest("base64url");
-  let staleVersion: string | null = null;
-  if (idempotencyKey) {
-    const earlier = await _replay(ctx, scope, idempotencyKey, bodyHash);
-    if ("outcome" in earlier) return earlier.outcome;
-    staleVersion = earlier.staleVersion;
+  const payload = new TextEncoder().encode(JSON.stringify(input));
+  // Re-serialising can grow a body (1e21 → 1e+21), so the stored size is checked too.
+  if (payload.byteLength > SUBMISSION_MAX_BODY) {
+    throw new HttpError(
+      413,
+      "payload_too_large",
+      `the submission is larger than ${SUBMISSION_MAX_BODY} bytes as stored JSON`,
+    );
   }
-
   const now = ctx.now();
   const requestId = newRequestId(kind, now);
   const result: SubmissionResult = {
@@ -143,7 +165,6 @@ async function _store(
     next_steps: NEXT_STEPS[kind],
     ...(facts.budget_estimate ? { budget_estimate: facts.budget_estimate } : {}),
   };
-  const payload = new TextEncoder().encode(JSON.stringify(input));
   const record: SubmissionRecord = {
     request_id: requestId,
     kind,
@@ -159,28 +180,35 @@ async function _store(
     notified_at: null,
     decision: null,
   };
-  const idempotency = idempotencyKey
-    ? {
+  if (!idempotencyKey) {
+    if (await commitSubmission(ctx.kv, { record, payload })) return { result, replayed: false };
+    throw new Error("submission id collision");
+  }
+
+  // Keys are per endpoint and caller address, so one caller cannot squat another's keys.
+  const scope: IdempotencyScope = { endpoint: kind, address: ctx.address, key: idempotencyKey };
+  const bodyHash = createHash("sha256").update(canonicalJson(raw)).digest("base64url");
+  // A concurrent request with the same key, or KV expiring a stale key between our read
+  // and our commit, fails the check; look again and retry a few times.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const earlier = await _replay(ctx, scope, bodyHash);
+    if ("outcome" in earlier) return earlier.outcome;
+    const idempotency = {
       scope,
-      key: idempotencyKey,
       value: {
         body_hash: bodyHash,
         request_id: requestId,
         response: JSON.stringify(result),
         expires_at: now + IDEMPOTENCY_TTL_MS,
-      } satisfies IdempotencyRecord,
+      },
       expireIn: IDEMPOTENCY_TTL_MS,
-      versionstamp: staleVersion,
+      versionstamp: earlier.staleVersion,
+    };
+    if (await commitSubmission(ctx.kv, { record, payload, idempotency })) {
+      return { result, replayed: false };
     }
-    : undefined;
-
-  if (await commitSubmission(ctx.kv, { record, payload, idempotency })) {
-    return { result, replayed: false };
   }
-  // Only the idempotency check can fail in practice: a concurrent request with the same key won.
-  const earlier = idempotencyKey ? await _replay(ctx, scope, idempotencyKey, bodyHash) : undefined;
-  if (earlier && "outcome" in earlier) return earlier.outcome;
-  throw new Error("submission commit failed its checks");
+  throw new Error("submission commit kept failing its idempotency check");
 }
 
 /**
@@ -190,11 +218,10 @@ async function _store(
  */
 async function _replay(
   ctx: Context,
-  scope: string,
-  key: string,
+  scope: IdempotencyScope,
   bodyHash: string,
 ): Promise<{ outcome: SubmitOutcome } | { staleVersion: string | null }> {
-  const entry = await getIdempotency(ctx.kv, scope, key);
+  const entry = await getIdempotency(ctx.kv, scope);
   if (!entry.value || entry.value.expires_at <= ctx.now()) {
     return { staleVersion: entry.versionstamp };
   }
@@ -206,4 +233,15 @@ async function _replay(
     );
   }
   return { outcome: { result: JSON.parse(entry.value.response), replayed: true } };
+}
+
+/** JSON with object keys sorted at every level: equal documents give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }

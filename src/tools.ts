@@ -10,7 +10,6 @@ import type { z } from "zod";
 import type { Context } from "./context.ts";
 import { checkCoverage } from "./coverage.ts";
 import { CoverageQuerySchema } from "./coverage_query.ts";
-import { enforceRateLimit } from "./rate_limit.ts";
 import {
   CoverageOutput,
   LeadInput,
@@ -20,7 +19,7 @@ import {
   QuoteOutput,
   ServicesOutput,
 } from "./schemas.ts";
-import { submitLead, submitQuote } from "./submissions.ts";
+import { enforceSubmitLimits, submitLead, submitQuote } from "./submissions.ts";
 
 export interface ToolDefinition {
   name: string;
@@ -77,7 +76,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     http: { method: "POST", path: "/api/v1/intake" },
     submits: true,
     run: async (ctx, args) => {
-      await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
+      await enforceSubmitLimits(ctx);
       return { ...(await submitLead(ctx, args)).result };
     },
   },
@@ -92,7 +91,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     http: { method: "POST", path: "/api/v1/quotes" },
     submits: true,
     run: async (ctx, args) => {
-      await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
+      await enforceSubmitLimits(ctx);
       return { ...(await submitQuote(ctx, args)).result };
     },
   },

@@ -31,15 +31,20 @@ Deno.test("loadConfig reads every variable", () => {
     RATE_LIMIT_TOKEN: "5",
     RATE_LIMIT_REVOKE: "6",
     RATE_LIMIT_SUBMIT: "7",
+    RATE_LIMIT_SUBMIT_GLOBAL: "8",
     ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
     TRUST_PROXY: "true",
+    REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
+    REVIEW_WEBHOOK_SECRET: "0123456789abcdef",
   });
   assert.equal(c.port, 0);
   assert.equal(c.hostname, "127.0.0.1");
   assert.equal(c.kvPath, ":memory:");
-  assert.deepEqual(c.rateLimits, { register: 0, token: 5, revoke: 6, submit: 7 });
+  assert.deepEqual(c.rateLimits, { register: 0, token: 5, revoke: 6, submit: 7, submitGlobal: 8 });
   assert.deepEqual(c.allowedOrigins, ["https://a.example", "https://b.example:8443"]);
   assert.equal(c.trustProxy, true);
+  assert.equal(c.reviewWebhookUrl, "https://hooks.example.com/review");
+  assert.equal(c.reviewWebhookSecret, "0123456789abcdef");
 });
 
 Deno.test("loadConfig rejects bad values with one line naming the variable", async (t) => {
@@ -54,6 +59,9 @@ Deno.test("loadConfig rejects bad values with one line naming the variable", asy
     [{ BASE_URL: "https://api.example.com/?x=1" }, /^BASE_URL must be an origin/],
     [{ ALLOWED_ORIGINS: "https://ok.example,not a url" }, /^ALLOWED_ORIGINS/],
     [{ TRUST_PROXY: "maybe" }, /^TRUST_PROXY must be one of/],
+    [{ REVIEW_WEBHOOK_URL: "hooks.example.com" }, /^REVIEW_WEBHOOK_URL must be an absolute/],
+    [{ REVIEW_WEBHOOK_URL: "ftp://hooks.example.com" }, /^REVIEW_WEBHOOK_URL must use http/],
+    [{ REVIEW_WEBHOOK_SECRET: "short" }, /^REVIEW_WEBHOOK_SECRET must be at least 16/],
   ];
   for (const [env, message] of cases) {
     await t.step(JSON.stringify(env), () => {

@@ -152,8 +152,8 @@ Deno.test("POST /api/v1/intake rejects non-JSON with 415, bad JSON with 400 and 
     assert.equal(res.status, 413);
     assert.equal((await res.json()).error, "payload_too_large");
   });
-  // Only the one accepted lead: its record and its payload.
-  assert.equal(await storedKeys(app), 2);
+  // Only the one accepted lead: its record, its payload and its review notice.
+  assert.equal(await storedKeys(app), 3);
 });
 
 Deno.test("a submission just under 64 KiB of multi-byte text is stored whole", async () => {
@@ -222,7 +222,47 @@ Deno.test("Idempotency-Key with a different body is 409 and stores nothing", asy
   assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
 });
 
-Deno.test("Idempotency-Key is scoped per endpoint and forgotten after 24 h", async () => {
+Deno.test("Idempotency-Key is scoped per endpoint and per caller address", async (t) => {
+  await using app = await createApp();
+  const lead = await (await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": "shared" }))
+    .json();
+  await t.step("the same key on /quotes is a different key", async () => {
+    const res = await post(app, "/api/v1/quotes", {}, { "Idempotency-Key": "shared" });
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, "validation_failed");
+  });
+  await t.step("another address cannot replay or block someone else's key", async () => {
+    const res = await app.request("/api/v1/intake", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": "shared" },
+      body: JSON.stringify({ ...LEAD, description: "a different lead" }),
+      address: "198.51.100.7",
+    });
+    assert.equal(res.status, 202);
+    assert.notEqual((await res.json()).request_id, lead.request_id);
+  });
+});
+
+Deno.test("Idempotency-Key compares bodies as JSON, not as bytes", async () => {
+  await using app = await createApp();
+  const first =
+    await (await post(app, "/api/v1/intake", { email: LEAD.email, description: LEAD.description }, {
+      "Idempotency-Key": "order",
+    })).json();
+  const reordered = await post(
+    app,
+    "/api/v1/intake",
+    `{ "description": ${JSON.stringify(LEAD.description)},\n  "email": ${
+      JSON.stringify(LEAD.email)
+    } }`,
+    { "Idempotency-Key": "order" },
+  );
+  assert.equal(reordered.status, 202);
+  assert.equal(reordered.headers.get("idempotent-replayed"), "true");
+  assert.equal((await reordered.json()).request_id, first.request_id);
+});
+
+Deno.test("Idempotency-Key is forgotten after 24 h", async () => {
   await using app = await createApp();
   const lead = await (await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": "key-3" }))
     .json();
@@ -263,4 +303,45 @@ Deno.test("a malformed Idempotency-Key is 400 invalid_idempotency_key", async (t
       assert.equal((await res.json()).error, "invalid_idempotency_key");
     });
   }
+});
+
+Deno.test("agent_context_optional of exactly 4 KiB is accepted", async () => {
+  await using app = await createApp();
+  const filler = "x".repeat(4096 - JSON.stringify({ blob: "" }).length);
+  const context = { blob: filler };
+  assert.equal(new TextEncoder().encode(JSON.stringify(context)).byteLength, 4096);
+  const res = await post(app, "/api/v1/intake", { ...LEAD, agent_context_optional: context });
+  assert.equal(res.status, 202);
+  await res.body?.cancel();
+});
+
+Deno.test("a submission that grows past 64 KiB when stored is 413, and nothing is stored", async () => {
+  await using app = await createApp();
+  // "1e20" (4 bytes) is stored as "100000000000000000000" (21 bytes).
+  const numbers = Array(12_000).fill(0);
+  const body = JSON.stringify({ ...LEAD, numbers }).replaceAll(/\b0\b/g, "1e20");
+  assert.ok(new TextEncoder().encode(body).byteLength < 64 * 1024);
+  const res = await post(app, "/api/v1/intake", body);
+  assert.equal(res.status, 413);
+  assert.equal((await res.json()).error, "payload_too_large");
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 0);
+});
+
+Deno.test("RATE_LIMIT_SUBMIT_GLOBAL caps submissions from all addresses together", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT_GLOBAL: "3" } });
+  const statuses = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await app.request("/api/v1/intake", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(LEAD),
+      address: `198.51.100.${i}`,
+    });
+    statuses.push(res.status);
+    if (res.status === 429) {
+      assert.ok(res.headers.get("retry-after"));
+      assert.match((await res.json()).message, /all callers together/);
+    } else await res.body?.cancel();
+  }
+  assert.deepEqual(statuses, [202, 202, 202, 429, 429]);
 });

@@ -197,3 +197,62 @@ Deno.test("POST /api/v1/quotes accepts the boundary values", async () => {
   assert.equal(res.status, 202);
   await res.body?.cancel();
 });
+
+Deno.test("POST /api/v1/quotes: 415 for non-JSON, 413 over 64 KiB, idempotent replay and conflict", async (t) => {
+  await using app = await createApp();
+  await t.step("415", async () => {
+    const res = await post(app, "/api/v1/quotes", "company=x", { "Content-Type": "text/plain" });
+    assert.equal(res.status, 415);
+    await res.body?.cancel();
+  });
+  await t.step("413", async () => {
+    const res = await post(app, "/api/v1/quotes", { ...QUOTE, description: "d".repeat(70_000) });
+    assert.equal(res.status, 413);
+    await res.body?.cancel();
+  });
+  await t.step("replay and conflict", async () => {
+    const first = await (await post(app, "/api/v1/quotes", QUOTE, { "Idempotency-Key": "q-1" }))
+      .json();
+    const again = await post(app, "/api/v1/quotes", QUOTE, { "Idempotency-Key": "q-1" });
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.deepEqual(await again.json(), first);
+    const other = await post(app, "/api/v1/quotes", { ...QUOTE, engineer_count: 3 }, {
+      "Idempotency-Key": "q-1",
+    });
+    assert.equal(other.status, 409);
+    await other.body?.cancel();
+  });
+});
+
+Deno.test("a quote for an ambiguous city records coverage as unknown and asks for country", async () => {
+  await using app = await createApp();
+  const res = await post(app, "/api/v1/quotes", { ...QUOTE, city: "San Jose" });
+  const body = await res.json();
+  assert.match(body.budget_estimate.note, /send country/);
+  assert.doesNotMatch(body.budget_estimate.note, /outside published coverage/);
+  assert.equal((await getSubmission(app.kv, body.request_id)).value?.covered, null);
+  const us =
+    await (await post(app, "/api/v1/quotes", { ...QUOTE, city: "San Jose", country: "US" })).json();
+  assert.equal((await getSubmission(app.kv, us.request_id)).value?.covered, true);
+});
+
+Deno.test("POST /api/v1/quotes accepts 200-character short fields and refuses 201", async () => {
+  await using app = await createApp();
+  const ok = await post(app, "/api/v1/quotes", {
+    ...QUOTE,
+    company: "c".repeat(200),
+    contact_name: "n".repeat(200),
+  });
+  assert.equal(ok.status, 202);
+  await ok.body?.cancel();
+  const bad = await post(app, "/api/v1/quotes", {
+    ...QUOTE,
+    company: "c".repeat(201),
+    city: "y".repeat(201),
+  });
+  assert.equal(bad.status, 400);
+  assert.deepEqual((await bad.json()).issues.map((i: { path: string }) => i.path), [
+    "company",
+    "city",
+  ]);
+});

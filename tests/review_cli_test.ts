@@ -9,7 +9,7 @@ import { loadConfig } from "../src/config.ts";
 import { newRequestId } from "../src/ids.ts";
 import { getSubmission, type SubmissionRecord } from "../src/kv.ts";
 import { runReview } from "../src/review_cli.ts";
-import { deliverReviewNotice } from "../src/review_queue.ts";
+import { deliverDue, REVIEW_BACKOFF_MS } from "../src/review_notifier.ts";
 import { createApp, FakeClock } from "./_helpers.ts";
 import { root } from "./_service.ts";
 
@@ -152,16 +152,16 @@ Deno.test("review CLI list prints a table, or with --json only a JSON array, fil
 
   await t.step("the table has a header and one row per submission", async () => {
     const [header, ...rows] = (await ok(kv, "list")).split("\n");
-    assert.match(header!, /^REQUEST_ID\s+KIND\s+STATUS\s+CREATED_AT\s+SERVICE\s+NOTIFIED$/);
+    assert.match(header!, /^REQUEST_ID\s+KIND\s+STATUS\s+CREATED_AT\s+SERVICE\s+NOTIFICATION$/);
     assert.equal(rows.length, 3);
     const row = (id: string) => rows.find((r) => r.startsWith(`${id} `)) ?? "";
     assert.match(
       row(lead),
-      /^lead_\w+\s+lead\s+pending\s+2026-11-22T00:00:01\.000Z\s+remote-hands\s+no$/,
+      /^lead_\w+\s+lead\s+pending\s+2026-11-22T00:00:01\.000Z\s+remote-hands\s+pending$/,
     );
     assert.match(
       row(quote),
-      /^quote_\w+\s+quote\s+pending\s+2026-11-22T00:00:02\.000Z\s+smart-hands\s+no$/,
+      /^quote_\w+\s+quote\s+pending\s+2026-11-22T00:00:02\.000Z\s+smart-hands\s+pending$/,
     );
     assert.match(row(rejected), /^lead_\w+\s+lead\s+rejected\s+2026-11-22T00:00:03\.000Z\s/);
   });
@@ -264,12 +264,12 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
   });
 
   await t.step("notification: sent once the notice went out", async () => {
-    await deliverReviewNotice({
+    await deliverDue({
       kv,
       config: loadConfig({ BASE_URL: "https://api.test" }),
       now: () => Date.UTC(2026, 10, 22, 0, 5),
       log: () => {},
-    }, { type: "review_notice", request_id: lead, kind: "lead" });
+    });
     const view = JSON.parse(await ok(kv, "show", lead, "--json"));
     assert.equal(view.notification, "sent");
     assert.equal(view.notified_at, "2026-11-22T00:05:00.000Z");
@@ -278,15 +278,41 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
     ));
   });
 
-  await t.step("notification: undelivered once KV gave up", async () => {
-    await kv.set(["review_undelivered", quote], {
-      type: "review_notice",
-      request_id: quote,
-      kind: "quote",
-    });
-    assert.equal(JSON.parse(await ok(kv, "show", quote, "--json")).notification, "undelivered");
-    assert.ok((await ok(kv, "show", quote)).split("\n").includes("notification: undelivered"));
-  });
+  await t.step(
+    "notification: retrying, then failing, while the webhook keeps failing",
+    async () => {
+      const clock = { t: Date.UTC(2026, 10, 22, 0, 10) };
+      const deps = {
+        kv,
+        config: loadConfig({
+          BASE_URL: "https://api.test",
+          REVIEW_WEBHOOK_URL: "https://hooks.test/",
+        }),
+        now: () => clock.t,
+        log: () => {},
+        fetch: () => Promise.resolve(new Response("down", { status: 503 })),
+      };
+      // Submitted after the lead's notice went out, so only this quote is still in the outbox.
+      const quote2 = String((await store.submit("quote")).request_id);
+      await deliverDue(deps);
+      const view = JSON.parse(await ok(kv, "show", quote2, "--json"));
+      assert.equal(view.notification, "retrying");
+      assert.equal(view.notification_attempts, 1);
+      assert.equal(view.last_error, "webhook answered 503");
+      for (let i = 1; i < REVIEW_BACKOFF_MS.length; i++) {
+        clock.t += 3_600_000;
+        await deliverDue(deps);
+      }
+      assert.equal(JSON.parse(await ok(kv, "show", quote2, "--json")).notification, "failing");
+      assert.ok(
+        (await ok(kv, "show", quote2)).includes(
+          `notification: failing after ${REVIEW_BACKOFF_MS.length} attempts: webhook answered 503`,
+        ),
+      );
+      const row = (await ok(kv, "list")).split("\n").find((r) => r.startsWith(quote2));
+      assert.match(row ?? "", /\sfailing$/);
+    },
+  );
 });
 
 Deno.test("review CLI approve records a human decision with time, note and reviewer, and nothing else", async (t) => {
