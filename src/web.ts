@@ -5,7 +5,7 @@
  */
 
 import type { Context } from "./context.ts";
-import { HOME_HTML } from "./web/home_html.ts";
+import { FAVICON_SVG, HOME_HTML } from "./web/home_html.ts";
 import { APP_JS } from "./web/app_js.ts";
 import { STYLES_CSS } from "./web/styles_css.ts";
 import { HttpError } from "./http.ts";
@@ -26,6 +26,7 @@ export const CONTENT_SECURITY_POLICY = [
 const _ASSETS: Record<string, { body: string; type: string }> = {
   "app.js": { body: APP_JS, type: "text/javascript; charset=utf-8" },
   "styles.css": { body: STYLES_CSS, type: "text/css; charset=utf-8" },
+  "favicon.svg": { body: FAVICON_SVG, type: "image/svg+xml" },
 };
 
 /** `GET /`: the home page. */
