@@ -5,6 +5,7 @@
  */
 
 import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
+import type { Config } from "./config.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
 import { errorResponse, HttpError, json, jsonText } from "./http.ts";
@@ -22,7 +23,9 @@ import {
   serverCard,
   toolDescriptor,
 } from "./mcp_discovery.ts";
-import { dispatch, route } from "./router.ts";
+import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
+import { operationDocs } from "./openapi_operations.ts";
+import { dispatch, type Route, route } from "./router.ts";
 import { homePage, webAsset } from "./web.ts";
 
 export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
@@ -38,83 +41,7 @@ export function createHandler(deps: Deps): Handler {
   const log = deps.log ?? jsonLineLogger;
   const { config } = deps;
   const rateCounter = createRateCounter(deps.kv, log);
-  // Documents that never change while the process runs are serialised once.
-  const asMetadata = JSON.stringify(authorizationServerMetadata(config));
-  const prMetadata = JSON.stringify(protectedResourceMetadata(config));
-  const publicCache = { "Cache-Control": "public, max-age=300" };
-  const shortCache = { "Cache-Control": "public, max-age=60" };
-  const descriptor = JSON.stringify(toolDescriptor(config));
-  const card = JSON.stringify(serverCard(config));
-  const cardHeaders = { ...publicCache, "Content-Type": SERVER_CARD_TYPE };
-  const catalogDoc = JSON.stringify(aiCatalog(config));
-  const mcpEndpoint = createMcpEndpoint(config);
-  const mcpOrigins = (origin: string) => isAllowedOrigin(origin, config);
-
-  const routes = [
-    route<Context>("GET", "/healthz", async (_req, ctx) => {
-      try {
-        await pingStore(ctx.kv);
-      } catch {
-        throw new HttpError(503, "unavailable", "the store does not answer");
-      }
-      return json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
-    }),
-    // Discovery (RFC 8414, RFC 9728)
-    route<Context>("GET", PATHS.asMetadata, () => jsonText(asMetadata, { headers: publicCache }), {
-      cors: true,
-    }),
-    route<Context>("GET", PATHS.prMetadata, () => jsonText(prMetadata, { headers: publicCache }), {
-      cors: true,
-    }),
-    // OAuth
-    route<Context>("POST", PATHS.identity, registerClient, { errors: "oauth" }),
-    route<Context>("POST", PATHS.token, issueToken, { errors: "oauth" }),
-    route<Context>("POST", PATHS.revoke, revokeToken, { errors: "oauth" }),
-    // Protected agent resource
-    route<Context>("GET", "/api/v1/agent/services", agentServices, { cors: true }),
-    route<Context>("GET", "/api/v1/agent/locations", agentLocations, { cors: true }),
-    route<Context>("GET", "/api/v1/agent/coverage", agentCoverage, { cors: true }),
-    // Anonymous public endpoints
-    route<Context>("GET", "/api/v1/services", publicServices, { cors: true }),
-    route<Context>("GET", "/api/v1/locations", publicLocations, { cors: true }),
-    route<Context>("POST", "/api/v1/intake", postLead),
-    route<Context>("POST", "/api/v1/quotes", postQuote),
-    // Tool interface (MCP) and its discovery documents
-    route<Context>("POST", MCP_PATH, mcpEndpoint, { cors: mcpOrigins }),
-    route<Context>("GET", SERVER_CARD_PATH, () => jsonText(card, { headers: cardHeaders }), {
-      cors: true,
-    }),
-    route<Context>(
-      "GET",
-      "/.well-known/mcp.json",
-      () => jsonText(descriptor, { headers: shortCache }),
-      {
-        cors: true,
-      },
-    ),
-    route<Context>(
-      "GET",
-      "/.well-known/ai-catalog.json",
-      () =>
-        jsonText(catalogDoc, {
-          headers: { ...publicCache, "Content-Type": "application/ai-catalog+json" },
-        }),
-      {
-        cors: true,
-      },
-    ),
-    route<Context>(
-      "GET",
-      "/.well-known/mcp/catalog.json",
-      () => jsonText(catalogDoc, { headers: publicCache }),
-      {
-        cors: true,
-      },
-    ),
-    // Home page for people and browser agents
-    route<Context>("GET", "/", homePage),
-    route<Context>("GET", "/assets/:name", webAsset),
-  ];
+  const routes = buildRoutes(config);
 
   return async (req, info) => {
     const started = performance.now();
@@ -165,6 +92,124 @@ export function createHandler(deps: Deps): Handler {
     });
     return res;
   };
+}
+
+/**
+ * The one route table, in dispatch order. Each route carries its OpenAPI operation
+ * (`doc`), and the OpenAPI document is generated from this same array.
+ */
+export function buildRoutes(config: Config): Route<Context>[] {
+  // Documents that never change while the process runs are serialised once.
+  const asMetadata = JSON.stringify(authorizationServerMetadata(config));
+  const prMetadata = JSON.stringify(protectedResourceMetadata(config));
+  const publicCache = { "Cache-Control": "public, max-age=300" };
+  const shortCache = { "Cache-Control": "public, max-age=60" };
+  const descriptor = JSON.stringify(toolDescriptor(config));
+  const card = JSON.stringify(serverCard(config));
+  const cardHeaders = { ...publicCache, "Content-Type": SERVER_CARD_TYPE };
+  const catalogDoc = JSON.stringify(aiCatalog(config));
+  const mcpEndpoint = createMcpEndpoint(config);
+  const mcpOrigins = (origin: string) => isAllowedOrigin(origin, config);
+
+  const docs = operationDocs(config);
+  // Built at the first request, then kept: converting every zod schema is the
+  // costliest part of the table and most handlers (tests) never serve it.
+  let openApi: string | undefined;
+  const routes: Route<Context>[] = [
+    route<Context>("GET", "/healthz", async (_req, ctx) => {
+      try {
+        await pingStore(ctx.kv);
+      } catch {
+        throw new HttpError(503, "unavailable", "the store does not answer");
+      }
+      return json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
+    }, { doc: docs.healthz }),
+    // Discovery (RFC 8414, RFC 9728)
+    route<Context>("GET", PATHS.asMetadata, () => jsonText(asMetadata, { headers: publicCache }), {
+      cors: true,
+      doc: docs.asMetadata,
+    }),
+    route<Context>("GET", PATHS.prMetadata, () => jsonText(prMetadata, { headers: publicCache }), {
+      cors: true,
+      doc: docs.prMetadata,
+    }),
+    // OAuth
+    route<Context>("POST", PATHS.identity, registerClient, {
+      errors: "oauth",
+      doc: docs.registerClient,
+    }),
+    route<Context>("POST", PATHS.token, issueToken, { errors: "oauth", doc: docs.issueToken }),
+    route<Context>("POST", PATHS.revoke, revokeToken, { errors: "oauth", doc: docs.revokeToken }),
+    // Protected agent resource
+    route<Context>("GET", "/api/v1/agent/services", agentServices, {
+      cors: true,
+      doc: docs.agentServices,
+    }),
+    route<Context>("GET", "/api/v1/agent/locations", agentLocations, {
+      cors: true,
+      doc: docs.agentLocations,
+    }),
+    route<Context>("GET", "/api/v1/agent/coverage", agentCoverage, {
+      cors: true,
+      doc: docs.agentCoverage,
+    }),
+    // Anonymous public endpoints
+    route<Context>("GET", "/api/v1/services", publicServices, {
+      cors: true,
+      doc: docs.publicServices,
+    }),
+    route<Context>("GET", "/api/v1/locations", publicLocations, {
+      cors: true,
+      doc: docs.publicLocations,
+    }),
+    route<Context>("POST", "/api/v1/intake", postLead, { doc: docs.submitLead }),
+    route<Context>("POST", "/api/v1/quotes", postQuote, { doc: docs.requestQuote }),
+    // Tool interface (MCP) and its discovery documents
+    route<Context>("POST", MCP_PATH, mcpEndpoint, { cors: mcpOrigins, doc: docs.mcp }),
+    route<Context>("GET", SERVER_CARD_PATH, () => jsonText(card, { headers: cardHeaders }), {
+      cors: true,
+      doc: docs.serverCard,
+    }),
+    route<Context>(
+      "GET",
+      "/.well-known/mcp.json",
+      () => jsonText(descriptor, { headers: shortCache }),
+      {
+        cors: true,
+        doc: docs.toolDescriptor,
+      },
+    ),
+    route<Context>(
+      "GET",
+      "/.well-known/ai-catalog.json",
+      () =>
+        jsonText(catalogDoc, {
+          headers: { ...publicCache, "Content-Type": "application/ai-catalog+json" },
+        }),
+      {
+        cors: true,
+        doc: docs.aiCatalog,
+      },
+    ),
+    route<Context>(
+      "GET",
+      "/.well-known/mcp/catalog.json",
+      () => jsonText(catalogDoc, { headers: publicCache }),
+      {
+        cors: true,
+        doc: docs.mcpCatalog,
+      },
+    ),
+    // Home page for people and browser agents
+    route<Context>("GET", "/", homePage, { doc: docs.homePage }),
+    route<Context>("GET", "/assets/:name", webAsset, { doc: docs.webAsset }),
+    // This document, generated from this very table
+    route<Context>("GET", OPENAPI_PATH, () => {
+      openApi ??= JSON.stringify(openApiDocument(routes, config));
+      return jsonText(openApi, { headers: publicCache });
+    }, { cors: true, doc: docs.openApi }),
+  ];
+  return routes;
 }
 
 /**

@@ -28,7 +28,7 @@ const Service = z.strictObject({
   }),
 });
 
-const Location = z.strictObject({
+export const Location = z.strictObject({
   id: Id,
   city: Name,
   country: Country,

@@ -6,6 +6,7 @@
  */
 
 import { errorResponse, type ErrorStyle, HttpError } from "./http.ts";
+import type { OperationDoc } from "./openapi.ts";
 
 export type Handler<C> = (req: Request, ctx: C, params: Params) => Response | Promise<Response>;
 export type Params = Readonly<Record<string, string | undefined>>;
@@ -21,6 +22,8 @@ export interface Route<C> {
    * function allows exactly the origins it accepts, echoing them back.
    */
   cors: boolean | OriginPolicy;
+  /** Its OpenAPI operation; `openApiDocument` refuses a table with an undocumented route. */
+  doc?: OperationDoc;
 }
 
 /** Decides whether a browser origin may call a route. */
@@ -31,7 +34,7 @@ export function route<C>(
   method: Route<C>["method"],
   pathname: string,
   handler: Handler<C>,
-  options: { errors?: ErrorStyle; cors?: boolean | OriginPolicy } = {},
+  options: { errors?: ErrorStyle; cors?: boolean | OriginPolicy; doc?: OperationDoc } = {},
 ): Route<C> {
   return {
     method,
@@ -39,6 +42,7 @@ export function route<C>(
     handler,
     errors: options.errors ?? "api",
     cors: options.cors ?? false,
+    doc: options.doc,
   };
 }
 

@@ -20,7 +20,7 @@ export const CLIENT_IDLE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const IDENTITY_TYPES = ["anonymous"] as const;
 
 // Unknown members are allowed (clients send metadata such as client_name) and ignored.
-const RegistrationRequest = z.looseObject({
+export const RegistrationRequest = z.looseObject({
   type: z.string({ error: "type is required and must be a string" }).max(64),
   scope: z.string({ error: "scope must be a string" }).max(512).optional(),
 });
