@@ -4,6 +4,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { getSubmission } from "../src/kv.ts";
 import { listen } from "./_helpers.ts";
+import { startService } from "./_service.ts";
 
 const TOOL_NAMES = ["check_coverage", "list_services", "submit_lead", "request_quote"];
 const LEAD = { email: "ops@example.com", description: "Two racks in Frankfurt" };
@@ -27,7 +28,7 @@ type ToolResult = {
 /** The same checks for every client: list, call each tool, bad input, unknown tool. */
 async function exercise(
   t: Deno.TestContext,
-  kv: Deno.Kv,
+  kv: Deno.Kv | undefined,
   call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>,
   list: () => Promise<
     { name: string; annotations?: Record<string, unknown>; outputSchema?: unknown }[]
@@ -66,8 +67,10 @@ async function exercise(
     assert.equal(out.requires_human_approval, true);
     assert.equal(out.billable_order_created, false);
     assert.match(String(out.request_id), /^lead_/);
-    const stored = await getSubmission(kv, String(out.request_id));
-    assert.equal(stored.value?.status, "pending");
+    if (kv) {
+      const stored = await getSubmission(kv, String(out.request_id));
+      assert.equal(stored.value?.status, "pending");
+    }
   });
   await t.step("request_quote returns a non-binding budget estimate", async () => {
     const r = await call("request_quote", QUOTE);
@@ -286,4 +289,40 @@ Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions
     await client.close();
   }
   assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 2);
+});
+
+Deno.test("MCP clients against the real service started with deno task start", async (t) => {
+  await using service = await startService();
+  const url = new URL(`${service.baseUrl}/api/v1/mcp`);
+  for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
+    await t.step(`@modelcontextprotocol/client@2, ${JSON.stringify(mode)}`, async (t) => {
+      const client = new Client({ name: "e2e", version: "1" }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+        await exercise(
+          t,
+          undefined,
+          (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+          async () => (await client.listTools()).tools,
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  }
+  await t.step("the v1 @modelcontextprotocol/sdk client (legacy)", async (t) => {
+    const client = new V1Client({ name: "e2e-legacy", version: "1" });
+    await client.connect(new V1Transport(url));
+    try {
+      await exercise(
+        t,
+        undefined,
+        (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+        async () => (await client.listTools()).tools,
+      );
+    } finally {
+      await client.close();
+    }
+  });
 });
