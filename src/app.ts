@@ -40,7 +40,7 @@ export function createHandler(deps: Deps): Handler {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? jsonLineLogger;
   const { config } = deps;
-  const rateCounter = createRateCounter(deps.kv, log);
+  const rateCounter = createRateCounter(deps.kv);
   const routes = buildRoutes(config);
 
   return async (req, info) => {

@@ -6,7 +6,7 @@
  * Keys:
  * - `["clients", client_id]` → {@linkcode ClientRecord}
  * - `["tokens", sha256(token)]` → {@linkcode TokenRecord}, `expireIn` = lifetime (clean-up only)
- * - `["rate", bucket, address, window]` → request count, `expireIn` = two windows
+ * - `["rate", window, bucket, address]` → `Deno.KvU64` request count, swept after its window
  * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
  * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
  * - `["idempotency", endpoint, address, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
@@ -47,11 +47,12 @@ export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
 export const outboxKey = (id: string): Deno.KvKey => ["review_outbox", id];
 export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
 export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
+// The window comes first, so that finished windows can be swept as one key range.
 export const rateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
   "rate",
+  window,
   bucket,
   address,
-  window,
 ];
 
 /** Stores a new client; fails if the id already exists (ids are random, so that is a bug). */
@@ -107,28 +108,30 @@ export async function deleteToken(kv: Deno.Kv, tokenHash: string): Promise<void>
 }
 
 /**
- * Counts one request in a fixed window and returns the count including it; a count
- * already at `limit` is returned as `limit + 1` without writing. The write checks
- * the versionstamp it read, so instances sharing the store never lose an increment;
- * `expireIn` removes the window afterwards. Returns `null` when the write kept
- * losing races with other instances.
+ * Counts one request in a fixed window and returns the count including it. `sum()` is
+ * atomic and commutative, so no increment is ever lost and no write has to be retried,
+ * on one instance or many; the count read back includes this request's own increment,
+ * so no more than the limit is ever admitted. `sum()` takes no `expireIn`:
+ * {@linkcode sweepRateWindows} removes finished windows.
  */
-export async function countRequest(
-  kv: Deno.Kv,
-  key: Deno.KvKey,
-  limit: number,
-  ttlMs: number,
-): Promise<number | null> {
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const entry = await _retry(() => kv.get<number>(key));
-    const count = entry.value ?? 0;
-    if (count >= limit) return count + 1;
-    const res = await _retry(() =>
-      kv.atomic().check(entry).set(key, count + 1, { expireIn: ttlMs }).commit()
-    );
-    if (res.ok) return count + 1;
+export async function countRequest(kv: Deno.Kv, key: Deno.KvKey): Promise<number> {
+  const res = await _retry(() => kv.atomic().sum(key, 1n).commit());
+  if (!res.ok) throw new Error("rate counter commit failed");
+  const entry = await _retry(() => kv.get<Deno.KvU64>(key));
+  return Number(entry.value?.value ?? 1n);
+}
+
+/** Deletes the counters of every window before `currentWindow`; returns how many. */
+export async function sweepRateWindows(kv: Deno.Kv, currentWindow: number): Promise<number> {
+  const old = await _retry(() =>
+    Array.fromAsync(kv.list({ prefix: ["rate"], end: ["rate", currentWindow] }, { limit: 5_000 }))
+  );
+  for (let i = 0; i < old.length; i += 500) {
+    const op = kv.atomic();
+    for (const e of old.slice(i, i + 500)) op.delete(e.key);
+    await _retry(() => op.commit());
   }
-  return null;
+  return old.length;
 }
 
 /** A cheap read that proves the store answers, for `GET /healthz`. */

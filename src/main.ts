@@ -8,6 +8,7 @@ import { createHandler, jsonLineLogger } from "./app.ts";
 import { loadCatalog } from "./catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { openStore } from "./kv.ts";
+import { sweepRateLimits, WINDOW_MS } from "./rate_limit.ts";
 import { startReviewNotifier } from "./review_notifier.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
@@ -63,6 +64,11 @@ async function main(): Promise<void> {
     _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${_reason(err)}`);
   }
   const notifier = startReviewNotifier({ kv, config, now: Date.now, log: jsonLineLogger });
+  const sweeper = setInterval(() => {
+    sweepRateLimits(kv, Date.now()).catch((err) =>
+      jsonLineLogger({ level: "warn", msg: "rate-limit sweep failed", error: _reason(err) })
+    );
+  }, WINDOW_MS);
 
   const drain = async (signal: string) => {
     if (draining) return;
@@ -75,6 +81,7 @@ async function main(): Promise<void> {
     // The 503 answered during the drain is itself in flight while it is sent.
     while (inFlight > 0) await new Promise<void>((resolve) => onIdle = resolve);
     await server.shutdown();
+    clearInterval(sweeper);
     await notifier.stop();
     clearTimeout(timer);
     kv.close();

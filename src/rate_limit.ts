@@ -5,43 +5,43 @@
  * RateLimit draft (draft-ietf-httpapi-ratelimit-headers).
  */
 
-import type { Context, Logger } from "./context.ts";
+import type { Context } from "./context.ts";
 import { HttpError } from "./http.ts";
-import { countRequest, rateKey } from "./kv.ts";
+import { countRequest, rateKey, sweepRateWindows } from "./kv.ts";
 
 /** Length of one rate-limit window. */
 export const WINDOW_MS = 60_000;
 
 /** Counts requests per key; one per handler, so tests and instances each have their own. */
 export interface RateCounter {
-  count(bucket: string, address: string, window: number, limit: number): Promise<number>;
+  count(bucket: string, address: string, window: number): Promise<number>;
 }
 
 /**
- * Increments of the same counter are queued inside this instance, so concurrent
- * requests from one address never race each other for the versionstamp; only
- * other instances can, and the KV check settles that. If an increment keeps losing
- * to other instances the request is let through and a warning logged, rather than
- * refusing a caller that is under its limit.
+ * Increments of the same counter are queued inside this instance, so each request
+ * reads back exactly its own position: a burst from one address admits exactly the
+ * limit. Between instances the count read back can include another instance's later
+ * increment, so at the boundary a request may be refused early: never more than the
+ * limit is admitted, at worst one fewer per other instance racing for the last places.
  */
-export function createRateCounter(kv: Deno.Kv, log: Logger): RateCounter {
+export function createRateCounter(kv: Deno.Kv): RateCounter {
   const queues = new Map<string, Promise<unknown>>();
   return {
-    count(bucket, address, window, limit) {
+    count(bucket, address, window) {
       const key = rateKey(bucket, address, window);
       const id = JSON.stringify(key);
-      const run = (queues.get(id) ?? Promise.resolve()).then(async () => {
-        const n = await countRequest(kv, key, limit, 2 * WINDOW_MS);
-        if (n !== null) return n;
-        log({ level: "warn", msg: "rate counter contended; request admitted", bucket });
-        return 0;
-      });
+      const run = (queues.get(id) ?? Promise.resolve()).then(() => countRequest(kv, key));
       const settled = run.catch(() => {});
       queues.set(id, settled);
       settled.then(() => queues.get(id) === settled && queues.delete(id));
       return run;
     },
   };
+}
+
+/** Removes the counters of finished windows; the service runs this every minute. */
+export function sweepRateLimits(kv: Deno.Kv, now: number): Promise<number> {
+  return sweepRateWindows(kv, Math.floor(now / WINDOW_MS));
 }
 
 /**
@@ -59,7 +59,7 @@ export async function enforceRateLimit(
   const now = ctx.now();
   const window = Math.floor(now / WINDOW_MS);
   const address = options.global ? "*" : ctx.address;
-  const count = await ctx.rateCounter.count(bucket, address, window, limit);
+  const count = await ctx.rateCounter.count(bucket, address, window);
   const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
   // The headers describe the caller's own budget; a global limit only shows when hit.
   if (!options.global) {

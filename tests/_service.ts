@@ -106,3 +106,27 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     },
   };
 }
+
+/** One item of `deno task review list --json` (the fields other tools may rely on). */
+export interface ReviewListItem {
+  request_id: string;
+  kind: string;
+  status: string;
+  created_at: string;
+  notification: string;
+  notified_at: string | null;
+  [field: string]: unknown;
+}
+
+/** Runs the real `deno task review list --json` against a KV file and returns its items. */
+export async function reviewListJson(kvPath: string): Promise<ReviewListItem[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", "review", "list", "--json"],
+    cwd: root,
+    env: { KV_PATH: kvPath, NO_COLOR: "1" },
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const items = JSON.parse(new TextDecoder().decode(out.stdout));
+  assert.ok(Array.isArray(items), "review list --json prints a JSON array");
+  return items;
+}

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { rateLimitAddress } from "../src/app.ts";
+import { sweepRateLimits } from "../src/rate_limit.ts";
 import { basic, createApp, registerClient } from "./_helpers.ts";
 
 const register = (app: Awaited<ReturnType<typeof createApp>>, address = "192.0.2.1") =>
@@ -169,4 +170,20 @@ Deno.test("IPv6 addresses share one budget per /64; IPv4-mapped addresses count 
     assert.equal(other.status, 201);
     await other.body?.cancel();
   });
+});
+
+Deno.test("sweepRateLimits removes the counters of finished windows only", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "5" } });
+  (await register(app)).body?.cancel();
+  app.clock.advance(60_000);
+  (await register(app)).body?.cancel();
+  const count = async () => (await Array.fromAsync(app.kv.list({ prefix: ["rate"] }))).length;
+  assert.equal(await count(), 2);
+  assert.equal(await sweepRateLimits(app.kv, app.clock.now()), 1);
+  assert.equal(await count(), 1);
+  // The current window still counts: four more, then 429.
+  for (let i = 0; i < 4; i++) (await register(app)).body?.cancel();
+  const res = await register(app);
+  assert.equal(res.status, 429);
+  await res.body?.cancel();
 });
