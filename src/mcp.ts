@@ -36,8 +36,8 @@ export function createMcpEndpoint(config: Config) {
     const ctx = contexts.get(requestInfo?.headers.get(CONTEXT_HEADER) ?? "");
     if (!ctx) throw new Error("MCP request without a service context");
     return buildServer(ctx);
-    // "auto" answers with one JSON body unless a tool emits a message before its result,
-    // which none of ours does; "json" would also print a warning at every start.
+    // "auto": 2026-07-28 answers are one JSON body (no tool emits anything before its
+    // result); legacy answers are one SSE event. "json" prints a warning at every start.
   }, { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY });
 
   return async (req: Request, ctx: Context): Promise<Response> => {
@@ -76,7 +76,9 @@ export function isAllowedOrigin(origin: string, config: Config): boolean {
 function buildServer(ctx: Context): McpServer {
   const server = new McpServer(
     { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
-    { instructions: INSTRUCTIONS },
+    // Declaring the (static) tools capability up front lets modern-era clients such as
+    // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
+    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
   for (const tool of TOOLS) {
     server.registerTool(tool.name, {
@@ -93,8 +95,15 @@ function buildServer(ctx: Context): McpServer {
           structuredContent: result,
         };
       } catch (err) {
-        if (!(err instanceof HttpError)) throw err;
-        return toolError(err);
+        if (err instanceof HttpError) return toolError(err);
+        // Like a REST 500: logged here, never echoed to the caller.
+        ctx.log({
+          level: "error",
+          tool: tool.name,
+          error: err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown",
+          stack: err instanceof Error ? err.stack : undefined,
+        });
+        return toolError(new HttpError(500, "internal_error", "internal error; retry later"));
       }
     });
   }

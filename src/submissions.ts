@@ -68,6 +68,7 @@ export async function submitLead(
   raw: unknown,
   idempotencyKey?: string,
 ): Promise<SubmitOutcome> {
+  checkNesting(raw);
   const input = validate(LeadInput, raw);
   // A lead's country is an additional property; it is used only when it is a valid code.
   const country = CountryCode.safeParse(input.country).data;
@@ -86,6 +87,7 @@ export async function submitQuote(
   raw: unknown,
   idempotencyKey?: string,
 ): Promise<SubmitOutcome> {
+  checkNesting(raw);
   const parsed = QuoteInput.safeParse(raw);
   const issues = parsed.success ? [] : fieldIssues(parsed.error);
   // The catalog check runs even when other fields failed, so every problem is listed at once.
@@ -98,6 +100,29 @@ export async function submitQuote(
     covered: coveredFact(coverage),
     budget_estimate: estimateBudget(service, input, coverage),
   }, idempotencyKey);
+}
+
+/** Deepest JSON nesting a submission may have; kept additional properties included. */
+export const MAX_NESTING = 32;
+
+/**
+ * Refuses documents nested deeper than {@link MAX_NESTING} before anything recursive
+ * (zod, `JSON.stringify`, hashing) walks them: a few kilobytes of `[[[[…` would
+ * otherwise overflow the stack. Iterative, so it cannot overflow itself.
+ */
+export function checkNesting(raw: unknown): void {
+  const stack: [unknown, number][] = [[raw, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_NESTING) {
+      throw validationFailed([{
+        path: "",
+        message: `the document is nested deeper than ${MAX_NESTING} levels`,
+      }]);
+    }
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
 }
 
 /** Parses with a zod schema, or throws 400 listing every field problem. */

@@ -327,6 +327,26 @@ Deno.test("a submission that grows past 64 KiB when stored is 413, and nothing i
   assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 0);
 });
 
+Deno.test("a submission nested deeper than 32 levels is 400 and nothing is stored", async (t) => {
+  await using app = await createApp();
+  const nest = (depth: number) => "[".repeat(depth) + "]".repeat(depth);
+  for (const path of ["/api/v1/intake", "/api/v1/quotes"]) {
+    await t.step(`${path}: 5,000 levels (10 KB) is a 400 listing the problem`, async () => {
+      const body = JSON.stringify(LEAD).replace(/}$/, `,"nested":${nest(5_000)}}`);
+      const res = await post(app, path, body);
+      assert.equal(res.status, 400);
+      const err = await res.json();
+      assert.equal(err.error, "validation_failed");
+      assert.match(err.issues[0].message, /nested deeper than 32 levels/);
+    });
+  }
+  await t.step("31 levels below the top-level object are accepted", async () => {
+    const body = JSON.stringify(LEAD).replace(/}$/, `,"nested":${nest(31)}}`);
+    assert.equal((await post(app, "/api/v1/intake", body)).status, 202);
+  });
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+});
+
 Deno.test("RATE_LIMIT_SUBMIT_GLOBAL caps submissions from all addresses together", async () => {
   await using app = await createApp({ env: { RATE_LIMIT_SUBMIT_GLOBAL: "3" } });
   const statuses = [];

@@ -97,6 +97,13 @@ async function exercise(
     assert.equal(r.isError, true);
     assert.match(r.content[0]!.text!, /service_type.*remote-hands/s);
   });
+  await t.step("deeply nested arguments give an isError result, not a crash", async () => {
+    let nested: unknown = [];
+    for (let i = 0; i < 2_000; i++) nested = [nested];
+    const r = await call("submit_lead", { ...LEAD, nested });
+    assert.equal(r.isError, true);
+    assert.match(r.content[0]!.text!, /nested deeper than 32 levels/);
+  });
   await t.step("an unknown tool is refused", async () => {
     await assert.rejects(call("create_billable_order", {}), /create_billable_order/);
   });
@@ -325,4 +332,41 @@ Deno.test("MCP clients against the real service started with deno task start", a
       await client.close();
     }
   });
+});
+
+Deno.test("an unexpected failure inside a tool is a generic isError result; details are only logged", async () => {
+  const real = await Deno.openKv(":memory:");
+  // A store whose writes fail with an internal detail the caller must never see.
+  const broken = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          op.commit = () => Promise.reject(new Error("disk failure at /var/lib/dcfs/kv.sqlite3"));
+          return op;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using app = await listen({
+    kv: broken,
+    env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0" },
+  });
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    const r = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
+    assert.equal(r.isError, true);
+    assert.equal(r.content[0]!.text, "internal_error: internal error; retry later");
+  } finally {
+    await client.close();
+    real.close();
+  }
+  const logged = app.logs.find((l) => l.level === "error");
+  assert.equal(logged?.tool, "submit_lead");
+  assert.match(String(logged?.error), /disk failure/);
 });
