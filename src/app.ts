@@ -33,7 +33,11 @@ export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Re
 /** Writes one JSON line per record to stdout. */
 export const jsonLineLogger: Logger = (record) => console.log(JSON.stringify(record));
 
-const _REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+/**
+ * An incoming `X-Request-Id` is kept (and logged) only when it is plain and cannot be
+ * one of our credentials pasted into the wrong header: those start with `dcfs_`.
+ */
+const _REQUEST_ID = /^(?!dcfs_)[A-Za-z0-9._:-]{8,128}$/;
 
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
 export function createHandler(deps: Deps): Handler {

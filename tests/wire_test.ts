@@ -461,6 +461,9 @@ Deno.test("an incoming X-Request-Id is echoed when well-formed and replaced when
     "slash/not/allowed",
     'quote"not-allowed',
     "semi;colon;here",
+    // Our credentials are well-formed ids but must never reach the log.
+    "dcfs_at_3q2-7wEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    "dcfs_cs_sN2lK2ZOv72U8Azf5uCP6GYWiMXrjH233BQam8phARY",
   ];
   for (const id of malformed) {
     await t.step(`${label(id)} (${id.length} chars) is replaced`, async () => {
