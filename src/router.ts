@@ -1,6 +1,7 @@
 /**
  * @module
- * A URLPattern route table read top to bottom; the first match wins.
+ * A URLPattern route table, compiled once (`compileRoutes`); for a path, the first
+ * route with the request's method wins.
  * 404 and 405 (with `Allow`) are answered here, HEAD runs the GET handler
  * without a body, and OPTIONS (including CORS preflight) is answered centrally.
  */
@@ -50,31 +51,90 @@ const CORS_ALLOW_HEADERS = "Authorization, Content-Type, Idempotency-Key";
 const CORS_EXPOSE_HEADERS =
   "WWW-Authenticate, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Location";
 
+/** The paths one pathname pattern answers, with what every request to them needs. */
+export interface PathGroup<C> {
+  pattern: URLPattern;
+  /** The routes whose pattern matches these paths, in table order. */
+  routes: Route<C>[];
+  allow: string;
+  anyCors: boolean;
+  policy: OriginPolicy | undefined;
+}
+
+/** A route table prepared for dispatch: built once, read by every request. */
+export interface RouteTable<C> {
+  /** Patterns without parameters or wildcards, by their exact pathname. */
+  exact: Map<string, PathGroup<C>>;
+  /** The rest, tried in table order with `URLPattern.exec`. */
+  patterns: PathGroup<C>[];
+}
+
+/**
+ * Groups the table by pathname pattern once, so a request costs one Map lookup for a
+ * fixed path instead of a URLPattern match per route; URLPattern stays the matcher
+ * for patterns with parameters. Every route of a group counts towards its `Allow`,
+ * and the first route for the method wins. A parameter pattern that also matches a
+ * fixed path would make the answer depend on table order, so it is refused here.
+ */
+export function compileRoutes<C>(routes: readonly Route<C>[]): RouteTable<C> {
+  const byPattern = new Map<string, Route<C>[]>();
+  for (const r of routes) {
+    byPattern.set(r.pattern.pathname, [...byPattern.get(r.pattern.pathname) ?? [], r]);
+  }
+  const table: RouteTable<C> = { exact: new Map(), patterns: [] };
+  for (const [pathname, members] of byPattern) {
+    const group: PathGroup<C> = {
+      pattern: members[0]!.pattern,
+      routes: members,
+      allow: _allowHeader(new Set(members.map((r) => r.method))),
+      anyCors: members.some((r) => r.cors === true),
+      policy: members.findLast((r) => typeof r.cors === "function")?.cors as
+        | OriginPolicy
+        | undefined,
+    };
+    if (_isFixed(pathname)) table.exact.set(pathname, group);
+    else table.patterns.push(group);
+  }
+  for (const fixed of table.exact.keys()) {
+    const clash = table.patterns.find((g) => g.pattern.test({ pathname: fixed }));
+    if (clash) throw new Error(`route ${clash.pattern.pathname} also matches ${fixed}`);
+  }
+  return table;
+}
+
+function _isFixed(pathname: string): boolean {
+  return /^[A-Za-z0-9/._~-]*$/.test(pathname) &&
+    new URLPattern({ pathname }).test({ pathname });
+}
+
+/** The group a pathname belongs to, with its parameters; `undefined` for a 404. */
+export function matchRoute<C>(
+  table: RouteTable<C>,
+  pathname: string,
+): { group: PathGroup<C>; params: Params } | undefined {
+  const exact = table.exact.get(pathname);
+  if (exact) return { group: exact, params: {} as Params };
+  for (const group of table.patterns) {
+    const m = group.pattern.exec({ pathname });
+    if (m) return { group, params: m.pathname.groups as Params };
+  }
+  return undefined;
+}
+
 /** Dispatches one request through the table. Errors thrown as HttpError use the route's style. */
 export async function dispatch<C>(
-  routes: readonly Route<C>[],
+  table: RouteTable<C>,
   req: Request,
   ctx: C,
 ): Promise<Response> {
   const url = new URL(req.url);
   const lookup = req.method === "HEAD" ? "GET" : req.method;
-  const allowed = new Set<string>();
-  let found: { route: Route<C>; params: Params } | undefined;
-  let anyCors = false;
-  let policy: OriginPolicy | undefined;
-  for (const r of routes) {
-    const m = r.pattern.exec({ pathname: url.pathname });
-    if (!m) continue;
-    allowed.add(r.method);
-    if (r.cors === true) anyCors = true;
-    else if (r.cors) policy = r.cors;
-    if (!found && r.method === lookup) found = { route: r, params: m.pathname.groups };
-  }
-
-  if (allowed.size === 0) {
+  const matched = matchRoute(table, url.pathname);
+  if (!matched) {
     return errorResponse(new HttpError(404, "not_found", `no resource at ${url.pathname}`), "api");
   }
-  const allow = _allowHeader(allowed);
+  const { allow, anyCors, policy } = matched.group;
+  const route = matched.group.routes.find((r) => r.method === lookup);
   const origin = req.headers.get("origin");
   if (req.method === "OPTIONS") {
     const headers = new Headers({ Allow: allow });
@@ -100,7 +160,7 @@ export async function dispatch<C>(
     }
     return new Response(null, { status: 204, headers });
   }
-  if (!found) {
+  if (!route) {
     const err = new HttpError(405, "method_not_allowed", `${req.method} is not allowed here`, {
       headers: { Allow: allow },
     });
@@ -109,12 +169,12 @@ export async function dispatch<C>(
 
   let res: Response;
   try {
-    res = await found.route.handler(req, ctx, found.params);
+    res = await route.handler(req, ctx, matched.params);
   } catch (err) {
     if (!(err instanceof HttpError)) throw err;
-    res = errorResponse(err, found.route.errors);
+    res = errorResponse(err, route.errors);
   }
-  const cors = found.route.cors;
+  const cors = route.cors;
   if (cors === true) {
     res.headers.set("Access-Control-Allow-Origin", "*");
     res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);

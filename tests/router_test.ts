@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { HttpError } from "../src/http.ts";
-import { dispatch, route } from "../src/router.ts";
+import { compileRoutes, dispatch, route } from "../src/router.ts";
 import { createApp } from "./_helpers.ts";
 
-const routes = [
+const routes = compileRoutes([
   route<null>("GET", "/items/:id", (_req, _ctx, p) => Response.json({ id: p.id }), { cors: true }),
   route<null>("POST", "/items/:id", () => {
     throw new HttpError(400, "invalid_request", "bad", { headers: { "X-Why": "test" } });
@@ -11,7 +11,7 @@ const routes = [
   route<null>("DELETE", "/items/:id", () => {
     throw new Error("boom");
   }),
-];
+]);
 const call = (method: string, path: string) =>
   dispatch(routes, new Request(`http://x${path}`, { method }), null);
 
@@ -63,6 +63,41 @@ Deno.test("router: an HttpError is rendered in the route's error style with its 
 
 Deno.test("router: any other exception propagates to the caller", async () => {
   await assert.rejects(call("DELETE", "/items/1"), /boom/);
+});
+
+Deno.test("router: fixed paths and parameter patterns side by side", async (t) => {
+  const table = compileRoutes([
+    route<null>("GET", "/a/list", () => Response.json({ fixed: true })),
+    route<null>("POST", "/a/list", () => new Response(null, { status: 204 })),
+    route<null>("GET", "/b/:id", (_req, _ctx, p) => Response.json({ id: p.id })),
+  ]);
+  const send = (method: string, path: string) =>
+    dispatch(table, new Request(`http://x${path}`, { method }), null);
+  await t.step("a fixed path is found with every method of its pattern in Allow", async () => {
+    assert.deepEqual(await (await send("GET", "/a/list")).json(), { fixed: true });
+    assert.equal((await send("POST", "/a/list")).status, 204);
+    const res = await send("DELETE", "/a/list");
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("allow"), "GET, POST, HEAD, OPTIONS");
+  });
+  await t.step("matching is exact: case, trailing slash and encoding matter", async () => {
+    for (const path of ["/a/List", "/a/list/", "/a/%6Cist", "/a/list/x"]) {
+      assert.equal((await send("GET", path)).status, 404, path);
+    }
+  });
+  await t.step("a parameter pattern still gets its parameters", async () => {
+    assert.deepEqual(await (await send("GET", "/b/x%20y")).json(), { id: "x%20y" });
+  });
+  await t.step("a parameter pattern that also matches a fixed path is refused", () => {
+    assert.throws(
+      () =>
+        compileRoutes([
+          route<null>("GET", "/c/all", () => new Response()),
+          route<null>("POST", "/c/:id", () => new Response()),
+        ]),
+      /route \/c\/:id also matches \/c\/all/,
+    );
+  });
 });
 
 Deno.test("app routes: CORS * on discovery and public reads, none on OAuth endpoints", async (t) => {
