@@ -4,7 +4,7 @@
  * drain on SIGTERM/SIGINT.
  */
 
-import { createHandler, jsonLineLogger } from "./app.ts";
+import { createHandler, createJsonLineLogger } from "./app.ts";
 import { loadCatalog } from "./catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { openStore } from "./kv.ts";
@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   let draining = false;
   let inFlight = 0;
   let onIdle = () => {};
-  const handler = createHandler({ kv, config, catalog, draining: () => draining });
+  const log = createJsonLineLogger();
+  const handler = createHandler({ kv, config, catalog, log, draining: () => draining });
   const serve: Deno.ServeHandler = async (req, info) => {
     inFlight++;
     try {
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
       port: config.port,
       hostname: config.hostname,
       onListen: ({ hostname, port }) =>
-        jsonLineLogger({
+        log({
           level: "info",
           msg: "listening",
           address: `${hostname}:${port}`,
@@ -63,19 +64,19 @@ async function main(): Promise<void> {
   } catch (err) {
     _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${_reason(err)}`);
   }
-  const notifier = startReviewNotifier({ kv, config, now: Date.now, log: jsonLineLogger });
+  const notifier = startReviewNotifier({ kv, config, now: Date.now, log });
   const sweeper = setInterval(() => {
     sweepRateLimits(kv, Date.now()).catch((err) =>
-      jsonLineLogger({ level: "warn", msg: "rate-limit sweep failed", error: _reason(err) })
+      log({ level: "warn", msg: "rate-limit sweep failed", error: _reason(err) })
     );
   }, WINDOW_MS);
 
   const drain = async (signal: string) => {
     if (draining) return;
     draining = true;
-    jsonLineLogger({ level: "info", msg: "draining", signal, in_flight: inFlight });
+    log({ level: "info", msg: "draining", signal, in_flight: inFlight });
     const timer = setTimeout(() => {
-      jsonLineLogger({ level: "warn", msg: "drain timed out; exiting", in_flight: inFlight });
+      log({ level: "warn", msg: "drain timed out; exiting", in_flight: inFlight });
       Deno.exit(1);
     }, DRAIN_MS);
     // The 503 answered during the drain is itself in flight while it is sent.
@@ -85,7 +86,7 @@ async function main(): Promise<void> {
     await notifier.stop();
     clearTimeout(timer);
     kv.close();
-    jsonLineLogger({ level: "info", msg: "stopped" });
+    log({ level: "info", msg: "stopped" });
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     try {
