@@ -34,6 +34,6 @@ export interface Context {
   readonly address: string;
   /** Shared by every request of one handler. */
   readonly rateCounter: RateCounter;
-  /** Headers added to the final response whatever it is, errors included. */
-  readonly headers: Headers;
+  /** Headers added to the final response whatever it is, errors included (usually none). */
+  readonly headers: Map<string, string>;
 }

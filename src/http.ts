@@ -53,10 +53,16 @@ export function json(body: unknown, init: ResponseInit = {}): Response {
 
 /** A JSON response of text that is already serialised JSON (catalog bodies, metadata). */
 export function jsonText(text: string, init: ResponseInit = {}): Response {
-  const headers = new Headers(init.headers);
-  if (!headers.has("Content-Type")) headers.set("Content-Type", "application/json; charset=utf-8");
-  return new Response(text, { ...init, headers });
+  if (init.headers instanceof Headers || Array.isArray(init.headers)) {
+    const headers = new Headers(init.headers);
+    if (!headers.has("Content-Type")) headers.set("Content-Type", JSON_TYPE);
+    return new Response(text, { ...init, headers });
+  }
+  // A plain object (every hot path): one Headers built by the Response, not two.
+  return new Response(text, { ...init, headers: { "Content-Type": JSON_TYPE, ...init.headers } });
 }
+
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * RFC 6749 §5.2: `error_description` may only hold %x20-21 / %x23-5B / %x5D-7E. Input
