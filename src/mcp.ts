@@ -7,6 +7,7 @@
  */
 
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import type { z } from "zod";
 import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { SERVICE_NAME } from "./discovery.ts";
@@ -73,6 +74,40 @@ export function isAllowedOrigin(origin: string, config: Config): boolean {
   return origin === config.baseUrl || config.allowedOrigins.includes(origin);
 }
 
+/**
+ * The tools with their schemas wrapped once per process. The SDK builds a server per
+ * request and converts each tool's zod schemas to JSON Schema when a call needs them;
+ * the wrapper hands it the conversion made the first time (validation is still zod's).
+ */
+const REGISTERED = TOOLS.map((tool) => ({
+  tool,
+  input: convertedOnce(tool.input),
+  output: convertedOnce(tool.output),
+  annotations: toolAnnotations(tool),
+}));
+
+type StandardJsonSchema = {
+  "~standard": {
+    jsonSchema: Record<"input" | "output", (options: { target: string }) => unknown>;
+  };
+};
+
+function convertedOnce<T extends z.ZodType>(schema: T): T {
+  const std = schema["~standard"] as unknown as StandardJsonSchema["~standard"];
+  const cache = new Map<string, unknown>();
+  const memo = (io: "input" | "output") => (options: { target: string }) => {
+    const key = `${io} ${options.target}`;
+    if (!cache.has(key)) cache.set(key, std.jsonSchema[io](options));
+    return cache.get(key);
+  };
+  const standard = { ...std, jsonSchema: { input: memo("input"), output: memo("output") } };
+  // Everything else (parsing, `_zod`) is the schema itself.
+  return new Proxy(schema, {
+    get: (target, prop, receiver) =>
+      prop === "~standard" ? standard : Reflect.get(target, prop, receiver),
+  });
+}
+
 function buildServer(ctx: Context): McpServer {
   const server = new McpServer(
     { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
@@ -80,13 +115,13 @@ function buildServer(ctx: Context): McpServer {
     // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
-  for (const tool of TOOLS) {
+  for (const { tool, input, output, annotations } of REGISTERED) {
     server.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,
-      inputSchema: tool.input,
-      outputSchema: tool.output,
-      annotations: toolAnnotations(tool),
+      inputSchema: input,
+      outputSchema: output,
+      annotations,
     }, async (args: unknown) => {
       try {
         const result = await tool.run(ctx, args as Record<string, unknown>);
