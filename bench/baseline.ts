@@ -5,6 +5,8 @@
  *
  * - `json` (default), the baseline every ratio is taken against: answers every
  *   request with a small JSON object;
+ * - `catalog-body`: the catalog document the service sends (3.5 KB) instead of the
+ *   small object, with the same `Content-Type`: what the size of the answer costs;
  * - `kv-read`: the same after one `kv.get` (what a protected read cannot avoid);
  * - `kv-write`: the same after one `kv.set` with `expireIn` (a durable write, as for a
  *   token or a submission);
@@ -18,8 +20,9 @@
 
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { loadCatalog } from "../src/catalog.ts";
 
-export const FLOORS = ["json", "kv-read", "kv-write", "mcp-sdk"] as const;
+export const FLOORS = ["json", "catalog-body", "kv-read", "kv-write", "mcp-sdk"] as const;
 export type Floor = typeof FLOORS[number];
 
 type Handler = (req: Request) => Response | Promise<Response>;
@@ -30,6 +33,11 @@ async function floorHandler(floor: Floor): Promise<Handler> {
     if (req.body) await req.arrayBuffer();
   };
   if (floor === "json") return (req) => req.body ? req.arrayBuffer().then(answer) : answer();
+  if (floor === "catalog-body") {
+    const body = loadCatalog().servicesBody;
+    const headers = { "Content-Type": "application/json; charset=utf-8" };
+    return () => new Response(body, { headers });
+  }
   if (floor === "mcp-sdk") {
     const mcp = createMcpHandler(() => {
       const server = new McpServer({ name: "floor", version: "1.0.0" }, {

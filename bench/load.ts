@@ -110,6 +110,7 @@ const SCENARIOS: Scenario[] = [
     id: "catalog",
     label: "GET /api/v1/services (public)",
     target: { ratio: 0.7, p99Ms: 10 },
+    floor: "catalog-body",
     prepare: () => Promise.resolve({ method: "GET", path: "/api/v1/services" }),
   },
   {
