@@ -35,6 +35,14 @@ export interface TestApp extends AsyncDisposable {
   request(path: string, init?: RequestInit & { address?: string }): Promise<Response>;
 }
 
+/** What the OAuth helpers below need: an in-process app, or a real process over HTTP. */
+export type Requester = Pick<TestApp, "request">;
+
+/** A {@link Requester} for a service listening at `baseUrl` (e.g. one from `startService`). */
+export function overHttp(baseUrl: string): Requester {
+  return { request: (path, init = {}) => fetch(new URL(path, baseUrl), init) };
+}
+
 export interface AppOptions {
   env?: Record<string, string>;
   /** Defaults to a fresh `:memory:` store, closed on dispose. */
@@ -88,7 +96,7 @@ export function basic(id: string, secret: string): string {
 }
 
 /** Registers an anonymous client, asserting success. */
-export async function registerClient(app: TestApp, scope?: string): Promise<Client> {
+export async function registerClient(app: Requester, scope?: string): Promise<Client> {
   const res = await app.request("/agent/identity", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -102,7 +110,7 @@ export async function registerClient(app: TestApp, scope?: string): Promise<Clie
 
 /** Sends a token request with the client's Basic credentials and a form body. */
 export function tokenRequest(
-  app: TestApp,
+  app: Requester,
   client: Client,
   form: Record<string, string> | string,
   headers: Record<string, string> = {},
@@ -119,7 +127,7 @@ export function tokenRequest(
 }
 
 /** Issues an access token, asserting success. */
-export async function issueToken(app: TestApp, client: Client, scope?: string): Promise<string> {
+export async function issueToken(app: Requester, client: Client, scope?: string): Promise<string> {
   const form: Record<string, string> = { grant_type: "client_credentials" };
   if (scope !== undefined) form.scope = scope;
   const res = await tokenRequest(app, client, form);
@@ -128,7 +136,7 @@ export async function issueToken(app: TestApp, client: Client, scope?: string): 
 }
 
 /** Sends a revocation request with the client's Basic credentials. */
-export function revokeRequest(app: TestApp, client: Client, token: string): Promise<Response> {
+export function revokeRequest(app: Requester, client: Client, token: string): Promise<Response> {
   return app.request("/oauth2/revoke", {
     method: "POST",
     headers: {
@@ -140,13 +148,13 @@ export function revokeRequest(app: TestApp, client: Client, token: string): Prom
 }
 
 /** GET with a Bearer token. */
-export function bearerGet(app: TestApp, path: string, token: string): Promise<Response> {
+export function bearerGet(app: Requester, path: string, token: string): Promise<Response> {
   return app.request(path, { headers: { Authorization: `Bearer ${token}` } });
 }
 
 /** POSTs JSON (an object, or a raw string body) to a path. */
 export function post(
-  app: TestApp,
+  app: Requester,
   path: string,
   body: unknown,
   headers: Record<string, string> = {},

@@ -107,6 +107,19 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
   };
 }
 
+/** {@link startService} on a temporary KV file, removed again on dispose. */
+export async function startServiceOnTempKv(env: Record<string, string> = {}): Promise<Service> {
+  const dir = await Deno.makeTempDir({ prefix: "dcfs-e2e-" });
+  const service = await startService({ KV_PATH: `${dir}/kv.sqlite3`, ...env });
+  return {
+    ...service,
+    async [Symbol.asyncDispose]() {
+      await service[Symbol.asyncDispose]();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
 /** One item of `deno task review list --json` (the fields other tools may rely on). */
 export interface ReviewListItem {
   request_id: string;

@@ -1,22 +1,26 @@
 /**
  * A seeded fuzz loop over every POST endpoint and every path of the route table:
  * random and mutated bodies, headers and content types, in-process for speed plus a
- * slice over a real port and over raw sockets. No request may get a 5xx, throw, or
+ * slice against the real process (`deno task start`, a temporary KV file) over HTTP
+ * and over raw sockets. No request may get a 5xx, throw, or
  * take longer than 5 s. A failure names the seed and the request; `FUZZ_SEED` replays
  * another seed.
  */
 
 import assert from "node:assert/strict";
 import { buildRoutes } from "../../src/app.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
 import {
   basic,
   type Client,
   createApp,
   issueToken,
-  listen,
+  overHttp,
   registerClient,
+  type Requester,
   type TestApp,
 } from "../_helpers.ts";
+import { type Service, startServiceOnTempKv } from "../_service.ts";
 
 const SEED = Number(Deno.env.get("FUZZ_SEED") || 0x5eed_2026);
 const REQUEST_TIMEOUT_MS = 5_000;
@@ -707,7 +711,7 @@ async function sendInProcess(
   }
 }
 
-async function fixtures(app: TestApp, baseUrl: string): Promise<Fixtures> {
+async function fixtures(app: Requester, baseUrl: string): Promise<Fixtures> {
   const clients = [await registerClient(app), await registerClient(app, "services:read")];
   const tokens = [
     await issueToken(app, clients[0]!),
@@ -717,14 +721,14 @@ async function fixtures(app: TestApp, baseUrl: string): Promise<Fixtures> {
   return { baseUrl, clients, tokens };
 }
 
-function routePatterns(app: TestApp): string[] {
-  return buildRoutes(app.config).map((r) => r.pattern.pathname);
+function routePatterns(config: Config): string[] {
+  return buildRoutes(config).map((r) => r.pattern.pathname);
 }
 
 Deno.test("fuzz: thousands of random requests in-process get no 5xx, no crash and no hang", async () => {
   await using app = await createApp({ env: NO_LIMITS });
   const fx = await fixtures(app, app.config.baseUrl);
-  const patterns = routePatterns(app);
+  const patterns = routePatterns(app.config);
   assert.ok(patterns.length >= 20, "the route table is enumerated");
   const rng = new Rng(SEED);
   const findings = new Findings();
@@ -776,7 +780,7 @@ Deno.test("fuzz: thousands of random requests in-process get no 5xx, no crash an
 Deno.test("fuzz with the default rate limits on: 429s, but no 5xx", async () => {
   await using app = await createApp();
   const fx = await fixtures(app, app.config.baseUrl);
-  const patterns = routePatterns(app);
+  const patterns = routePatterns(app.config);
   const rng = new Rng(SEED ^ 0x429);
   const findings = new Findings();
   for (let n = 0; n < 250; n++) {
@@ -787,10 +791,10 @@ Deno.test("fuzz with the default rate limits on: 429s, but no 5xx", async () => 
   findings.assertClean();
 });
 
-Deno.test("fuzz over a real port: no 5xx, no dropped connection, no hang", async () => {
-  await using app = await listen({ env: NO_LIMITS });
-  const fx = await fixtures(app, app.baseUrl);
-  const patterns = routePatterns(app);
+Deno.test("fuzz against the real process: no 5xx, no dropped connection, no hang", async () => {
+  await using app = await startServiceOnTempKv(NO_LIMITS);
+  const fx = await fixtures(overHttp(app.baseUrl), app.baseUrl);
+  const patterns = routePatterns(loadConfig({ BASE_URL: app.baseUrl }));
   const rng = new Rng(SEED ^ 0xbeef);
   const findings = new Findings();
   for (let n = 0; n < 300; n++) {
@@ -821,7 +825,17 @@ Deno.test("fuzz over a real port: no 5xx, no dropped connection, no hang", async
   }
   assert.ok(findings.count >= 250);
   findings.assertClean();
+  await assertAliveWithoutErrors(app);
 });
+
+/** The process still answers, and logged no unexpected failure (an error-level line). */
+async function assertAliveWithoutErrors(service: Service) {
+  const health = await fetch(`${service.baseUrl}/healthz`);
+  assert.equal(health.status, 200, "the service still serves after the fuzz");
+  await health.body?.cancel();
+  const errors = service.logs.filter((l) => l.level === "error");
+  assert.deepEqual(errors, [], "the service logged an unexpected failure");
+}
 
 /** Writes a raw request and reads the status line; the connection is closed either way. */
 async function rawExchange(port: number, request: Uint8Array): Promise<string> {
@@ -842,7 +856,7 @@ async function rawExchange(port: number, request: Uint8Array): Promise<string> {
 }
 
 Deno.test("fuzz over raw sockets: odd methods and framing get no 5xx and the server keeps serving", async () => {
-  await using app = await listen({ env: NO_LIMITS });
+  await using app = await startServiceOnTempKv(NO_LIMITS);
   const port = Number(new URL(app.baseUrl).port);
   const rng = new Rng(SEED ^ 0xface);
   const failures: string[] = [];
@@ -888,7 +902,5 @@ Deno.test("fuzz over raw sockets: odd methods and framing get no 5xx and the ser
   }
   assert.equal(sent, 80);
   assert.deepEqual(failures, []);
-  const health = await fetch(`${app.baseUrl}/healthz`);
-  assert.equal(health.status, 200, "the server still serves after the raw fuzz");
-  await health.body?.cancel();
+  await assertAliveWithoutErrors(app);
 });

@@ -1,11 +1,13 @@
 /**
- * Oversized and slow request bodies over a real port: a declared oversize body is
+ * Oversized and slow request bodies against the real process (`deno task start` on a
+ * temporary KV file): a declared oversize body is
  * refused before it is sent, a chunked one is cut off while it streams, and a body
  * that trickles in is cut off by the 10 s read timeout.
  */
 
 import assert from "node:assert/strict";
-import { createApp, listen } from "../_helpers.ts";
+import { createApp } from "../_helpers.ts";
+import { startServiceOnTempKv } from "../_service.ts";
 
 const NO_LIMITS = {
   RATE_LIMIT_REGISTER: "0",
@@ -99,7 +101,7 @@ function requestHead(
 }
 
 Deno.test("a declared oversize body (Content-Length: 1 GB) gets 413 before it is sent", async (t) => {
-  await using app = await listen({ env: NO_LIMITS });
+  await using app = await startServiceOnTempKv(NO_LIMITS);
   const port = Number(new URL(app.baseUrl).port);
   for (const ep of ENDPOINTS) {
     await t.step(ep.path, async () => {
@@ -173,7 +175,7 @@ Deno.test("a chunked oversize body (a 10 MB stream) gets 413 and the stream is n
   await t.step(
     "over a real port, paced: answered after about the limit, stream left unread",
     async () => {
-      await using app = await listen({ env: NO_LIMITS });
+      await using app = await startServiceOnTempKv(NO_LIMITS);
       for (const ep of ENDPOINTS) {
         let pulled = 0;
         let answered = false;
@@ -242,7 +244,7 @@ Deno.test("a chunked oversize body (a 10 MB stream) gets 413 and the stream is n
 });
 
 Deno.test("a body that trickles in (1 byte every 500 ms) is cut off with 408 after about 10 s", async () => {
-  await using app = await listen({ env: NO_LIMITS });
+  await using app = await startServiceOnTempKv(NO_LIMITS);
   const port = Number(new URL(app.baseUrl).port);
   const DECLARED = 60; // 30 s at one byte per 500 ms
   const trickled = ENDPOINTS.filter((e) =>
