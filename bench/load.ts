@@ -16,17 +16,21 @@
 
 import autocannon from "autocannon";
 import { parseArgs } from "node:util";
+import { RATE_LIMITS_OFF } from "../tests/_fixtures.ts";
+import {
+  basic,
+  type Client,
+  issueToken,
+  overHttp,
+  registerClient,
+  revokeRequest,
+} from "../tests/_helpers.ts";
+import { freePort, leafPid, memoryMiB } from "../tests/_service.ts";
+import { percentile } from "./_stats.ts";
 import type { Floor } from "./baseline.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const CONNECTIONS = 32;
-const RATE_LIMITS_OFF = {
-  RATE_LIMIT_REGISTER: "0",
-  RATE_LIMIT_TOKEN: "0",
-  RATE_LIMIT_REVOKE: "0",
-  RATE_LIMIT_SUBMIT: "0",
-  RATE_LIMIT_SUBMIT_GLOBAL: "0",
-};
 const FORM = "application/x-www-form-urlencoded";
 
 /** Targets from the performance issue: a ratio to the baseline, and p99 for reads. */
@@ -57,6 +61,7 @@ interface Scenario {
 
 interface Setup {
   base: string;
+  client: Client;
   basic: string;
   bearer: string;
   /** A token already revoked, and how often a revocation run had to fall back on it. */
@@ -235,13 +240,6 @@ interface Server extends AsyncDisposable {
   startedInMs: number;
 }
 
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
-}
-
 /** Spawns a server, and times spawn → the first answered `GET /healthz` (any status). */
 async function spawnServer(args: string[], env: Record<string, string>): Promise<Server> {
   const port = freePort();
@@ -268,7 +266,7 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
   }
   return {
     base,
-    pid: await servingPid(child.pid),
+    pid: await leafPid(child.pid),
     startedInMs,
     async [Symbol.asyncDispose]() {
       try {
@@ -279,37 +277,13 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
   };
 }
 
-/** `deno task` runs the server as its child; the process we want is the leaf. */
-async function servingPid(pid: number): Promise<number> {
-  try {
-    const children = (await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`)).trim();
-    return children ? servingPid(Number(children.split(/\s+/)[0])) : pid;
-  } catch {
-    return pid; // not Linux: RSS is then not reported
-  }
-}
-
-/** Peak resident memory of a process (VmHWM), in MiB; NaN where /proc is missing. */
-async function peakRssMiB(pid: number): Promise<number> {
-  try {
-    const status = await Deno.readTextFile(`/proc/${pid}/status`);
-    return Math.round(Number(status.match(/^VmHWM:\s+(\d+) kB/m)?.[1]) / 102.4) / 10;
-  } catch {
-    return NaN;
-  }
-}
-
 async function setup(base: string): Promise<Setup> {
-  const reg = await fetch(`${base}/agent/identity`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: '{"type":"anonymous"}',
-  });
-  if (reg.status !== 201) throw new Error(`registration: ${reg.status}`);
-  const { client_id, client_secret } = await reg.json();
+  const app = overHttp(base);
+  const client = await registerClient(app);
   const s = {
     base,
-    basic: `Basic ${btoa(`${client_id}:${client_secret}`)}`,
+    client,
+    basic: basic(client.client_id, client.client_secret),
     bearer: "",
     spent: "",
     reused: 0,
@@ -317,28 +291,17 @@ async function setup(base: string): Promise<Setup> {
   const [bearer, spent] = await issueTokens(s, 2);
   s.bearer = `Bearer ${bearer}`;
   s.spent = spent!;
-  const revoked = await fetch(`${base}/oauth2/revoke`, {
-    method: "POST",
-    headers: { Authorization: s.basic, "Content-Type": FORM },
-    body: `token=${spent}`,
-  });
+  const revoked = await revokeRequest(app, client, s.spent);
   if (revoked.status !== 200) throw new Error(`revocation: ${revoked.status}`);
   return s;
 }
 
 /** Issues `n` tokens, 32 requests at a time. */
 async function issueTokens(s: Setup, n: number): Promise<string[]> {
+  const app = overHttp(s.base);
   const tokens: string[] = [];
   const worker = async () => {
-    while (tokens.length < n) {
-      const res = await fetch(`${s.base}/oauth2/token`, {
-        method: "POST",
-        headers: { Authorization: s.basic, "Content-Type": FORM },
-        body: "grant_type=client_credentials",
-      });
-      if (res.status !== 200) throw new Error(`token: ${res.status}`);
-      tokens.push((await res.json()).access_token);
-    }
+    while (tokens.length < n) tokens.push(await issueToken(app, s.client));
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, worker));
   return tokens.slice(0, n);
@@ -367,8 +330,8 @@ function drive(base: string, shape: RequestShape, seconds: number): Promise<RunR
       resolve({
         rps: Math.round(r.requests.total / seconds),
         requests: r.requests.total,
-        p50: percentile(latencies, 0.5),
-        p99: percentile(latencies, 0.99),
+        p50: hundredths(percentile(latencies, 0.5)),
+        p99: hundredths(percentile(latencies, 0.99)),
         non2xx: r.non2xx,
         errors: r.errors + r.timeouts,
       });
@@ -387,11 +350,7 @@ interface AutocannonResult {
   timeouts: number;
 }
 
-function percentile(sorted: number[], p: number): number {
-  const v = sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
-  return Math.round(v * 100) / 100;
-}
-
+const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 function summarize(
@@ -404,7 +363,7 @@ function summarize(
   const baselineRps = Math.round(mean(baseline.map((r) => r.rps)));
   const ratio = Math.round((serviceRps / baselineRps) * 1000) / 1000;
   const floorRps = floor.length ? Math.round(mean(floor.map((r) => r.rps))) : undefined;
-  const p50 = Math.round(mean(service.map((r) => r.p50)) * 100) / 100;
+  const p50 = hundredths(mean(service.map((r) => r.p50)));
   const p99 = Math.max(...service.map((r) => r.p99));
   const clean = service.every((r) => r.non2xx === 0 && r.errors === 0);
   const meets = clean && (s.target.ratio === undefined || ratio >= s.target.ratio) &&
@@ -420,7 +379,7 @@ function summarize(
       serviceRps,
       baselineRps,
       ratio,
-      ...(floorRps ? { floorRps, ofFloor: Math.round((serviceRps / floorRps) * 100) / 100 } : {}),
+      ...(floorRps ? { floorRps, ofFloor: hundredths(serviceRps / floorRps) } : {}),
       p50,
       p99,
       baselineP99: Math.max(...baseline.map((r) => r.p99)),
@@ -545,7 +504,7 @@ export async function runLoad(
     } finally {
       for (const f of floors.values()) await f[Symbol.asyncDispose]();
     }
-    const rss = await peakRssMiB(service.pid);
+    const rss = await memoryMiB(service.pid, "VmHWM");
     return {
       date: new Date().toISOString(),
       machine: machine(),
@@ -560,7 +519,7 @@ export async function runLoad(
       revocationsReusingAToken: s.reused,
       peakRssMiB: {
         service: rss,
-        baseline: await peakRssMiB(baseline.pid),
+        baseline: await memoryMiB(baseline.pid, "VmHWM"),
         target: RSS_TARGET_MIB,
         meets: rss < RSS_TARGET_MIB,
       },

@@ -7,7 +7,10 @@
  * any connection error, or memory growth above 20 % after warm-up.
  */
 
-import { startService } from "../tests/_service.ts";
+import { basic as basicAuth, issueToken, overHttp, registerClient } from "../tests/_helpers.ts";
+import { mulberry32, RATE_LIMITS_OFF } from "../tests/_fixtures.ts";
+import { memoryMiB, startServiceOnTempKv } from "../tests/_service.ts";
+import { percentile } from "./_stats.ts";
 
 export interface SoakOptions {
   seconds: number;
@@ -35,177 +38,167 @@ const MAX_GROWTH = 0.2;
 
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const { seconds, concurrency = 16, warmupShare = 0.5, seed = 7 } = options;
-  const dir = await Deno.makeTempDir({ prefix: "dcfs-soak-" });
-  const rateOff = {
-    RATE_LIMIT_REGISTER: "0",
-    RATE_LIMIT_TOKEN: "0",
-    RATE_LIMIT_REVOKE: "0",
-    RATE_LIMIT_SUBMIT: "0",
-    RATE_LIMIT_SUBMIT_GLOBAL: "0",
+  await using service = await startServiceOnTempKv(RATE_LIMITS_OFF);
+  const base = service.baseUrl;
+  const app = overHttp(base);
+  const pid = await service.serverPid();
+  const rssMiB = () => memoryMiB(pid, "VmRSS");
+  const random = mulberry32(seed);
+  const client = await registerClient(app);
+  const basic = basicAuth(client.client_id, client.client_secret);
+  const tokens: string[] = [];
+  for (let i = 0; i < 8; i++) tokens.push(await issueToken(app, client));
+  const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
+  const cities = ["Zurich", "frankfurt am main", "Köln", "San Jose", "Atlantis", "Tokyo"];
+  const json = (body: unknown, headers: Record<string, string> = {}) => ({
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+
+  const ops: Op[] = [
+    { route: "GET /api/v1/services", weight: 20, run: () => fetch(`${base}/api/v1/services`) },
+    {
+      route: "GET /api/v1/locations",
+      weight: 15,
+      run: () => fetch(`${base}/api/v1/locations?city=${encodeURIComponent(pick(cities))}`),
+    },
+    {
+      route: "GET /api/v1/agent/services",
+      weight: 20,
+      run: () =>
+        fetch(`${base}/api/v1/agent/services`, {
+          headers: { Authorization: `Bearer ${pick(tokens)}` },
+        }),
+    },
+    {
+      route: "POST /oauth2/token",
+      weight: 10,
+      run: () =>
+        fetch(`${base}/oauth2/token`, {
+          method: "POST",
+          headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" },
+          body: "grant_type=client_credentials",
+        }),
+    },
+    {
+      route: "POST /oauth2/revoke",
+      weight: 5,
+      run: async () =>
+        fetch(`${base}/oauth2/revoke`, {
+          method: "POST",
+          headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" },
+          body: `token=${await issueToken(app, client)}`,
+        }),
+    },
+    {
+      route: "POST /api/v1/mcp",
+      weight: 15,
+      run: () =>
+        fetch(`${base}/api/v1/mcp`, {
+          ...json({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "check_coverage", arguments: { city: pick(cities) } },
+          }, { Accept: "application/json, text/event-stream" }),
+        }),
+    },
+    {
+      route: "POST /api/v1/intake",
+      weight: 10,
+      run: () =>
+        fetch(`${base}/api/v1/intake`, json({ email: "soak@example.com", description: "soak" })),
+    },
+    {
+      route: "POST /api/v1/quotes",
+      weight: 5,
+      run: () =>
+        fetch(
+          `${base}/api/v1/quotes`,
+          json({
+            company: "Soak",
+            contact_name: "Soak",
+            email: "soak@example.com",
+            city: pick(cities),
+            service_type: "remote-hands",
+            description: "soak",
+            estimated_hours: 2,
+          }),
+        ),
+    },
+  ];
+  const total = ops.reduce((n, op) => n + op.weight, 0);
+  const choose = () => {
+    let r = random() * total;
+    for (const op of ops) if ((r -= op.weight) < 0) return op;
+    return ops[0]!;
   };
-  try {
-    await using service = await startService({ KV_PATH: `${dir}/kv.sqlite3`, ...rateOff });
-    const base = service.baseUrl;
-    const pid = await service.serverPid();
-    const random = _mulberry32(seed);
-    const client = await _register(base);
-    const basic = "Basic " + btoa(`${client.client_id}:${client.client_secret}`);
-    const tokens: string[] = [];
-    for (let i = 0; i < 8; i++) tokens.push(await _token(base, basic));
-    const pick = <T>(xs: T[]) => xs[Math.floor(random() * xs.length)]!;
-    const cities = ["Zurich", "frankfurt am main", "Köln", "San Jose", "Atlantis", "Tokyo"];
-    const json = (body: unknown, headers: Record<string, string> = {}) => ({
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...headers },
-      body: JSON.stringify(body),
-    });
 
-    const ops: Op[] = [
-      { route: "GET /api/v1/services", weight: 20, run: () => fetch(`${base}/api/v1/services`) },
-      {
-        route: "GET /api/v1/locations",
-        weight: 15,
-        run: () => fetch(`${base}/api/v1/locations?city=${encodeURIComponent(pick(cities))}`),
-      },
-      {
-        route: "GET /api/v1/agent/services",
-        weight: 20,
-        run: () =>
-          fetch(`${base}/api/v1/agent/services`, {
-            headers: { Authorization: `Bearer ${pick(tokens)}` },
-          }),
-      },
-      {
-        route: "POST /oauth2/token",
-        weight: 10,
-        run: () =>
-          fetch(`${base}/oauth2/token`, {
-            method: "POST",
-            headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" },
-            body: "grant_type=client_credentials",
-          }),
-      },
-      {
-        route: "POST /oauth2/revoke",
-        weight: 5,
-        run: async () =>
-          fetch(`${base}/oauth2/revoke`, {
-            method: "POST",
-            headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" },
-            body: `token=${await _token(base, basic)}`,
-          }),
-      },
-      {
-        route: "POST /api/v1/mcp",
-        weight: 15,
-        run: () =>
-          fetch(`${base}/api/v1/mcp`, {
-            ...json({
-              jsonrpc: "2.0",
-              id: 1,
-              method: "tools/call",
-              params: { name: "check_coverage", arguments: { city: pick(cities) } },
-            }, { Accept: "application/json, text/event-stream" }),
-          }),
-      },
-      {
-        route: "POST /api/v1/intake",
-        weight: 10,
-        run: () =>
-          fetch(`${base}/api/v1/intake`, json({ email: "soak@example.com", description: "soak" })),
-      },
-      {
-        route: "POST /api/v1/quotes",
-        weight: 5,
-        run: () =>
-          fetch(
-            `${base}/api/v1/quotes`,
-            json({
-              company: "Soak",
-              contact_name: "Soak",
-              email: "soak@example.com",
-              city: pick(cities),
-              service_type: "remote-hands",
-              description: "soak",
-              estimated_hours: 2,
-            }),
-          ),
-      },
-    ];
-    const total = ops.reduce((n, op) => n + op.weight, 0);
-    const choose = () => {
-      let r = random() * total;
-      for (const op of ops) if ((r -= op.weight) < 0) return op;
-      return ops[0]!;
-    };
+  const statuses: Record<string, number> = {};
+  const latencies = new Map<string, number[]>();
+  const failures: string[] = [];
+  let connectionErrors = 0;
+  let requests = 0;
+  const start = performance.now();
+  const deadline = start + seconds * 1000;
+  const rss = { start: await rssMiB(), warm: 0, end: 0, peak: 0 };
+  rss.peak = rss.start;
+  let warmTaken = false;
+  const sampler = setInterval(async () => {
+    const now = await rssMiB();
+    rss.peak = Math.max(rss.peak, now);
+    if (!warmTaken && performance.now() - start >= seconds * 1000 * warmupShare) {
+      warmTaken = true;
+      rss.warm = now;
+    }
+  }, 250);
 
-    const statuses: Record<string, number> = {};
-    const latencies = new Map<string, number[]>();
-    const failures: string[] = [];
-    let connectionErrors = 0;
-    let requests = 0;
-    const start = performance.now();
-    const deadline = start + seconds * 1000;
-    const rss = { start: await _rssMiB(pid), warm: 0, end: 0, peak: 0 };
-    rss.peak = rss.start;
-    let warmTaken = false;
-    const sampler = setInterval(async () => {
-      const now = await _rssMiB(pid);
-      rss.peak = Math.max(rss.peak, now);
-      if (!warmTaken && performance.now() - start >= seconds * 1000 * warmupShare) {
-        warmTaken = true;
-        rss.warm = now;
-      }
-    }, 250);
-
-    const worker = async () => {
-      while (performance.now() < deadline) {
-        const op = choose();
-        const t0 = performance.now();
-        try {
-          const res = await op.run();
-          await res.body?.cancel();
-          const ms = performance.now() - t0;
-          requests++;
-          statuses[res.status] = (statuses[res.status] ?? 0) + 1;
-          (latencies.get(op.route) ?? latencies.set(op.route, []).get(op.route)!).push(ms);
-          if (res.status >= 500 && failures.length < 20) {
-            failures.push(`${op.route} → ${res.status}`);
-          }
-        } catch (err) {
-          connectionErrors++;
-          if (failures.length < 20) failures.push(`${op.route}: ${(err as Error).message}`);
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const op = choose();
+      const t0 = performance.now();
+      try {
+        const res = await op.run();
+        await res.body?.cancel();
+        const ms = performance.now() - t0;
+        requests++;
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        (latencies.get(op.route) ?? latencies.set(op.route, []).get(op.route)!).push(ms);
+        if (res.status >= 500 && failures.length < 20) {
+          failures.push(`${op.route} → ${res.status}`);
         }
+      } catch (err) {
+        connectionErrors++;
+        if (failures.length < 20) failures.push(`${op.route}: ${(err as Error).message}`);
       }
-    };
-    await Promise.all(Array.from({ length: concurrency }, worker));
-    clearInterval(sampler);
-    rss.end = await _rssMiB(pid);
-    rss.peak = Math.max(rss.peak, rss.end);
-    if (!warmTaken) rss.warm = rss.end;
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  clearInterval(sampler);
+  rss.end = await rssMiB();
+  rss.peak = Math.max(rss.peak, rss.end);
+  if (!warmTaken) rss.warm = rss.end;
 
-    const growth = rss.warm > 0 ? rss.end / rss.warm - 1 : 0;
-    if (growth > MAX_GROWTH) {
-      failures.push(`memory grew ${(growth * 100).toFixed(1)} % after warm-up (max 20 %)`);
-    }
-    const routes: SoakReport["routes"] = {};
-    for (const [route, xs] of latencies) {
-      xs.sort((a, b) => a - b);
-      routes[route] = { count: xs.length, p50: _pct(xs, 0.5), p99: _pct(xs, 0.99) };
-    }
-    return {
-      seconds,
-      requests,
-      statuses,
-      connectionErrors,
-      rssMiB: rss,
-      growthAfterWarmup: Math.round(growth * 1000) / 1000,
-      routes,
-      failures,
-    };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  const growth = rss.warm > 0 ? rss.end / rss.warm - 1 : 0;
+  if (growth > MAX_GROWTH) {
+    failures.push(`memory grew ${(growth * 100).toFixed(1)} % after warm-up (max 20 %)`);
   }
+  const routes: SoakReport["routes"] = {};
+  for (const [route, xs] of latencies) {
+    xs.sort((a, b) => a - b);
+    routes[route] = { count: xs.length, p50: percentile(xs, 0.5), p99: percentile(xs, 0.99) };
+  }
+  return {
+    seconds,
+    requests,
+    statuses,
+    connectionErrors,
+    rssMiB: rss,
+    growthAfterWarmup: Math.round(growth * 1000) / 1000,
+    routes,
+    failures,
+  };
 }
 
 /** The report as a short text table. */
@@ -225,48 +218,6 @@ export function formatSoak(r: SoakReport): string {
   ];
   if (r.failures.length) lines.push("", "FAILURES:", ...r.failures.map((f) => `- ${f}`));
   return lines.join("\n");
-}
-
-async function _register(base: string): Promise<{ client_id: string; client_secret: string }> {
-  const res = await fetch(`${base}/agent/identity`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: '{"type":"anonymous"}',
-  });
-  if (res.status !== 201) throw new Error(`registration failed: ${res.status}`);
-  return await res.json();
-}
-
-async function _token(base: string, basic: string): Promise<string> {
-  const res = await fetch(`${base}/oauth2/token`, {
-    method: "POST",
-    headers: { Authorization: basic, "Content-Type": "application/x-www-form-urlencoded" },
-    body: "grant_type=client_credentials",
-  });
-  if (res.status !== 200) throw new Error(`token request failed: ${res.status}`);
-  return (await res.json()).access_token;
-}
-
-/** Resident set size of a process, from /proc (Linux). */
-async function _rssMiB(pid: number): Promise<number> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const kib = Number(status.match(/^VmRSS:\s+(\d+) kB/m)?.[1] ?? 0);
-  return Math.round(kib / 102.4) / 10;
-}
-
-function _pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-}
-
-function _mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 if (import.meta.main) {

@@ -8,7 +8,7 @@ import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
 import type { Config } from "./config.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
-import { errorResponse, HttpError, json, jsonText } from "./http.ts";
+import { errorResponse, HttpError, json, jsonText, unexpectedErrorFields } from "./http.ts";
 import { postLead, postQuote, publicLocations, publicServices } from "./intake.ts";
 import { pingStore } from "./kv.ts";
 import { registerClient } from "./oauth/registration.ts";
@@ -32,9 +32,6 @@ export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Re
 
 const _utf8 = new TextEncoder();
 
-/** A Logger that can be told to write out what it still holds. */
-export type LineLogger = Logger & { flush(): void };
-
 /**
  * One JSON line per record on `out` (stdout), written in batches: the lines of one
  * event-loop turn go out in one write. `console.log`, or a write per request, cost
@@ -43,7 +40,7 @@ export type LineLogger = Logger & { flush(): void };
  */
 export function createJsonLineLogger(
   out: { writeSync(p: Uint8Array): number } = Deno.stdout,
-): LineLogger {
+): Logger {
   let pending = "";
   let timer: ReturnType<typeof setTimeout> | undefined;
   const flush = () => {
@@ -54,12 +51,11 @@ export function createJsonLineLogger(
     pending = "";
     for (let n = 0; n < bytes.length;) n += out.writeSync(bytes.subarray(n));
   };
-  const log: Logger = (record) => {
+  return (record) => {
     pending += JSON.stringify(record) + "\n";
     if (record.level !== "info" || pending.length >= 64 * 1024) flush();
     else timer ??= setTimeout(flush, 0);
   };
-  return Object.assign(log, { flush });
 }
 
 /**
@@ -78,6 +74,7 @@ export function createHandler(deps: Deps): Handler {
 
   return async (req, info) => {
     const started = performance.now();
+    const path = new URL(req.url).pathname;
     const incoming = req.headers.get("x-request-id");
     const requestId = incoming && _REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const ctx: Context = {
@@ -101,26 +98,19 @@ export function createHandler(deps: Deps): Handler {
           }),
           "api",
         )
-        : await dispatch(routes, req, ctx);
+        : await dispatch(routes, req, ctx, path);
     } catch (err) {
       // Never echoed: the caller sees a generic 500 that carries no internals.
-      log({
-        level: "error",
-        request_id: requestId,
-        error: err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown",
-        stack: err instanceof Error ? err.stack : undefined,
-      });
+      log({ level: "error", request_id: requestId, ...unexpectedErrorFields(err) });
       res = errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
     }
     for (const [k, v] of ctx.headers) res.headers.set(k, v);
     res.headers.set("X-Request-Id", requestId);
     res.headers.set("X-Content-Type-Options", "nosniff");
-    const path = new URL(req.url).pathname;
     log({
       level: "info",
       method: req.method,
-      // The table's own fixed paths are safe to log as they are.
-      path: routes.exact.has(path) ? path : loggablePath(path),
+      path: loggablePath(path),
       status: res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       request_id: requestId,
@@ -284,12 +274,16 @@ export function rateLimitAddress(address: string): string {
   return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":") + "::/64";
 }
 
+/** At most 11 segments, each one that `loggablePath` keeps as it is. */
+const _PLAIN_PATH = /^(?:\/[A-Za-z0-9._-]{0,40}){1,11}$/;
+
 /**
  * The path as it may appear in logs: no query string, and any segment that could be
  * a credential or personal data (long, or outside a plain charset, like an email
  * address) replaced by `:redacted`.
  */
 export function loggablePath(pathname: string): string {
+  if (_PLAIN_PATH.test(pathname)) return pathname; // nothing to redact or cut: most paths
   return pathname.split("/").slice(0, 12)
     .map((seg) => /^[A-Za-z0-9._-]{0,40}$/.test(seg) ? seg : ":redacted")
     .join("/");

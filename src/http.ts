@@ -46,23 +46,24 @@ export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({
   "Pragma": "no-cache",
 });
 
+/** Status and headers of a JSON response; a `Content-Type` given here replaces the default. */
+export interface JsonInit {
+  status?: number;
+  headers?: Readonly<Record<string, string>>;
+}
+
 /** A JSON response of `body`, serialised here. */
-export function json(body: unknown, init: ResponseInit = {}): Response {
+export function json(body: unknown, init: JsonInit = {}): Response {
   return jsonText(JSON.stringify(body), init);
 }
 
 /** A JSON response of text that is already serialised JSON (catalog bodies, metadata). */
-export function jsonText(text: string, init: ResponseInit = {}): Response {
-  if (init.headers instanceof Headers || Array.isArray(init.headers)) {
-    const headers = new Headers(init.headers);
-    if (!headers.has("Content-Type")) headers.set("Content-Type", JSON_TYPE);
-    return new Response(text, { ...init, headers });
-  }
-  // A plain object (every hot path): one Headers built by the Response, not two.
-  return new Response(text, { ...init, headers: { "Content-Type": JSON_TYPE, ...init.headers } });
+export function jsonText(text: string, init: JsonInit = {}): Response {
+  return new Response(text, {
+    status: init.status,
+    headers: { "Content-Type": "application/json; charset=utf-8", ...init.headers },
+  });
 }
-
-const JSON_TYPE = "application/json; charset=utf-8";
 
 /**
  * RFC 6749 §5.2: `error_description` may only hold %x20-21 / %x23-5B / %x5D-7E. Input
@@ -72,19 +73,28 @@ export function oauthText(text: string): string {
   return text.replaceAll('"', "'").replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?");
 }
 
+/**
+ * The log fields of an unexpected failure (a REST 500, a failed MCP tool call). They
+ * go to the log only; the caller gets a generic `internal_error`.
+ */
+export function unexpectedErrorFields(err: unknown): { error: string; stack?: string } {
+  return err instanceof Error
+    ? { error: `${err.name}: ${err.message}`, stack: err.stack }
+    : { error: "non-error thrown" };
+}
+
 /** Renders an {@linkcode HttpError} in the given style. */
 export function errorResponse(err: HttpError, style: ErrorStyle): Response {
   const headers = new Headers(err.headers);
+  let body: Record<string, unknown>;
   if (style === "oauth") {
     for (const [k, v] of Object.entries(NO_STORE)) headers.set(k, v);
-    return json({ error: err.code, error_description: oauthText(err.message) }, {
-      status: err.status,
-      headers,
-    });
+    body = { error: err.code, error_description: oauthText(err.message) };
+  } else {
+    body = { ok: false, error: err.code, message: err.message };
+    if (err.issues) body.issues = err.issues;
   }
-  const body: Record<string, unknown> = { ok: false, error: err.code, message: err.message };
-  if (err.issues) body.issues = err.issues;
-  return json(body, { status: err.status, headers });
+  return json(body, { status: err.status, headers: Object.fromEntries(headers) });
 }
 
 export interface ReadBodyOptions {

@@ -11,7 +11,7 @@ import type { z } from "zod";
 import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { SERVICE_NAME } from "./discovery.ts";
-import { HttpError, readBody } from "./http.ts";
+import { HttpError, readBody, unexpectedErrorFields } from "./http.ts";
 import { toolAnnotations, TOOLS } from "./tools.ts";
 
 /** Largest accepted MCP request body. */
@@ -134,9 +134,9 @@ function buildServer(ctx: Context): McpServer {
         // Like a REST 500: logged here, never echoed to the caller.
         ctx.log({
           level: "error",
+          request_id: ctx.requestId,
           tool: tool.name,
-          error: err instanceof Error ? `${err.name}: ${err.message}` : "non-error thrown",
-          stack: err instanceof Error ? err.stack : undefined,
+          ...unexpectedErrorFields(err),
         });
         return toolError(new HttpError(500, "internal_error", "internal error; retry later"));
       }

@@ -121,17 +121,20 @@ export function matchRoute<C>(
   return undefined;
 }
 
-/** Dispatches one request through the table. Errors thrown as HttpError use the route's style. */
+/**
+ * Dispatches one request through the table. Errors thrown as HttpError use the route's
+ * style. `pathname` is the request URL's, for a caller that has parsed it already.
+ */
 export async function dispatch<C>(
   table: RouteTable<C>,
   req: Request,
   ctx: C,
+  pathname = new URL(req.url).pathname,
 ): Promise<Response> {
-  const url = new URL(req.url);
   const lookup = req.method === "HEAD" ? "GET" : req.method;
-  const matched = matchRoute(table, url.pathname);
+  const matched = matchRoute(table, pathname);
   if (!matched) {
-    return errorResponse(new HttpError(404, "not_found", `no resource at ${url.pathname}`), "api");
+    return errorResponse(new HttpError(404, "not_found", `no resource at ${pathname}`), "api");
   }
   const { allow, anyCors, policy } = matched.group;
   const route = matched.group.routes.find((r) => r.method === lookup);

@@ -86,16 +86,11 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     logs,
     waitFor,
     async serverPid() {
-      const read = async (path: string) =>
-        new TextDecoder().decode((await new Deno.Command("cat", { args: [path] }).output()).stdout);
-      const task = child.pid;
-      const pids = (await read(`/proc/${task}/task/${task}/children`)).trim().split(/\s+/);
-      assert.equal(pids.length, 1, `deno task start has children ${pids}`);
-      assert.match(
-        (await read(`/proc/${pids[0]}/cmdline`)).replaceAll("\0", " "),
-        / src\/main\.ts/,
-      );
-      return Number(pids[0]);
+      const pid = await leafPid(child.pid);
+      assert.notEqual(pid, child.pid, "deno task start has no child process");
+      const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`);
+      assert.match(cmdline.replaceAll("\0", " "), / src\/main\.ts/);
+      return pid;
     },
     async [Symbol.asyncDispose]() {
       try {
@@ -105,6 +100,34 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
       await pump;
     },
   };
+}
+
+/**
+ * The first child's first child…, down to a process with none: under `deno task`,
+ * the server itself. Linux only (/proc); elsewhere `pid` itself.
+ */
+export async function leafPid(pid: number): Promise<number> {
+  let children: string;
+  try {
+    children = (await Deno.readTextFile(`/proc/${pid}/task/${pid}/children`)).trim();
+  } catch {
+    return pid;
+  }
+  return children ? leafPid(Number(children.split(/\s+/)[0])) : pid;
+}
+
+/**
+ * A memory figure of a process from /proc (Linux), in MiB to one decimal: `VmRSS` is
+ * resident now, `VmHWM` the peak so far. NaN where there is no /proc.
+ */
+export async function memoryMiB(pid: number, field: "VmRSS" | "VmHWM"): Promise<number> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const kib = Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1]);
+    return Math.round(kib / 102.4) / 10;
+  } catch {
+    return NaN;
+  }
 }
 
 /** {@link startService} on a temporary KV file, removed again on dispose. */

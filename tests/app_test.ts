@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createHandler, loggablePath } from "../src/app.ts";
+import { createHandler, createJsonLineLogger, loggablePath } from "../src/app.ts";
 import { loadConfig } from "../src/config.ts";
 import { catalog, createApp, issueToken, registerClient, revokeRequest } from "./_helpers.ts";
 
@@ -77,6 +77,44 @@ Deno.test("loggablePath redacts segments that could be credentials or personal d
   assert.equal(loggablePath("/api/v1/agent/services"), "/api/v1/agent/services");
   assert.equal(loggablePath("/x/a@b.example"), "/x/:redacted");
   assert.equal(loggablePath("/x/" + "a".repeat(41)), "/x/:redacted");
+  assert.equal(loggablePath("/x/" + "a".repeat(40)), "/x/" + "a".repeat(40));
+  const eleven = "/a".repeat(11);
+  assert.equal(loggablePath(eleven), eleven, "up to 11 segments are kept");
+  assert.equal(loggablePath(eleven + "/b/c"), eleven, "later segments are dropped");
+  assert.equal(loggablePath(eleven + "/a@b"), eleven);
+});
+
+Deno.test("the JSON line logger batches info lines per event-loop turn and writes warnings at once", async () => {
+  const writes: string[] = [];
+  const log = createJsonLineLogger({
+    writeSync(p) {
+      writes.push(new TextDecoder().decode(p));
+      return p.length;
+    },
+  });
+  log({ level: "info", n: 1 });
+  log({ level: "info", n: 2 });
+  assert.deepEqual(writes, [], "info lines wait for the end of the turn");
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(writes, ['{"level":"info","n":1}\n{"level":"info","n":2}\n']);
+  log({ level: "info", n: 3 });
+  log({ level: "warn", n: 4 });
+  assert.deepEqual(writes.slice(1), ['{"level":"info","n":3}\n{"level":"warn","n":4}\n']);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(writes.length, 2, "nothing is written twice");
+});
+
+Deno.test("the JSON line logger finishes a write the stream took only in part", () => {
+  const chunks: number[] = [];
+  const log = createJsonLineLogger({
+    writeSync(p) {
+      const n = Math.min(5, p.length);
+      chunks.push(n);
+      return n;
+    },
+  });
+  log({ level: "error", msg: "x" }); // 28 bytes with the newline
+  assert.equal(chunks.reduce((a, b) => a + b, 0), '{"level":"error","msg":"x"}\n'.length);
 });
 
 Deno.test("an unexpected exception becomes a generic 500 and is logged with the request id", async () => {

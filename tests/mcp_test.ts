@@ -3,21 +3,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { getSubmission } from "../src/kv.ts";
+import { LEAD, QUOTE, TOOL_NAMES } from "./_fixtures.ts";
 import { listen } from "./_helpers.ts";
 import { startService } from "./_service.ts";
-
-const TOOL_NAMES = ["check_coverage", "list_services", "submit_lead", "request_quote"];
-const LEAD = { email: "ops@example.com", description: "Two racks in Frankfurt" };
-const QUOTE = {
-  company: "Example GmbH",
-  contact_name: "Alex Example",
-  email: "alex@example.com",
-  city: "Zurich",
-  service_type: "Rack and stack",
-  description: "Install 4 servers",
-  engineer_count: 2,
-  estimated_hours: 3,
-};
 
 type ToolResult = {
   isError?: boolean;
@@ -117,6 +105,8 @@ Deno.test("MCP with @modelcontextprotocol/client@2 pinned to 2026-07-28", async 
   await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
   try {
     assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    // Static tools: advertised, but never as changing (Inspector's modern era hangs on that).
+    assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
     await exercise(
       t,
       app.kv,
@@ -368,5 +358,6 @@ Deno.test("an unexpected failure inside a tool is a generic isError result; deta
   }
   const logged = app.logs.find((l) => l.level === "error");
   assert.equal(logged?.tool, "submit_lead");
+  assert.match(String(logged?.request_id), /^[0-9a-f-]{36}$/, "correlated with the request");
   assert.match(String(logged?.error), /disk failure/);
 });

@@ -10,6 +10,7 @@
 
 import assert from "node:assert/strict";
 import { getOutboxEntry, getSubmission } from "../../src/kv.ts";
+import { mulberry32, RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { reviewListJson, type Service, startService } from "../_service.ts";
 
 /** Fixed, so a failure replays the same choices; `CRASH_LOOP_SEED=n` tries another. */
@@ -20,18 +21,6 @@ const WORKERS = 16;
 const KILL_AFTER_MS = [50, 1_200] as const;
 /** Older tokens re-checked after each restart, beside all those of the last round. */
 const TOKEN_SAMPLE = 100;
-
-/** mulberry32: a small seeded PRNG, enough to make the choices repeatable. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Client {
   client_id: string;
@@ -298,13 +287,9 @@ Deno.test({
       KV_PATH: kvPath,
       // Each restart listens on a new port; the public origin (the token audience) stays.
       BASE_URL: "https://api.crash-loop.example",
-      RATE_LIMIT_REGISTER: "0",
-      RATE_LIMIT_TOKEN: "0",
-      RATE_LIMIT_REVOKE: "0",
-      RATE_LIMIT_SUBMIT: "0",
-      RATE_LIMIT_SUBMIT_GLOBAL: "0",
+      ...RATE_LIMITS_OFF,
     };
-    const random = prng(SEED);
+    const random = mulberry32(SEED);
     const ledger = new Ledger();
     try {
       for (let n = 1; n <= KILLS; n++) {

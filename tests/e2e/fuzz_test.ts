@@ -20,17 +20,11 @@ import {
   type Requester,
   type TestApp,
 } from "../_helpers.ts";
+import { mulberry32, RATE_LIMITS_OFF as NO_LIMITS } from "../_fixtures.ts";
 import { type Service, startServiceOnTempKv } from "../_service.ts";
 
 const SEED = Number(Deno.env.get("FUZZ_SEED") || 0x5eed_2026);
 const REQUEST_TIMEOUT_MS = 5_000;
-const NO_LIMITS = {
-  RATE_LIMIT_REGISTER: "0",
-  RATE_LIMIT_TOKEN: "0",
-  RATE_LIMIT_REVOKE: "0",
-  RATE_LIMIT_SUBMIT: "0",
-  RATE_LIMIT_SUBMIT_GLOBAL: "0",
-};
 const POST_PATHS = [
   "/agent/identity",
   "/oauth2/token",
@@ -47,18 +41,6 @@ type Bytes = Uint8Array<ArrayBuffer>;
 const enc = (s: string) => encodeURIComponent(s.toWellFormed());
 
 // ---- a small seeded PRNG ----
-
-/** mulberry32: a 32-bit seeded generator, good enough for fuzzing and fully reproducible. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Rng {
   readonly next: () => number;

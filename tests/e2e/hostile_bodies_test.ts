@@ -7,15 +7,9 @@
 
 import assert from "node:assert/strict";
 import { createApp } from "../_helpers.ts";
+import { RATE_LIMITS_OFF as NO_LIMITS } from "../_fixtures.ts";
 import { startServiceOnTempKv } from "../_service.ts";
 
-const NO_LIMITS = {
-  RATE_LIMIT_REGISTER: "0",
-  RATE_LIMIT_TOKEN: "0",
-  RATE_LIMIT_REVOKE: "0",
-  RATE_LIMIT_SUBMIT: "0",
-  RATE_LIMIT_SUBMIT_GLOBAL: "0",
-};
 const FORM = "application/x-www-form-urlencoded";
 const JSON_TYPE = "application/json";
 const KiB = 1024;

@@ -11,21 +11,10 @@
  */
 
 import assert from "node:assert/strict";
+import { LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
 import { root, type Service, startService } from "../_service.ts";
 
 const INSPECTOR = "npm:@modelcontextprotocol/inspector@2.12.0";
-const TOOL_NAMES = ["check_coverage", "list_services", "submit_lead", "request_quote"];
-const LEAD = { email: "ops@example.com", description: "Two racks in Frankfurt" };
-const QUOTE = {
-  company: "Example GmbH",
-  contact_name: "Alex Example",
-  email: "alex@example.com",
-  city: "Zurich",
-  service_type: "Rack and stack",
-  description: "Install 4 servers",
-  engineer_count: 2,
-  estimated_hours: 3,
-};
 /** The first run may download the package; after that a run takes a second or two. */
 const FIRST_RUN_MS = 180_000;
 /**

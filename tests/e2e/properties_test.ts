@@ -23,17 +23,11 @@ import {
   registerClient,
   type TestApp,
 } from "../_helpers.ts";
+import { RATE_LIMITS_OFF as NO_LIMITS } from "../_fixtures.ts";
 
 /** Fixed by default; `FC_SEED` and `FC_SCALE` (a run multiplier) explore further by hand. */
 const SEED = Number(Deno.env.get("FC_SEED") || 42);
 const SCALE = Number(Deno.env.get("FC_SCALE") || 1);
-const NO_LIMITS = {
-  RATE_LIMIT_REGISTER: "0",
-  RATE_LIMIT_TOKEN: "0",
-  RATE_LIMIT_REVOKE: "0",
-  RATE_LIMIT_SUBMIT: "0",
-  RATE_LIMIT_SUBMIT_GLOBAL: "0",
-};
 const FORM = "application/x-www-form-urlencoded";
 const utf8 = new TextEncoder();
 
