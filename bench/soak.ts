@@ -3,10 +3,13 @@
  * `deno task soak [seconds]`: a bounded mixed load (public and protected reads,
  * token issuance and revocation, MCP calls, submissions) against one real instance
  * started with `deno task start` on a temporary KV file. Reports requests per
- * status, the server's resident memory, and p50/p99 per route; fails on any 5xx,
- * any connection error, or memory growth above 20 % after warm-up.
+ * status, the server's resident memory, and p50/p99 per route. It fails on any 5xx or
+ * connection error. Memory growth after warm-up is a figure of the report, not a failure:
+ * it depends on what else the machine runs. `--max-growth 0.2` makes it one, for a quiet
+ * machine.
  */
 
+import { parseArgs } from "node:util";
 import { basic as basicAuth, issueToken, overHttp, registerClient } from "../tests/_helpers.ts";
 import { mulberry32, RATE_LIMITS_OFF } from "../tests/_fixtures.ts";
 import { memoryMiB, startServiceOnTempKv } from "../tests/_service.ts";
@@ -19,6 +22,8 @@ export interface SoakOptions {
   /** Share of the run before the memory baseline is taken. */
   warmupShare?: number;
   seed?: number;
+  /** Fail when resident memory grew more than this share after warm-up; unset: report only. */
+  maxGrowth?: number;
 }
 
 export interface SoakReport {
@@ -34,10 +39,8 @@ export interface SoakReport {
 
 type Op = { route: string; weight: number; run: () => Promise<Response> };
 
-const MAX_GROWTH = 0.2;
-
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
-  const { seconds, concurrency = 16, warmupShare = 0.5, seed = 7 } = options;
+  const { seconds, concurrency = 16, warmupShare = 0.5, seed = 7, maxGrowth } = options;
   await using service = await startServiceOnTempKv(RATE_LIMITS_OFF);
   const base = service.baseUrl;
   const app = overHttp(base);
@@ -181,8 +184,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   if (!warmTaken) rss.warm = rss.end;
 
   const growth = rss.warm > 0 ? rss.end / rss.warm - 1 : 0;
-  if (growth > MAX_GROWTH) {
-    failures.push(`memory grew ${(growth * 100).toFixed(1)} % after warm-up (max 20 %)`);
+  if (maxGrowth !== undefined && growth > maxGrowth) {
+    failures.push(
+      `memory grew ${(growth * 100).toFixed(1)} % after warm-up (max ${maxGrowth * 100} %)`,
+    );
   }
   const routes: SoakReport["routes"] = {};
   for (const [route, xs] of latencies) {
@@ -221,12 +226,18 @@ export function formatSoak(r: SoakReport): string {
 }
 
 if (import.meta.main) {
-  const seconds = Number(Deno.args[0] ?? Deno.env.get("SOAK_SECONDS") ?? 60);
-  if (!Number.isFinite(seconds) || seconds <= 0) {
-    console.error("usage: deno task soak [seconds]");
+  const { values, positionals } = parseArgs({
+    args: Deno.args,
+    allowPositionals: true,
+    options: { "max-growth": { type: "string" } },
+  });
+  const seconds = Number(positionals[0] ?? Deno.env.get("SOAK_SECONDS") ?? 60);
+  const maxGrowth = values["max-growth"] === undefined ? undefined : Number(values["max-growth"]);
+  if (!Number.isFinite(seconds) || seconds <= 0 || Number.isNaN(maxGrowth)) {
+    console.error("usage: deno task soak [seconds] [--max-growth 0.2]");
     Deno.exit(2);
   }
-  const report = await runSoak({ seconds });
+  const report = await runSoak({ seconds, maxGrowth });
   console.log(formatSoak(report));
   Deno.exit(report.failures.length ? 1 : 0);
 }

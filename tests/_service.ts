@@ -25,6 +25,15 @@ export interface Service extends AsyncDisposable {
   serverPid(): Promise<number>;
 }
 
+/**
+ * True when `path` is `dir` itself or lies below it. A plain `startsWith` would count
+ * `/src/dcfs-inspector-1` as inside `/src/dcfs`; the separator makes it exact.
+ */
+export function isInside(path: string, dir: string): boolean {
+  const base = dir.endsWith("/") ? dir.slice(0, -1) : dir;
+  return path === base || path.startsWith(`${base}/`);
+}
+
 /** A port that was free a moment ago. */
 export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });

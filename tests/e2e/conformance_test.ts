@@ -11,7 +11,7 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { root, startService } from "../_service.ts";
+import { isInside, root, startService } from "../_service.ts";
 
 const SUITE = "npm:@modelcontextprotocol/conformance@0.1.16";
 const BASELINE = new URL("./conformance-baseline.yml", import.meta.url);
@@ -70,7 +70,8 @@ Deno.test("the MCP conformance suite 0.1.16 passes in server mode, apart from th
   await using service = await startService();
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "dcfs-conformance-" }));
   await using _cleanup = { [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
-  assert.ok(!dir.startsWith(await Deno.realPath(root)), `${dir} is outside the project`);
+  const project = await Deno.realPath(root);
+  assert.ok(!isInside(dir, project), `${dir} must be outside the project ${project}`);
   for (const sub of ["home", "work", "results"]) await Deno.mkdir(`${dir}/${sub}`);
   const lockfile = new URL("deno.lock", root);
   const lockBefore = await Deno.readFile(lockfile);

@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
-import { root, type Service, startService } from "../_service.ts";
+import { isInside, root, type Service, startService } from "../_service.ts";
 
 const INSPECTOR = "npm:@modelcontextprotocol/inspector@2.12.0";
 /** The first run may download the package; after that a run takes a second or two. */
@@ -50,7 +50,8 @@ interface Run {
 /** A temporary HOME and working folder, both outside the project. */
 async function sandbox() {
   const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "dcfs-inspector-" }));
-  assert.ok(!dir.startsWith(await Deno.realPath(root)), `${dir} is outside the project`);
+  const project = await Deno.realPath(root);
+  assert.ok(!isInside(dir, project), `${dir} must be outside the project ${project}`);
   const home = `${dir}/home`;
   const cwd = `${dir}/work`;
   await Deno.mkdir(home);
@@ -257,4 +258,12 @@ Deno.test("MCP Inspector CLI 2.12 lists and calls every tool, legacy and modern 
   await t.step("deno.lock is byte-identical", async () => {
     assert.deepEqual(await Deno.readFile(lockfile), lockBefore);
   });
+});
+
+Deno.test("a temporary folder beside the project whose name starts with the project's is outside it", () => {
+  assert.equal(isInside("/src/dcfs-inspector-abc", "/src/dcfs"), false);
+  assert.equal(isInside("/src/dcfs", "/src/dcfs"), true);
+  assert.equal(isInside("/src/dcfs/tmp", "/src/dcfs"), true);
+  assert.equal(isInside("/src/dcfs/tmp", "/src/dcfs/"), true);
+  assert.equal(isInside("/tmp/x", "/src/dcfs"), false);
 });

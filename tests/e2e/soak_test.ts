@@ -3,7 +3,9 @@ import { formatSoak, runSoak } from "../../bench/soak.ts";
 
 const SECONDS = Number(Deno.env.get("SOAK_SECONDS") ?? 10);
 
-Deno.test(`a ${SECONDS} s mixed soak has no 5xx, no connection error and no memory growth over 20 %`, async () => {
+// Memory growth is printed with the report but never asserted: it depends on what else the
+// machine runs. `deno task soak --max-growth 0.2` checks it on a quiet machine.
+Deno.test(`a ${SECONDS} s mixed soak has no 5xx and no connection error`, async () => {
   const report = await runSoak({ seconds: SECONDS });
   console.log(formatSoak(report));
   assert.deepEqual(report.failures, []);
@@ -13,7 +15,6 @@ Deno.test(`a ${SECONDS} s mixed soak has no 5xx, no connection error and no memo
     Object.keys(report.statuses).filter((s) => Number(s) >= 500),
     [],
   );
-  assert.ok(report.growthAfterWarmup <= 0.2, `memory grew ${report.growthAfterWarmup}`);
   for (const route of Object.keys(report.routes)) assert.ok(report.routes[route]!.count > 0, route);
   assert.equal(Object.keys(report.routes).length, 8);
 });
