@@ -5,6 +5,7 @@
  */
 
 import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
+import { clientAddress } from "./client_address.ts";
 import type { Config } from "./config.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
@@ -235,43 +236,6 @@ export function buildRoutes(config: Config): Route<Context>[] {
     }, { cors: true, doc: docs.openApi }),
   ];
   return routes;
-}
-
-/**
- * The address rate limits count against. Behind a trusted proxy it is the last
- * `X-Forwarded-For` entry, the one the proxy itself appended; earlier entries
- * are client-supplied and could be forged. IPv6 addresses count per /64, the
- * block one subscriber usually holds, so rotating within it gains nothing.
- */
-export function clientAddress(
-  req: Request,
-  info: Deno.ServeHandlerInfo | undefined,
-  trustProxy: boolean,
-): string {
-  let address: string | undefined;
-  if (trustProxy) {
-    address = req.headers.get("x-forwarded-for")?.split(",").pop()?.trim().slice(0, 64);
-  }
-  if (!address) {
-    const addr = info?.remoteAddr;
-    address = addr && "hostname" in addr ? addr.hostname : "unknown";
-  }
-  return rateLimitAddress(address);
-}
-
-/** `::ffff:192.0.2.1` → `192.0.2.1`; `2001:db8:1:2:3:4:5:6` → `2001:db8:1:2::/64`. */
-export function rateLimitAddress(address: string): string {
-  const a = address.replace(/^\[|\]$/g, "").toLowerCase();
-  const mapped = a.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
-  if (mapped) return mapped[1]!;
-  if (!a.includes(":")) return a;
-  const [head = "", tail = ""] = a.split("::");
-  const left = head ? head.split(":") : [];
-  const right = tail ? tail.split(":") : [];
-  const groups = a.includes("::")
-    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill("0"), ...right]
-    : left;
-  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, "")).join(":") + "::/64";
 }
 
 /** At most 11 segments, each one that `loggablePath` keeps as it is. */
