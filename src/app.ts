@@ -16,7 +16,7 @@ import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
 import { issueToken } from "./oauth/token.ts";
 import { createRateCounter } from "./rate_limit.ts";
-import { createMcpEndpoint, isAllowedOrigin, MCP_PATH } from "./mcp.ts";
+import { createMcpEndpoint, MCP_PATH } from "./mcp.ts";
 import {
   aiCatalog,
   SERVER_CARD_PATH,
@@ -25,6 +25,7 @@ import {
   toolDescriptor,
 } from "./mcp_discovery.ts";
 import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
+import { ownOrigins } from "./origins.ts";
 import { operationDocs } from "./openapi_operations.ts";
 import { compileRoutes, dispatch, type Route, route } from "./router.ts";
 import { homePage, webAsset } from "./web.ts";
@@ -134,8 +135,9 @@ export function buildRoutes(config: Config): Route<Context>[] {
   const card = JSON.stringify(serverCard(config));
   const cardHeaders = { ...publicCache, "Content-Type": SERVER_CARD_TYPE };
   const catalogDoc = JSON.stringify(aiCatalog(config));
-  const mcpEndpoint = createMcpEndpoint(config);
-  const mcpOrigins = (origin: string) => isAllowedOrigin(origin, config);
+  const mcpEndpoint = createMcpEndpoint();
+  // Routes that write or spend a budget: no Origin, or one of ours (see origins.ts).
+  const own = ownOrigins(config);
 
   const docs = operationDocs(config);
   // Built at the first request, then kept: converting every zod schema is the
@@ -162,6 +164,7 @@ export function buildRoutes(config: Config): Route<Context>[] {
     // OAuth
     route<Context>("POST", PATHS.identity, registerClient, {
       errors: "oauth",
+      cors: own,
       doc: docs.registerClient,
     }),
     route<Context>("POST", PATHS.token, issueToken, { errors: "oauth", doc: docs.issueToken }),
@@ -188,10 +191,10 @@ export function buildRoutes(config: Config): Route<Context>[] {
       cors: true,
       doc: docs.publicLocations,
     }),
-    route<Context>("POST", "/api/v1/intake", postLead, { doc: docs.submitLead }),
-    route<Context>("POST", "/api/v1/quotes", postQuote, { doc: docs.requestQuote }),
+    route<Context>("POST", "/api/v1/intake", postLead, { cors: own, doc: docs.submitLead }),
+    route<Context>("POST", "/api/v1/quotes", postQuote, { cors: own, doc: docs.requestQuote }),
     // Tool interface (MCP) and its discovery documents
-    route<Context>("POST", MCP_PATH, mcpEndpoint, { cors: mcpOrigins, doc: docs.mcp }),
+    route<Context>("POST", MCP_PATH, mcpEndpoint, { cors: own, doc: docs.mcp }),
     route<Context>("GET", SERVER_CARD_PATH, () => jsonText(card, { headers: cardHeaders }), {
       cors: true,
       doc: docs.serverCard,

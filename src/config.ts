@@ -7,11 +7,15 @@
 /** Requests per minute per client address; `0` switches a limit off. */
 export interface RateLimits {
   readonly register: number;
+  /** All callers together, on registrations that are about to be stored. */
+  readonly registerGlobal: number;
   readonly token: number;
   readonly revoke: number;
   readonly submit: number;
-  /** All callers together, on lead and quote submissions. */
+  /** All callers together, on lead and quote submissions that are about to be stored. */
   readonly submitGlobal: number;
+  /** Requests to the MCP endpoint. */
+  readonly mcp: number;
 }
 
 export interface Config {
@@ -40,11 +44,24 @@ export class ConfigError extends Error {
 /** Defaults for `RATE_LIMIT_*`, per minute per client address. */
 export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   register: 10,
+  registerGlobal: 60,
   token: 60,
   revoke: 60,
   submit: 20,
-  submitGlobal: 600,
+  submitGlobal: 120,
+  mcp: 300,
 });
+
+/** `RATE_LIMIT_*` variable of each limit. */
+const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
+  register: "RATE_LIMIT_REGISTER",
+  registerGlobal: "RATE_LIMIT_REGISTER_GLOBAL",
+  token: "RATE_LIMIT_TOKEN",
+  revoke: "RATE_LIMIT_REVOKE",
+  submit: "RATE_LIMIT_SUBMIT",
+  submitGlobal: "RATE_LIMIT_SUBMIT_GLOBAL",
+  mcp: "RATE_LIMIT_MCP",
+};
 
 /**
  * Every environment variable the service reads. `deno task start` grants exactly these,
@@ -56,10 +73,12 @@ export const ENV_NAMES = [
   "BASE_URL",
   "KV_PATH",
   "RATE_LIMIT_REGISTER",
+  "RATE_LIMIT_REGISTER_GLOBAL",
   "RATE_LIMIT_TOKEN",
   "RATE_LIMIT_REVOKE",
   "RATE_LIMIT_SUBMIT",
   "RATE_LIMIT_SUBMIT_GLOBAL",
+  "RATE_LIMIT_MCP",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",
   "REVIEW_WEBHOOK_URL",
@@ -74,19 +93,11 @@ export function loadConfig(env: Env): Config {
   const hostname = _value(env, "HOSTNAME") ?? "0.0.0.0";
   const baseUrl = _origin("BASE_URL", _value(env, "BASE_URL") ?? `http://localhost:${port}`);
   const kvPath = _value(env, "KV_PATH");
-  const rateLimits: RateLimits = Object.freeze({
-    register: _integer(env, "RATE_LIMIT_REGISTER", DEFAULT_RATE_LIMITS.register, 0, 1_000_000),
-    token: _integer(env, "RATE_LIMIT_TOKEN", DEFAULT_RATE_LIMITS.token, 0, 1_000_000),
-    revoke: _integer(env, "RATE_LIMIT_REVOKE", DEFAULT_RATE_LIMITS.revoke, 0, 1_000_000),
-    submit: _integer(env, "RATE_LIMIT_SUBMIT", DEFAULT_RATE_LIMITS.submit, 0, 1_000_000),
-    submitGlobal: _integer(
-      env,
-      "RATE_LIMIT_SUBMIT_GLOBAL",
-      DEFAULT_RATE_LIMITS.submitGlobal,
-      0,
-      1_000_000,
-    ),
-  });
+  const rateLimits = { ...DEFAULT_RATE_LIMITS };
+  for (const [key, name] of Object.entries(_RATE_LIMIT_ENV) as [keyof RateLimits, string][]) {
+    rateLimits[key] = _integer(env, name, DEFAULT_RATE_LIMITS[key], 0, 1_000_000);
+  }
+  Object.freeze(rateLimits);
   const allowedOrigins = Object.freeze(
     (_value(env, "ALLOWED_ORIGINS") ?? "").split(",").map((s) => s.trim()).filter(Boolean)
       .map((o) => _origin("ALLOWED_ORIGINS", o)),

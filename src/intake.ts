@@ -9,7 +9,7 @@ import { checkCoverage } from "./coverage.ts";
 import { parseLocationQuery } from "./coverage_query.ts";
 import { HttpError, json, jsonText, mediaType, parseJson, readBody } from "./http.ts";
 import {
-  enforceSubmitLimits,
+  enforceSubmitLimit,
   SUBMISSION_MAX_BODY,
   submitLead,
   type SubmitOutcome,
@@ -55,7 +55,7 @@ async function _readSubmission(
   req: Request,
   ctx: Context,
 ): Promise<{ raw: unknown; key: string | undefined }> {
-  await enforceSubmitLimits(ctx);
+  await enforceSubmitLimit(ctx);
   const key = idempotencyKeyOf(req);
   if (mediaType(req) !== "application/json") {
     throw new HttpError(415, "unsupported_media_type", "Content-Type must be application/json");

@@ -121,18 +121,30 @@ export async function countRequest(kv: Deno.Kv, key: Deno.KvKey): Promise<number
   return Number(entry.value?.value ?? 1n);
 }
 
-/** Deletes the counters of every window before `currentWindow`; returns how many. */
+/**
+ * Deletes the counters of every window before `currentWindow`, however many there are,
+ * a page at a time so that no atomic operation passes KV's mutation limit; returns how
+ * many were deleted. Each page lists from the start of the range again: the keys of the
+ * page before are gone, so nothing is skipped and nothing is read twice.
+ */
 export async function sweepRateWindows(kv: Deno.Kv, currentWindow: number): Promise<number> {
-  const old = await _retry(() =>
-    Array.fromAsync(kv.list({ prefix: ["rate"], end: ["rate", currentWindow] }, { limit: 5_000 }))
-  );
-  for (let i = 0; i < old.length; i += 500) {
+  let deleted = 0;
+  while (true) {
+    const page = await _retry(() =>
+      Array.fromAsync(
+        kv.list({ prefix: ["rate"], end: ["rate", currentWindow] }, { limit: SWEEP_PAGE }),
+      )
+    );
+    if (page.length === 0) return deleted;
     const op = kv.atomic();
-    for (const e of old.slice(i, i + 500)) op.delete(e.key);
+    for (const e of page) op.delete(e.key);
     await _retry(() => op.commit());
+    deleted += page.length;
   }
-  return old.length;
 }
+
+/** Keys deleted per commit by a sweep: half of KV's 1,000 mutations per atomic operation. */
+export const SWEEP_PAGE = 500;
 
 /** A cheap read that proves the store answers, for `GET /healthz`. */
 export async function pingStore(kv: Deno.Kv): Promise<void> {

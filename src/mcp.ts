@@ -8,10 +8,10 @@
 
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import type { z } from "zod";
-import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { SERVICE_NAME } from "./discovery.ts";
-import { HttpError, readBody, unexpectedErrorFields } from "./http.ts";
+import { HttpError, json, readBody, unexpectedErrorFields } from "./http.ts";
+import { enforceRateLimit } from "./rate_limit.ts";
 import { toolAnnotations, TOOLS } from "./tools.ts";
 
 /** Largest accepted MCP request body. */
@@ -29,7 +29,7 @@ const INSTRUCTIONS = `${SERVICE_NAME}: on-site field services for datacenters. `
   "anything, and quote estimates are non-binding.";
 
 /** The request handler for `POST /api/v1/mcp`, built once per service handler. */
-export function createMcpEndpoint(config: Config) {
+export function createMcpEndpoint() {
   // The SDK builds a server per request and hands the factory that request (or, on
   // the legacy leg, a clone of it); a header we set, never the caller, names its Context.
   const contexts = new Map<string, Context>();
@@ -42,10 +42,11 @@ export function createMcpEndpoint(config: Config) {
   }, { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY });
 
   return async (req: Request, ctx: Context): Promise<Response> => {
-    checkOrigin(req, config);
+    await enforceRateLimit(ctx, "mcp", ctx.config.rateLimits.mcp);
     // Read under our own limit (413 while streaming, before any parsing) and hand the
     // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
     const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
+    if (isBatch(body)) return batchRefused();
     const key = crypto.randomUUID();
     const headers = new Headers(req.headers);
     headers.set(CONTEXT_HEADER, key);
@@ -59,19 +60,28 @@ export function createMcpEndpoint(config: Config) {
 }
 
 /**
- * MCP transport security: a request without `Origin` (not from a browser) is
- * served; a present `Origin` must be the service's own or listed in
- * `ALLOWED_ORIGINS`, which also defeats DNS rebinding.
+ * True when a body is a JSON array, a JSON-RPC batch. MCP dropped batching in
+ * 2025-06-18; refusing it keeps one request to one message, so the rate limit counts
+ * calls, not envelopes (100 calls in one 11 KB batch once bought 111 KB of answers).
  */
-export function checkOrigin(req: Request, config: Config): void {
-  const origin = req.headers.get("origin");
-  if (origin !== null && !isAllowedOrigin(origin, config)) {
-    throw new HttpError(403, "forbidden_origin", "this Origin may not call the MCP endpoint");
+export function isBatch(body: Uint8Array): boolean {
+  for (const byte of body) {
+    if (byte === 0x5b) return true; // [
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
   }
+  return false;
 }
 
-export function isAllowedOrigin(origin: string, config: Config): boolean {
-  return origin === config.baseUrl || config.allowedOrigins.includes(origin);
+/** JSON-RPC 2.0 §5.1 -32600 Invalid Request, with id null: no member can be answered. */
+function batchRefused(): Response {
+  return json({
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32600,
+      message: "Invalid Request: JSON-RPC batches are not supported; send one message per request",
+    },
+  }, { status: 400 });
 }
 
 /**

@@ -18,7 +18,6 @@ import type { OperationDoc, ResponseDoc } from "./openapi.ts";
 import { SECURITY } from "./openapi.ts";
 import {
   AiCatalog,
-  ApiErrorBody,
   AuthorizationServerMetadata,
   Health,
   JsonRpcMessage,
@@ -37,6 +36,7 @@ import * as ex from "./openapi_examples.ts";
 import {
   apiError,
   bodyLimits,
+  forbiddenOrigin,
   invalidClient,
   oauthError,
   RATE_HEADERS,
@@ -137,7 +137,13 @@ export function operationDocs(config: Config) {
           "invalid_request",
           "Content-Type must be application/json",
         ]),
-        ...rateLimited("oauth", "register", DEFAULT_RATE_LIMITS.register),
+        ...forbiddenOrigin("oauth"),
+        ...rateLimited(
+          "oauth",
+          "register",
+          DEFAULT_RATE_LIMITS.register,
+          DEFAULT_RATE_LIMITS.registerGlobal,
+        ),
       },
     },
     issueToken: {
@@ -343,19 +349,18 @@ export function operationDocs(config: Config) {
         },
         "202": { description: "A notification or response was accepted (no body)" },
         "400": {
-          description: "Not a JSON-RPC message (a JSON-RPC error object)",
+          description: "Not a JSON-RPC message, or a JSON-RPC batch (an array), which MCP " +
+            "2025-06-18 and later do not have: a JSON-RPC error object, -32600 for a batch",
           schema: JsonRpcMessage,
         },
-        "403": {
-          description: "The browser Origin may not call this endpoint (`forbidden_origin`)",
-          schema: ApiErrorBody,
-        },
+        ...forbiddenOrigin("api"),
         "406": {
           description: "The Accept header lacks application/json or text/event-stream",
           schema: JsonRpcMessage,
         },
         "413": tooLarge("api", MCP_MAX_BODY),
         "415": { description: "The body is not JSON (a JSON-RPC error)", schema: JsonRpcMessage },
+        ...rateLimited("api", "mcp", DEFAULT_RATE_LIMITS.mcp),
       },
     },
     serverCard: {
@@ -542,7 +547,8 @@ function _submission(
         "unsupported_media_type",
         "Content-Type must be application/json",
       ]),
-      ...rateLimited("api", "submit", DEFAULT_RATE_LIMITS.submit),
+      ...forbiddenOrigin("api"),
+      ...rateLimited("api", "submit", DEFAULT_RATE_LIMITS.submit, DEFAULT_RATE_LIMITS.submitGlobal),
     },
   };
 }

@@ -77,16 +77,32 @@ export function bodyLimits(style: "oauth" | "api", maxBytes: number): Record<str
   };
 }
 
-/** RFC 6585 §4: 429 with `Retry-After` (RFC 9110 §10.2.3) and the RateLimit headers. */
+/**
+ * RFC 6585 §4: 429 with `Retry-After` (RFC 9110 §10.2.3) and the RateLimit headers.
+ * `global` is the cap on all callers together, where the endpoint has one.
+ */
 export function rateLimited(
   style: "oauth" | "api",
   bucket: string,
   limit: number,
+  global?: number,
 ): Record<string, ResponseDoc> {
-  const response = _error(style, `Too many requests from one address (default ${limit}/min)`, [
+  const cases: ErrorCase[] = [[
     "rate_limited",
     `too many requests: at most ${limit} per minute from one address; retry in 42 s`,
-  ]);
+  ]];
+  let description = `Too many requests from one address (default ${limit}/min)`;
+  if (global !== undefined) {
+    description += `, or too many valid ones about to be stored from all callers together ` +
+      `(default ${global}/min; invalid requests do not count towards it)`;
+    cases.push([
+      "rate_limited",
+      `too many requests: at most ${global} per minute from all callers together; retry in 42 s`,
+    ]);
+  }
+  const response = style === "oauth"
+    ? oauthError(description, ...cases)
+    : apiError(description, ...cases);
   return {
     "429": {
       ...response,
@@ -103,6 +119,18 @@ export function rateLimited(
         "RateLimit": { ...RATE_HEADERS["RateLimit"]!, example: `"${bucket}";r=0;t=42` },
       },
     },
+  };
+}
+
+/** 403 `forbidden_origin`: a browser page from an origin the route does not allow. */
+export function forbiddenOrigin(style: "oauth" | "api"): Record<string, ResponseDoc> {
+  return {
+    "403": _error(
+      style,
+      "A browser Origin other than the service's own or one in ALLOWED_ORIGINS; " +
+        "nothing is stored and no budget is spent",
+      ["forbidden_origin", "this Origin may not call this resource"],
+    ),
   };
 }
 

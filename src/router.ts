@@ -20,7 +20,8 @@ export interface Route<C> {
   errors: ErrorStyle;
   /**
    * CORS: `true` answers any origin with `*` (public, credential-free reads); a
-   * function allows exactly the origins it accepts, echoing them back.
+   * function allows exactly the origins it accepts, echoing them back, and refuses
+   * a request from any other origin with 403 `forbidden_origin`.
    */
   cors: boolean | OriginPolicy;
   /** Its OpenAPI operation; `openApiDocument` refuses a table with an undocumented route. */
@@ -169,6 +170,14 @@ export async function dispatch<C>(
     });
     return errorResponse(err, "api");
   }
+  // A route with an origin policy serves callers that are not browsers (no Origin) and
+  // the origins it allows; any other page gets 403 before the handler runs, so it can
+  // neither write nor spend anyone's rate limit (cross-site "simple" POSTs included).
+  const cors = route.cors;
+  if (typeof cors === "function" && origin !== null && !cors(origin)) {
+    const err = new HttpError(403, "forbidden_origin", "this Origin may not call this resource");
+    return errorResponse(err, route.errors);
+  }
 
   let res: Response;
   try {
@@ -177,7 +186,6 @@ export async function dispatch<C>(
     if (!(err instanceof HttpError)) throw err;
     res = errorResponse(err, route.errors);
   }
-  const cors = route.cors;
   if (cors === true) {
     res.headers.set("Access-Control-Allow-Origin", "*");
     res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);

@@ -53,13 +53,14 @@ const NEXT_STEPS: Record<SubmissionKind, string> = {
 };
 
 /**
- * Counts a submission against `RATE_LIMIT_SUBMIT` (per address) and
+ * Counts a submission request against `RATE_LIMIT_SUBMIT`, per address. REST and MCP
+ * call this before anything else, so invalid requests spend their sender's budget.
  * `RATE_LIMIT_SUBMIT_GLOBAL` (all callers together, which bounds how fast anonymous
- * callers can grow the store). REST and MCP both call this before anything else.
+ * callers can grow the store) counts only submissions about to be stored: junk from
+ * many addresses cannot lock everybody else out.
  */
-export async function enforceSubmitLimits(ctx: Context): Promise<void> {
+export async function enforceSubmitLimit(ctx: Context): Promise<void> {
   await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
-  await enforceRateLimit(ctx, "submit_all", ctx.config.rateLimits.submitGlobal, { global: true });
 }
 
 /** Validates and stores a lead (SPEC §2.4). */
@@ -205,7 +206,10 @@ async function _store(
     notified_at: null,
     decision: null,
   };
+  const countGlobally = () =>
+    enforceRateLimit(ctx, "submit_all", ctx.config.rateLimits.submitGlobal, { global: true });
   if (!idempotencyKey) {
+    await countGlobally();
     if (await commitSubmission(ctx.kv, { record, payload })) return { result, replayed: false };
     throw new Error("submission id collision");
   }
@@ -214,10 +218,12 @@ async function _store(
   const scope: IdempotencyScope = { endpoint: kind, address: ctx.address, key: idempotencyKey };
   const bodyHash = createHash("sha256").update(canonicalJson(raw)).digest("base64url");
   // A concurrent request with the same key, or KV expiring a stale key between our read
-  // and our commit, fails the check; look again and retry a few times.
+  // and our commit, fails the check; look again and retry a few times. A replay stores
+  // nothing, so only the first attempt that will write counts globally.
   for (let attempt = 0; attempt < 3; attempt++) {
     const earlier = await _replay(ctx, scope, bodyHash);
     if ("outcome" in earlier) return earlier.outcome;
+    if (attempt === 0) await countGlobally();
     const idempotency = {
       scope,
       value: {

@@ -19,7 +19,7 @@ import {
   QuoteOutput,
   ServicesOutput,
 } from "./schemas.ts";
-import { enforceSubmitLimits, submitLead, submitQuote } from "./submissions.ts";
+import { enforceSubmitLimit, submitLead, submitQuote } from "./submissions.ts";
 
 export interface ToolDefinition {
   name: string;
@@ -76,7 +76,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     http: { method: "POST", path: "/api/v1/intake" },
     submits: true,
     run: async (ctx, args) => {
-      await enforceSubmitLimits(ctx);
+      await enforceSubmitLimit(ctx);
       return { ...(await submitLead(ctx, args)).result };
     },
   },
@@ -91,7 +91,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     http: { method: "POST", path: "/api/v1/quotes" },
     submits: true,
     run: async (ctx, args) => {
-      await enforceSubmitLimits(ctx);
+      await enforceSubmitLimit(ctx);
       return { ...(await submitQuote(ctx, args)).result };
     },
   },

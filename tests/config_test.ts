@@ -32,6 +32,8 @@ Deno.test("loadConfig reads every variable", () => {
     RATE_LIMIT_REVOKE: "6",
     RATE_LIMIT_SUBMIT: "7",
     RATE_LIMIT_SUBMIT_GLOBAL: "8",
+    RATE_LIMIT_REGISTER_GLOBAL: "9",
+    RATE_LIMIT_MCP: "10",
     ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
     TRUST_PROXY: "true",
     REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
@@ -40,7 +42,15 @@ Deno.test("loadConfig reads every variable", () => {
   assert.equal(c.port, 0);
   assert.equal(c.hostname, "127.0.0.1");
   assert.equal(c.kvPath, ":memory:");
-  assert.deepEqual(c.rateLimits, { register: 0, token: 5, revoke: 6, submit: 7, submitGlobal: 8 });
+  assert.deepEqual(c.rateLimits, {
+    register: 0,
+    registerGlobal: 9,
+    token: 5,
+    revoke: 6,
+    submit: 7,
+    submitGlobal: 8,
+    mcp: 10,
+  });
   assert.deepEqual(c.allowedOrigins, ["https://a.example", "https://b.example:8443"]);
   assert.equal(c.trustProxy, true);
   assert.equal(c.reviewWebhookUrl, "https://hooks.example.com/review");

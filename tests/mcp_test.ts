@@ -342,7 +342,7 @@ Deno.test("an unexpected failure inside a tool is a generic isError result; deta
   });
   await using app = await listen({
     kv: broken,
-    env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0" },
+    env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0", RATE_LIMIT_MCP: "0" },
   });
   const client = new Client({ name: "test", version: "1" }, {
     versionNegotiation: { mode: { pin: "2026-07-28" } },

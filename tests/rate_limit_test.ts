@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { sweepRateLimits } from "../src/rate_limit.ts";
+import { rateKey } from "../src/kv.ts";
+import { sweepRateLimits, WINDOW_MS } from "../src/rate_limit.ts";
 import { basic, createApp, registerClient } from "./_helpers.ts";
 
 const register = (app: Awaited<ReturnType<typeof createApp>>, address = "192.0.2.1") =>
@@ -168,13 +169,31 @@ Deno.test("sweepRateLimits removes the counters of finished windows only", async
   (await register(app)).body?.cancel();
   app.clock.advance(60_000);
   (await register(app)).body?.cancel();
+  // Each registration counts per address and towards the global cap: two keys a window.
   const count = async () => (await Array.fromAsync(app.kv.list({ prefix: ["rate"] }))).length;
+  assert.equal(await count(), 4);
+  assert.equal(await sweepRateLimits(app.kv, app.clock.now()), 2);
   assert.equal(await count(), 2);
-  assert.equal(await sweepRateLimits(app.kv, app.clock.now()), 1);
-  assert.equal(await count(), 1);
   // The current window still counts: four more, then 429.
   for (let i = 0; i < 4; i++) (await register(app)).body?.cancel();
   const res = await register(app);
   assert.equal(res.status, 429);
   await res.body?.cancel();
+});
+
+Deno.test("the rate-limit sweeper removes every finished window, not only the first 5,000", async () => {
+  await using app = await createApp();
+  const window = Math.floor(app.clock.now() / WINDOW_MS);
+  const finished = 12_345;
+  for (let i = 0; i < finished; i += 500) {
+    const op = app.kv.atomic();
+    for (let j = i; j < Math.min(i + 500, finished); j++) {
+      op.sum(rateKey("submit", `198.51.${j >> 8}.${j & 255}`, window - 1 - (j % 3)), 1n);
+    }
+    assert.ok((await op.commit()).ok);
+  }
+  await app.kv.atomic().sum(rateKey("submit", "192.0.2.1", window), 1n).commit();
+  assert.equal(await sweepRateLimits(app.kv, app.clock.now()), finished);
+  const left = await Array.fromAsync(app.kv.list({ prefix: ["rate"] }));
+  assert.deepEqual(left.map((e) => e.key), [rateKey("submit", "192.0.2.1", window)]);
 });

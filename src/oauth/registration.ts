@@ -45,6 +45,11 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
     );
   }
   const scopes = parseScope(parsed.data.scope) ?? [...SCOPES];
+  // Only a registration about to be stored counts towards the cap on all callers
+  // together: each is kept for 30 days, so this bounds how fast the store can grow.
+  await enforceRateLimit(ctx, "register_all", ctx.config.rateLimits.registerGlobal, {
+    global: true,
+  });
 
   const clientId = randomCredential(CLIENT_ID_PREFIX, 16);
   const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);

@@ -280,6 +280,7 @@ Deno.test({
         BASE_URL,
         TRUST_PROXY: "true",
         RATE_LIMIT_REGISTER: String(STRICT_LIMIT),
+        RATE_LIMIT_REGISTER_GLOBAL: "0",
       };
       await using a = await startService(env);
       await using b = await startService(env);

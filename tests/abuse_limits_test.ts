@@ -1,0 +1,209 @@
+/**
+ * The rules that keep anonymous callers from spending everybody else's budget: global
+ * caps count only what is about to be stored, browser pages from other origins cannot
+ * write, and the MCP endpoint is limited per address and refuses batches.
+ */
+import assert from "node:assert/strict";
+import { LEAD, QUOTE } from "./_fixtures.ts";
+import { createApp, post, type TestApp } from "./_helpers.ts";
+
+const send = (
+  app: TestApp,
+  path: string,
+  body: string,
+  address: string,
+  headers: Record<string, string> = { "Content-Type": "application/json" },
+) => app.request(path, { method: "POST", headers, body, address });
+
+async function status(res: Promise<Response>): Promise<number> {
+  const r = await res;
+  await r.body?.cancel();
+  return r.status;
+}
+
+const count = async (app: TestApp, prefix: string) =>
+  (await Array.fromAsync(app.kv.list({ prefix: [prefix] }))).length;
+
+Deno.test("RATE_LIMIT_SUBMIT_GLOBAL counts only submissions about to be stored: junk from many addresses locks nobody out", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT_GLOBAL: "2" } });
+  await t.step("600 invalid bodies from 30 addresses are each refused on their own", async () => {
+    const junk: [string, Record<string, string>][] = [
+      ["{}", { "Content-Type": "application/json" }],
+      ['{"email":"x"}', { "Content-Type": "application/json" }],
+      ["not json", { "Content-Type": "application/json" }],
+      [JSON.stringify(LEAD), { "Content-Type": "text/plain" }], // a cross-site "simple" POST
+    ];
+    const statuses = new Set<number>();
+    for (let i = 0; i < 600; i++) {
+      const [body, headers] = junk[i % junk.length]!;
+      const path = i % 2 ? "/api/v1/intake" : "/api/v1/quotes";
+      // 20 per address: the per-address limit (20) is reached, never passed.
+      statuses.add(await status(send(app, path, body, `198.51.100.${i % 30}`, headers)));
+    }
+    assert.deepEqual([...statuses].sort(), [400, 415]);
+  });
+  await t.step("the next valid lead and quote from fresh addresses are accepted", async () => {
+    assert.equal(
+      await status(send(app, "/api/v1/intake", JSON.stringify(LEAD), "203.0.113.1")),
+      202,
+    );
+    assert.equal(
+      await status(send(app, "/api/v1/quotes", JSON.stringify(QUOTE), "203.0.113.2")),
+      202,
+    );
+  });
+  await t.step("an idempotent replay stores nothing and spends nothing", async () => {
+    await using other = await createApp({ env: { RATE_LIMIT_SUBMIT_GLOBAL: "2" } });
+    const headers = { "Content-Type": "application/json", "Idempotency-Key": "k-1" };
+    for (let i = 0; i < 5; i++) {
+      assert.equal(
+        await status(send(other, "/api/v1/intake", JSON.stringify(LEAD), "203.0.113.9", headers)),
+        202,
+      );
+    }
+    assert.equal(
+      await status(send(other, "/api/v1/intake", JSON.stringify(LEAD), "203.0.113.10")),
+      202,
+      "the replays did not use the second place",
+    );
+  });
+  await t.step("the cap then holds for valid submissions", async () => {
+    const res = await send(app, "/api/v1/intake", JSON.stringify(LEAD), "203.0.113.3");
+    assert.equal(res.status, 429);
+    assert.ok(res.headers.get("retry-after"));
+    assert.match((await res.json()).message, /all callers together/);
+    assert.equal(await count(app, "submissions"), 2);
+  });
+});
+
+Deno.test("RATE_LIMIT_REGISTER_GLOBAL caps registrations from all addresses together; invalid ones do not count", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER_GLOBAL: "3" } });
+  const register = (body: string, address: string) =>
+    status(send(app, "/agent/identity", body, address));
+  for (let i = 0; i < 20; i++) {
+    assert.equal(await register('{"type":"robot"}', `198.51.100.${i}`), 400);
+  }
+  const statuses = [];
+  for (let i = 0; i < 5; i++) {
+    statuses.push(await register('{"type":"anonymous"}', `203.0.113.${i}`));
+  }
+  assert.deepEqual(statuses, [201, 201, 201, 429, 429]);
+  assert.equal(await count(app, "clients"), 3);
+});
+
+Deno.test("submissions and registration from a foreign browser Origin are 403 forbidden_origin, store nothing and spend nothing", async (t) => {
+  await using app = await createApp({
+    env: {
+      RATE_LIMIT_SUBMIT: "1",
+      RATE_LIMIT_REGISTER: "1",
+      ALLOWED_ORIGINS: "https://partner.example",
+    },
+  });
+  const cases: [string, string, string][] = [
+    ["/api/v1/intake", JSON.stringify(LEAD), "api"],
+    ["/api/v1/quotes", JSON.stringify(QUOTE), "api"],
+    ["/agent/identity", '{"type":"anonymous"}', "oauth"],
+  ];
+  for (const [n, [path, body, style]] of cases.entries()) {
+    await t.step(`${path}: a foreign Origin, also as a text/plain form post`, async () => {
+      for (const origin of ["https://evil.example", "null", "http://api.test"]) {
+        for (const type of ["application/json", "text/plain"]) {
+          const res = await send(app, path, body, "192.0.2.50", {
+            "Content-Type": type,
+            "Origin": origin,
+          });
+          assert.equal(res.status, 403, `${origin} ${type}`);
+          assert.equal(res.headers.get("access-control-allow-origin"), null);
+          const json = await res.json();
+          assert.equal(json.error, "forbidden_origin");
+          if (style === "oauth") assert.ok(json.error_description);
+          else assert.equal(json.ok, false);
+        }
+      }
+    });
+    await t.step(`${path}: the service's own origin is served`, async () => {
+      const res = await send(app, path, body, `192.0.2.${10 + n}`, {
+        "Content-Type": "application/json",
+        "Origin": app.config.baseUrl,
+      });
+      assert.ok(res.status === 201 || res.status === 202, String(res.status));
+      assert.equal(res.headers.get("access-control-allow-origin"), app.config.baseUrl);
+      await res.body?.cancel();
+    });
+    await t.step(`${path}: an ALLOWED_ORIGINS origin is served with CORS`, async () => {
+      const res = await send(app, path, body, `192.0.2.${20 + n}`, {
+        "Content-Type": "application/json",
+        "Origin": "https://partner.example",
+      });
+      assert.ok(res.status === 201 || res.status === 202, String(res.status));
+      assert.equal(res.headers.get("access-control-allow-origin"), "https://partner.example");
+      await res.body?.cancel();
+    });
+  }
+  await t.step("the refused requests spent no one's budget and stored nothing", async () => {
+    assert.equal(await count(app, "submissions"), 4);
+    assert.equal(await count(app, "clients"), 2);
+    // 192.0.2.50 sent only refused requests: its one place per minute is still free.
+    assert.equal(
+      await status(send(app, "/api/v1/intake", JSON.stringify(LEAD), "192.0.2.50")),
+      202,
+    );
+  });
+  await t.step("a preflight from a foreign origin is 403, from an allowed one 204", async () => {
+    const preflight = (origin: string) =>
+      app.request("/api/v1/intake", {
+        method: "OPTIONS",
+        headers: { Origin: origin, "Access-Control-Request-Method": "POST" },
+      });
+    assert.equal(await status(preflight("https://evil.example")), 403);
+    assert.equal(await status(preflight("https://partner.example")), 204);
+  });
+});
+
+Deno.test("RATE_LIMIT_MCP limits MCP requests per address", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_MCP: "3" } });
+  const call = (address: string) =>
+    app.request("/api/v1/mcp", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+      address,
+    });
+  const statuses = [];
+  for (let i = 0; i < 5; i++) statuses.push(await status(call("192.0.2.60")));
+  assert.deepEqual(statuses, [200, 200, 200, 429, 429]);
+  const limited = await call("192.0.2.60");
+  assert.equal(limited.status, 429);
+  assert.ok(Number(limited.headers.get("retry-after")) >= 1);
+  assert.match(limited.headers.get("ratelimit-policy") ?? "", /"mcp";q=3;w=60/);
+  await limited.body?.cancel();
+  assert.equal(await status(call("192.0.2.61")), 200, "another address has its own budget");
+});
+
+Deno.test("the MCP endpoint refuses JSON-RPC batches with -32600 and runs none of their calls", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  const calls = Array.from({ length: 100 }, (_, i) => ({
+    jsonrpc: "2.0",
+    id: i,
+    method: "tools/call",
+    params: { name: "submit_lead", arguments: LEAD },
+  }));
+  for (const body of [JSON.stringify(calls), `  \n\t${JSON.stringify(calls.slice(0, 1))}`, "[]"]) {
+    const res = await post(app, "/api/v1/mcp", body, {
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    });
+    assert.equal(res.status, 400);
+    assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+    const answer = await res.json();
+    assert.equal(answer.jsonrpc, "2.0");
+    assert.equal(answer.id, null);
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /batches are not supported/);
+  }
+  assert.equal(await count(app, "submissions"), 0);
+});
