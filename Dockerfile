@@ -1,4 +1,14 @@
-# Runtime image for the service: `docker build -t dcfs . && docker run -p 8000:8000 dcfs`.
+# Runtime image for the service:
+#   docker build -t dcfs .
+#   docker run --ulimit nofile=65536:65536 -p 8000:8000 dcfs
+#
+# Every open connection holds a file descriptor, idle ones included, and Deno's server sets
+# no idle or header timeout. Deno raises its soft open-file limit to the hard limit at
+# start-up, so the hard limit is what counts; some Docker engines give containers 1024.
+# `--ulimit nofile=65536:65536` (compose: `ulimits: { nofile: 65536 }`) raises it. The image
+# cannot raise it itself: a container may not lift its own hard limit. The service survives
+# running out (it logs and serves again), but a reverse proxy in front must still bound idle
+# connections: see docs/operations.md, "Running it on the internet".
 #
 # Official image pinned to exactly Deno 2.9.6. The Debian variant is used on purpose: the
 # distroless/alpine variants lack a shell and tools. The tag could not be verified offline;

@@ -74,6 +74,9 @@ export function createHandler(deps: Deps): Handler {
   const rateCounter = createRateCounter(deps.kv);
   const routes = compileRoutes(buildRoutes(config));
 
+  const maxInFlight = config.maxInFlight;
+  let inFlight = 0;
+
   return async (req, info) => {
     const started = performance.now();
     const path = new URL(req.url).pathname;
@@ -92,19 +95,23 @@ export function createHandler(deps: Deps): Handler {
     };
 
     let res: Response;
+    inFlight++;
     try {
-      res = deps.draining?.()
-        ? errorResponse(
-          new HttpError(503, "unavailable", "the service is shutting down; retry shortly", {
-            headers: { "Retry-After": "1", "Connection": "close" },
-          }),
-          "api",
-        )
-        : await dispatch(routes, req, ctx, path);
+      if (deps.draining?.()) {
+        res = unavailable("unavailable", "the service is shutting down; retry shortly", true);
+      } else if (maxInFlight > 0 && inFlight > maxInFlight) {
+        // Admission control: a burst is refused at once, before its body is read, so it
+        // can hold no more than MAX_IN_FLIGHT requests' worth of memory and store calls.
+        res = unavailable("overloaded", "too many requests in flight; retry shortly", false);
+      } else {
+        res = await dispatch(routes, req, ctx, path);
+      }
     } catch (err) {
       // Never echoed: the caller sees a generic 500 that carries no internals.
       log({ level: "error", request_id: requestId, ...unexpectedErrorFields(err) });
       res = errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+    } finally {
+      inFlight--;
     }
     for (const [k, v] of ctx.headers) res.headers.set(k, v);
     res.headers.set("X-Request-Id", requestId);
@@ -119,6 +126,13 @@ export function createHandler(deps: Deps): Handler {
     });
     return res;
   };
+}
+
+/** RFC 9110 §15.6.4: 503 with `Retry-After`; `close` also ends the connection. */
+function unavailable(code: string, message: string, close: boolean): Response {
+  const headers: Record<string, string> = { "Retry-After": "1" };
+  if (close) headers["Connection"] = "close";
+  return errorResponse(new HttpError(503, code, message, { headers }), "api");
 }
 
 /**

@@ -26,6 +26,8 @@ export interface Config {
   /** A file path, `:memory:`, a KV Connect URL, or `undefined` for the Deno default. */
   readonly kvPath: string | undefined;
   readonly rateLimits: RateLimits;
+  /** Requests handled at once; past it, `503` with `Retry-After`. `0` switches the cap off. */
+  readonly maxInFlight: number;
   /** Extra browser origins allowed to call the MCP endpoint, beside the service's own. */
   readonly allowedOrigins: readonly string[];
   /** When true the client address is the last `X-Forwarded-For` entry. */
@@ -51,6 +53,12 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   submitGlobal: 120,
   mcp: 300,
 });
+
+/**
+ * Default `MAX_IN_FLIGHT`. Each request in flight may hold a body of up to 64 KiB, so
+ * a full house holds at most about 16 MiB of bodies.
+ */
+export const DEFAULT_MAX_IN_FLIGHT = 256;
 
 /** `RATE_LIMIT_*` variable of each limit. */
 const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
@@ -79,6 +87,7 @@ export const ENV_NAMES = [
   "RATE_LIMIT_SUBMIT",
   "RATE_LIMIT_SUBMIT_GLOBAL",
   "RATE_LIMIT_MCP",
+  "MAX_IN_FLIGHT",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",
   "REVIEW_WEBHOOK_URL",
@@ -98,6 +107,7 @@ export function loadConfig(env: Env): Config {
     rateLimits[key] = _integer(env, name, DEFAULT_RATE_LIMITS[key], 0, 1_000_000);
   }
   Object.freeze(rateLimits);
+  const maxInFlight = _integer(env, "MAX_IN_FLIGHT", DEFAULT_MAX_IN_FLIGHT, 0, 1_000_000);
   const allowedOrigins = Object.freeze(
     (_value(env, "ALLOWED_ORIGINS") ?? "").split(",").map((s) => s.trim()).filter(Boolean)
       .map((o) => _origin("ALLOWED_ORIGINS", o)),
@@ -114,6 +124,7 @@ export function loadConfig(env: Env): Config {
     baseUrl,
     kvPath,
     rateLimits,
+    maxInFlight,
     allowedOrigins,
     trustProxy,
     reviewWebhookUrl,

@@ -10,6 +10,7 @@ import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { openStore } from "./kv.ts";
 import { sweepRateLimits, WINDOW_MS } from "./rate_limit.ts";
 import { startReviewNotifier } from "./review_notifier.ts";
+import { type ResilientServer, serveResilient } from "./serve.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
 const DRAIN_MS = 10_000;
@@ -48,17 +49,19 @@ async function main(): Promise<void> {
     }
   };
 
-  let server: Deno.HttpServer;
+  let server: ResilientServer;
   try {
-    server = Deno.serve({
+    server = serveResilient({
       port: config.port,
       hostname: config.hostname,
+      log,
       onListen: ({ hostname, port }) =>
         log({
           level: "info",
           msg: "listening",
           address: `${hostname}:${port}`,
           base_url: config.baseUrl,
+          max_in_flight: config.maxInFlight,
         }),
     }, serve);
   } catch (err) {

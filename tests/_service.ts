@@ -42,11 +42,23 @@ export function freePort(): number {
   return port;
 }
 
-export async function startService(env: Record<string, string> = {}): Promise<Service> {
+export interface StartOptions {
+  /** Start under `ulimit -n` of this many descriptors (soft and hard), through bash. */
+  openFiles?: number;
+}
+
+export async function startService(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<Service> {
   const port = freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "start"],
+  const task = [Deno.execPath(), "task", "--quiet", "start"];
+  const [command, ...args] = options.openFiles === undefined
+    ? task
+    : ["bash", "-c", `ulimit -n ${options.openFiles} && exec "$@"`, "bash", ...task];
+  const child = new Deno.Command(command!, {
+    args,
     cwd: root,
     env: {
       NO_COLOR: "1",

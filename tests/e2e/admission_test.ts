@@ -1,0 +1,99 @@
+/**
+ * What one anonymous burst can hold, proved against the real process: descriptors
+ * (an accept failure never ends the service) and requests in flight (past the cap,
+ * 503 with Retry-After).
+ */
+import assert from "node:assert/strict";
+import { startService } from "../_service.ts";
+
+const encoder = new TextEncoder();
+
+async function connectAll(port: number, n: number): Promise<Deno.Conn[]> {
+  const conns: Deno.Conn[] = [];
+  for (let i = 0; i < n; i++) {
+    try {
+      conns.push(await Deno.connect({ hostname: "127.0.0.1", port }));
+    } catch {
+      // Refused or reset while the listener is down: exactly what the burst causes.
+    }
+  }
+  return conns;
+}
+
+/** GET a path until it answers, for at most `ms`; the last status, or 0 for none. */
+async function pollStatus(url: string, ms: number): Promise<number> {
+  const deadline = Date.now() + ms;
+  let status = 0;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      await res.body?.cancel();
+      status = res.status;
+      if (status === 200) return status;
+    } catch {
+      // not accepting yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return status;
+}
+
+Deno.test({
+  name:
+    "an accept failure never ends the process: under ulimit -n 256, 300 idle sockets come and go and /healthz answers 200 from the same process",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    await using service = await startService({}, { openFiles: 256 });
+    const pid = await service.serverPid();
+    const port = Number(new URL(service.baseUrl).port);
+
+    const conns = await connectAll(port, 300);
+    // Give the server time to run out of descriptors and fail a few accepts.
+    await service.waitFor((r) => r.msg === "listener failed; serving again");
+    await new Promise((r) => setTimeout(r, 1_000));
+    for (const c of conns) {
+      try {
+        c.close();
+      } catch { /* reset by the server */ }
+    }
+
+    assert.equal(await pollStatus(`${service.baseUrl}/healthz`, 15_000), 200);
+    assert.equal(await service.serverPid(), pid, "the same process answered");
+    const failures = service.logs.filter((r) => r.msg === "listener failed; serving again");
+    assert.ok(failures.length >= 1);
+    assert.match(String(failures[0]!.error), /Too many open files/);
+    // At most one line per 10 s, however many accepts failed.
+    assert.ok(failures.length <= 3, `${failures.length} failure lines`);
+    assert.ok(service.logs.some((r) => r.msg === "listening again"));
+  },
+});
+
+Deno.test("MAX_IN_FLIGHT: requests past the cap get 503 with Retry-After at once, and the service recovers when the burst goes", async () => {
+  await using service = await startService({ MAX_IN_FLIGHT: "4", RATE_LIMIT_SUBMIT: "0" });
+  const port = Number(new URL(service.baseUrl).port);
+  // Four submissions whose bodies never finish: each holds a place until it is cut off.
+  const held = await connectAll(port, 4);
+  assert.equal(held.length, 4);
+  for (const c of held) {
+    await c.write(encoder.encode(
+      "POST /api/v1/intake HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+        'Content-Length: 1000\r\n\r\n{"email":',
+    ));
+  }
+  // Until the four are in the handler, the health check may still get a place.
+  let res: Response | undefined;
+  for (let i = 0; i < 50; i++) {
+    res = await fetch(`${service.baseUrl}/healthz`);
+    if (res.status === 503) break;
+    await res.body?.cancel();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(res!.status, 503);
+  assert.equal(res!.headers.get("retry-after"), "1");
+  const body = await res!.json();
+  assert.equal(body.error, "overloaded");
+  assert.match(body.message, /too many requests in flight/);
+
+  for (const c of held) c.close();
+  assert.equal(await pollStatus(`${service.baseUrl}/healthz`, 5_000), 200);
+});
