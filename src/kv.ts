@@ -11,6 +11,8 @@
  * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
  * - `["idempotency", endpoint, address, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
  * - `["review_outbox", request_id]` → {@linkcode OutboxEntry}: a review notification not yet sent
+ * - `["review_due", next_attempt_at, request_id]` → `true`: the outbox in due order, moved
+ *   in the same commit as every change of the entry's `next_attempt_at`
  */
 
 import type { BudgetEstimate } from "./estimate.ts";
@@ -45,6 +47,12 @@ export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
   scope.key,
 ];
 export const outboxKey = (id: string): Deno.KvKey => ["review_outbox", id];
+/** The due index: listing it in key order gives the outbox by next attempt time. */
+export const dueKey = (entry: OutboxEntry): Deno.KvKey => [
+  "review_due",
+  entry.next_attempt_at,
+  entry.request_id,
+];
 export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
 export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
 // The window comes first, so that finished windows can be swept as one key range.
@@ -247,7 +255,8 @@ function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
     next_attempt_at: Date.parse(sub.record.created_at),
     last_error: null,
   };
-  op.check({ key: outboxKey(id), versionstamp: null }).set(outboxKey(id), outbox);
+  op.check({ key: outboxKey(id), versionstamp: null }).set(outboxKey(id), outbox)
+    .set(dueKey(outbox), true);
   if (sub.idempotency) {
     const key = idempotencyRecordKey(sub.idempotency.scope);
     op.check({ key, versionstamp: sub.idempotency.versionstamp })
@@ -313,11 +322,51 @@ export async function updateSubmission(
   return (await _retry(() => kv.atomic().check(entry).set(entry.key, next).commit())).ok;
 }
 
-/** Review notifications waiting to be sent, at most `limit`, oldest first. */
-export function listOutbox(kv: Deno.Kv, limit = 100): Promise<Deno.KvEntry<OutboxEntry>[]> {
-  return _retry(() =>
-    Array.fromAsync(kv.list<OutboxEntry>({ prefix: ["review_outbox"] }, { limit }))
+/** Every review notification waiting to be sent, by request id. */
+export function listOutbox(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
+  return _retry(() => Array.fromAsync(kv.list<OutboxEntry>({ prefix: ["review_outbox"] })));
+}
+
+/**
+ * Up to `limit` outbox entries due at `now`, earliest first, read through the due index.
+ * An index key whose entry is gone or has moved on (left by a commit that lost a race)
+ * is deleted here, checked against the entry, so it is never read twice.
+ */
+export async function listDueOutbox(
+  kv: Deno.Kv,
+  now: number,
+  limit: number,
+): Promise<Deno.KvEntry<OutboxEntry>[]> {
+  const due = await _retry(() =>
+    Array.fromAsync(kv.list({ start: ["review_due"], end: ["review_due", now + 1] }, { limit }))
   );
+  const out: Deno.KvEntry<OutboxEntry>[] = [];
+  for (const { key } of due) {
+    const entry = await getOutboxEntry(kv, String(key[2]));
+    if (entry.value && entry.value.next_attempt_at === key[1]) {
+      out.push(entry as Deno.KvEntry<OutboxEntry>);
+    } else {
+      await _retry(() =>
+        kv.atomic().check({ key: entry.key, versionstamp: entry.versionstamp }).delete(key).commit()
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * Gives every outbox entry its due-index key. Entries written before the index existed
+ * have none; the notifier runs this once at start, and it is a no-op afterwards.
+ */
+export async function indexOutbox(kv: Deno.Kv): Promise<number> {
+  let added = 0;
+  for (const entry of await listOutbox(kv)) {
+    const key = dueKey(entry.value);
+    if ((await _retry(() => kv.get(key))).versionstamp) continue;
+    const res = await _retry(() => kv.atomic().check(entry).set(key, true).commit());
+    if (res.ok) added++;
+  }
+  return added;
 }
 
 export function getOutboxEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<OutboxEntry>> {
@@ -325,15 +374,19 @@ export function getOutboxEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMay
 }
 
 /**
- * Replaces an outbox entry if it has not changed since it was read; returns the new
- * entry (with its versionstamp), or null when another instance changed it first.
+ * Replaces an outbox entry if it has not changed since it was read, moving its due-index
+ * key with it; returns the new entry (with its versionstamp), or null when another
+ * instance changed it first.
  */
 export async function updateOutbox(
   kv: Deno.Kv,
   entry: Deno.KvEntry<OutboxEntry>,
   next: OutboxEntry,
 ): Promise<Deno.KvEntry<OutboxEntry> | null> {
-  const res = await _retry(() => kv.atomic().check(entry).set(entry.key, next).commit());
+  const res = await _retry(() =>
+    kv.atomic().check(entry).set(entry.key, next).delete(dueKey(entry.value))
+      .set(dueKey(next), true).commit()
+  );
   return res.ok ? { key: entry.key, value: next, versionstamp: res.versionstamp } : null;
 }
 
@@ -350,6 +403,7 @@ export async function completeOutbox(
   const res = await _retry(() =>
     kv.atomic().check(outbox).check(submission)
       .delete(outbox.key)
+      .delete(dueKey(outbox.value))
       .set(submission.key, { ...submission.value, notified_at: notifiedAt })
       .commit()
   );
@@ -358,7 +412,9 @@ export async function completeOutbox(
 
 /** Drops an outbox entry whose submission no longer exists. */
 export async function dropOutbox(kv: Deno.Kv, outbox: Deno.KvEntry<OutboxEntry>): Promise<void> {
-  await _retry(() => kv.atomic().check(outbox).delete(outbox.key).commit());
+  await _retry(() =>
+    kv.atomic().check(outbox).delete(outbox.key).delete(dueKey(outbox.value)).commit()
+  );
 }
 
 /**

@@ -156,7 +156,7 @@ export function notificationState(record: SubmissionRecord, outbox: OutboxEntry 
 }
 
 async function _outbox(kv: Deno.Kv): Promise<Map<string, OutboxEntry>> {
-  return new Map((await listOutbox(kv, 100_000)).map((e) => [e.value.request_id, e.value]));
+  return new Map((await listOutbox(kv)).map((e) => [e.value.request_id, e.value]));
 }
 
 async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {

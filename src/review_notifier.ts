@@ -2,7 +2,9 @@
  * @module
  * Sends the review notification of each accepted submission. The notice is written
  * to an outbox key in the same atomic commit as the submission; every instance polls
- * the outbox, claims due entries with a versionstamp-checked lease, POSTs them to
+ * the outbox in due order (an index keyed by the next attempt time, so an entry that
+ * keeps failing moves back and never starves the others), claims due entries with a
+ * versionstamp-checked lease, POSTs them to
  * `REVIEW_WEBHOOK_URL` (or, with no webhook, only logs the submission id), then marks
  * the record notified and removes the entry in one commit. Failures are retried with
  * backoff, indefinitely: a notification is never dropped. Delivery is at least once.
@@ -16,7 +18,8 @@ import {
   completeOutbox,
   dropOutbox,
   getSubmission,
-  listOutbox,
+  indexOutbox,
+  listDueOutbox,
   type OutboxEntry,
   type SubmissionRecord,
   updateOutbox,
@@ -39,6 +42,9 @@ export const REVIEW_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 const LEASE_MS = 60_000;
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const POLL_MS = 1_000;
+/** Due entries taken per pass, and how many of them are sent at once. */
+const BATCH = 100;
+const CONCURRENCY = 8;
 
 export interface ReviewNotifier {
   /** Finishes the pass under way and stops polling. */
@@ -50,6 +56,11 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
   let stopped = false;
   let wake = () => {};
   const loop = (async () => {
+    try {
+      await indexOutbox(deps.kv);
+    } catch (err) {
+      deps.log({ level: "warn", msg: "review outbox index failed", error: _reason(err) });
+    }
     while (!stopped) {
       try {
         await deliverDue(deps);
@@ -71,13 +82,31 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
   };
 }
 
-/** One pass: delivers every outbox entry that is due. Returns how many were delivered. */
+/**
+ * One pass: delivers the outbox entries that are due, earliest first, a few at a time.
+ * Returns how many were delivered.
+ */
 export async function deliverDue(deps: NotifierDeps): Promise<number> {
+  const due = await listDueOutbox(deps.kv, deps.now(), BATCH);
   let delivered = 0;
-  for (const entry of await listOutbox(deps.kv)) {
-    if (entry.value.next_attempt_at > deps.now()) continue;
-    if (await _deliver(deps, entry)) delivered++;
-  }
+  let next = 0;
+  const worker = async () => {
+    while (next < due.length) {
+      const entry = due[next++]!;
+      try {
+        if (await _deliver(deps, entry)) delivered++;
+      } catch (err) {
+        // The lease runs out and the entry is tried again; the others go on meanwhile.
+        deps.log({
+          level: "warn",
+          msg: "review notice failed",
+          submission_id: entry.value.request_id,
+          error: _reason(err),
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, due.length) }, worker));
   return delivered;
 }
 
@@ -127,9 +156,11 @@ async function _deliver(deps: NotifierDeps, entry: Deno.KvEntry<OutboxEntry>): P
   }
 
   const notifiedAt = new Date(deps.now()).toISOString();
-  // A reviewer may decide meanwhile; re-read the record until the commit holds.
+  // A reviewer may decide meanwhile; re-read the record until the commit holds. If the
+  // submission was erased meanwhile, its erasure removed the outbox entry too.
   let record: Deno.KvEntryMaybe<SubmissionRecord> = submission;
-  for (let attempt = 0; attempt < 5 && record.value; attempt++) {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (!record.value) return false;
     const current = record as Deno.KvEntry<SubmissionRecord>;
     if (await completeOutbox(deps.kv, claimed, current, notifiedAt)) {
       deps.log({

@@ -248,3 +248,51 @@ Deno.test("an outbox entry whose submission is gone is dropped with a warning", 
     ),
   );
 });
+
+Deno.test("notices go out by due time: 110 failing leads never starve 3 later quotes", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  const ids: string[] = [];
+  for (let i = 0; i < 110; i++) ids.push(await submit(app));
+  for (let i = 0; i < 3; i++) ids.push(await submit(app, "/api/v1/quotes", QUOTE));
+  const tried = new Set<string>();
+  const d = deps(app, { REVIEW_WEBHOOK_URL: "https://hooks.test/review" }, (_url, init) => {
+    tried.add(JSON.parse(String(init?.body)).request_id);
+    return Promise.resolve(new Response(null, { status: 503 }));
+  });
+  // Each pass takes the earliest 100 due; a failed one moves to its retry time.
+  await deliverDue(d);
+  await deliverDue(d);
+  assert.equal(tried.size, 113, "every notice was tried once, quotes included");
+  assert.deepEqual([...tried].sort(), ids.toSorted());
+  // The due index moved with every entry: none is due again before its backoff.
+  assert.equal(await deliverDue(d), 0);
+  assert.equal(tried.size, 113);
+  const due = await Array.fromAsync(app.kv.list({ prefix: ["review_due"] }));
+  assert.equal(due.length, 113, "one due key per outbox entry");
+  assert.ok(due.every((e) => e.key[1] === app.clock.now() + REVIEW_BACKOFF_MS[0]!));
+});
+
+Deno.test("an outbox written before the due index existed is indexed at start and delivered", async () => {
+  await using app = await createApp();
+  const id = await submit(app);
+  // As an older version left it: an outbox entry and no due key.
+  for await (const e of app.kv.list({ prefix: ["review_due"] })) await app.kv.delete(e.key);
+  assert.equal(await deliverDue(deps(app)), 0, "invisible without its index key");
+  const notifier = startReviewNotifier(deps(app), 10);
+  try {
+    for (let i = 0; i < 100 && !(await getSubmission(app.kv, id)).value?.notified_at; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await notifier.stop();
+  }
+  assert.ok((await getSubmission(app.kv, id)).value?.notified_at);
+  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
+});
+
+Deno.test("a stale due key (its entry gone) is dropped, not read again", async () => {
+  await using app = await createApp();
+  await app.kv.set(["review_due", app.clock.now(), "lead_01JDBX0000000000000000000"], true);
+  assert.equal(await deliverDue(deps(app)), 0);
+  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
+});
