@@ -152,8 +152,9 @@ Deno.test("POST /api/v1/intake rejects non-JSON with 415, bad JSON with 400 and 
     assert.equal(res.status, 413);
     assert.equal((await res.json()).error, "payload_too_large");
   });
-  // Only the one accepted lead: its record, its payload and its review notice.
-  assert.equal(await storedKeys(app), 3);
+  // Only the one accepted lead: its record, its payload and its review notice (and its
+  // key in the due index).
+  assert.equal(await storedKeys(app), 4);
 });
 
 Deno.test("a submission just under 64 KiB of multi-byte text is stored whole", async () => {

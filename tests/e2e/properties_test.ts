@@ -473,6 +473,7 @@ async function assertCompleteRecord(
     kind: string;
     status: string;
     payload: { chunks: number; bytes: number };
+    created_at: string;
     budget_estimate: unknown;
   } | undefined;
   assert.ok(record, `no record for ${id}`);
@@ -500,7 +501,9 @@ async function assertCompleteRecord(
   );
   const outbox = after.get(JSON.stringify(["review_outbox", id]))?.value as { request_id: string };
   assert.equal(outbox?.request_id, id, "the review outbox entry is there");
-  const expected = 2 + record.payload.chunks + (idempotencyKey ? 1 : 0);
+  const due = after.get(JSON.stringify(["review_due", Date.parse(record.created_at), id]));
+  assert.equal(due?.value, true, "the outbox entry is in the due index");
+  const expected = 3 + record.payload.chunks + (idempotencyKey ? 1 : 0);
   assert.equal(fresh.length, expected, `new keys: ${changed(before, after).join(", ")}`);
   if (idempotencyKey) {
     assert.ok(fresh.some((e) => e.key[0] === "idempotency" && e.key[3] === idempotencyKey));
