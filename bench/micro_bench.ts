@@ -11,7 +11,7 @@ import { loadConfig } from "../src/config.ts";
 import type { Context } from "../src/context.ts";
 import { checkCoverage } from "../src/coverage.ts";
 import { parseForm, parseJson } from "../src/http.ts";
-import { storeToken } from "../src/kv.ts";
+import { type ClientRecord, createClient, getClient, storeToken } from "../src/kv.ts";
 import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
@@ -31,13 +31,19 @@ const basic = `Basic ${btoa(`${clientId}:${secret}`)}`;
 
 const token = "dcfs_at_3q2-7wEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
 const scopes = ["services:read", "locations:read", "coverage:read"] as const;
+await createClient(kv, clientId, {
+  secret_hash: secretHash,
+  scopes: [...scopes],
+  created_at: now,
+  expires_at: now + 1e9,
+});
 await storeToken(kv, digest(token), {
   client_id: clientId,
   scopes: [...scopes],
   audience: config.baseUrl,
   issued_at: now,
   expires_at: now + 900_000,
-}, { secret_hash: secretHash, scopes: [...scopes], created_at: now, expires_at: now + 1e9 });
+}, (await getClient(kv, clientId)) as Deno.KvEntry<ClientRecord>);
 const ctx: Context = {
   kv,
   config,

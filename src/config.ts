@@ -36,6 +36,11 @@ export interface Config {
   readonly reviewWebhookUrl: string | undefined;
   /** Signs webhook bodies with HMAC-SHA256 when set. */
   readonly reviewWebhookSecret: string | undefined;
+  /**
+   * Decided submissions are erased this many days after their decision; `undefined`
+   * (the default) keeps them until staff erase or purge them.
+   */
+  readonly submissionRetentionDays: number | undefined;
 }
 
 /** Thrown for invalid configuration; `message` is the one line printed at start-up. */
@@ -92,6 +97,7 @@ export const ENV_NAMES = [
   "TRUST_PROXY",
   "REVIEW_WEBHOOK_URL",
   "REVIEW_WEBHOOK_SECRET",
+  "SUBMISSION_RETENTION_DAYS",
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -118,6 +124,9 @@ export function loadConfig(env: Env): Config {
   if (reviewWebhookSecret !== undefined && reviewWebhookSecret.length < 16) {
     throw new ConfigError("REVIEW_WEBHOOK_SECRET must be at least 16 characters");
   }
+  const submissionRetentionDays = _value(env, "SUBMISSION_RETENTION_DAYS") === undefined
+    ? undefined
+    : _integer(env, "SUBMISSION_RETENTION_DAYS", 0, 1, 36_500);
   return Object.freeze({
     port,
     hostname,
@@ -129,6 +138,7 @@ export function loadConfig(env: Env): Config {
     trustProxy,
     reviewWebhookUrl,
     reviewWebhookSecret,
+    submissionRetentionDays,
   });
 }
 

@@ -6,6 +6,8 @@
  * Keys:
  * - `["clients", client_id]` → {@linkcode ClientRecord}
  * - `["tokens", sha256(token)]` → {@linkcode TokenRecord}, `expireIn` = lifetime (clean-up only)
+ * - `["client_tokens", client_id, sha256(token)]` → `true`, same lifetime: a client's tokens,
+ *   so disabling a client can revoke them all
  * - `["rate", window, bucket, address]` → `Deno.KvU64` request count, swept after its window
  * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
  * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
@@ -24,8 +26,13 @@ export interface ClientRecord {
   scopes: Scope[];
   /** ms since the epoch */
   created_at: number;
-  /** ms since the epoch: an unused registration lapses then; each token issued extends it. */
+  /**
+   * ms since the epoch: an unused registration lapses then. Token issuance extends it,
+   * at most once a day (a write per issuance would cost a commit each).
+   */
   expires_at: number;
+  /** ms since the epoch: set by `review disable-client`; the client can no longer authenticate. */
+  disabled_at?: number;
 }
 
 export interface TokenRecord {
@@ -55,6 +62,11 @@ export const dueKey = (entry: OutboxEntry): Deno.KvKey => [
 ];
 export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
 export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
+export const clientTokenKey = (clientId: string, tokenHash: string): Deno.KvKey => [
+  "client_tokens",
+  clientId,
+  tokenHash,
+];
 // The window comes first, so that finished windows can be swept as one key range.
 export const rateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
   "rate",
@@ -77,29 +89,32 @@ export async function createClient(
   if (!res.ok) throw new Error("client id collision");
 }
 
-export async function getClient(kv: Deno.Kv, clientId: string): Promise<ClientRecord | null> {
-  return (await _retry(() => kv.get<ClientRecord>(clientKey(clientId)))).value;
+export function getClient(kv: Deno.Kv, clientId: string): Promise<Deno.KvEntryMaybe<ClientRecord>> {
+  return _retry(() => kv.get<ClientRecord>(clientKey(clientId)));
 }
 
 /**
- * Stores an issued token under its digest, and in the same commit the client record
- * with its extended lifetime. `expireIn` lets KV clean both up once they lapse.
+ * Stores an issued token under its digest and in the client's token list, checked
+ * against the client record as authentication read it: if the client was disabled (or
+ * changed) meanwhile, nothing is written and this returns false, so the caller reads the
+ * client again. `extended`, when given, replaces the client record in the same commit.
+ * `expireIn` lets KV clean everything up once it lapses.
  */
 export async function storeToken(
   kv: Deno.Kv,
   tokenHash: string,
   record: TokenRecord,
-  client: ClientRecord,
-): Promise<void> {
-  const res = await _retry(() =>
-    kv.atomic()
-      .set(tokenKey(tokenHash), record, { expireIn: _ttl(record.expires_at, record.issued_at) })
-      .set(clientKey(record.client_id), client, {
-        expireIn: _ttl(client.expires_at, record.issued_at),
-      })
-      .commit()
-  );
-  if (!res.ok) throw new Error("token commit failed");
+  client: Deno.KvEntry<ClientRecord>,
+  extended?: ClientRecord,
+): Promise<boolean> {
+  const expireIn = _ttl(record.expires_at, record.issued_at);
+  const op = kv.atomic().check(client)
+    .set(tokenKey(tokenHash), record, { expireIn })
+    .set(clientTokenKey(record.client_id, tokenHash), true, { expireIn });
+  if (extended) {
+    op.set(client.key, extended, { expireIn: _ttl(extended.expires_at, record.issued_at) });
+  }
+  return (await _retry(() => op.commit())).ok;
 }
 
 function _ttl(expiresAt: number, now: number): number {
@@ -111,8 +126,53 @@ export async function getToken(kv: Deno.Kv, tokenHash: string): Promise<TokenRec
 }
 
 /** Revokes a token by deleting it; every later lookup, on any instance, misses. */
-export async function deleteToken(kv: Deno.Kv, tokenHash: string): Promise<void> {
-  await _retry(() => kv.delete(tokenKey(tokenHash)));
+export async function deleteToken(kv: Deno.Kv, token: TokenRecord, tokenHash: string) {
+  await _retry(() =>
+    kv.atomic().delete(tokenKey(tokenHash)).delete(clientTokenKey(token.client_id, tokenHash))
+      .commit()
+  );
+}
+
+/**
+ * Disables a client: marks its record (checked, so a token issued meanwhile either
+ * commits first and is revoked below, or fails its check and is refused), then deletes
+ * every token it holds. Returns the record as it now is, whether it was disabled
+ * already, and how many tokens were deleted; null when there is no such client.
+ */
+export async function disableClient(
+  kv: Deno.Kv,
+  clientId: string,
+  now: number,
+): Promise<{ record: ClientRecord; already: boolean; revoked: number } | null> {
+  let record: ClientRecord | undefined;
+  let already = false;
+  for (let attempt = 0; attempt < 10 && !record; attempt++) {
+    const entry = await getClient(kv, clientId);
+    if (!entry.value) return null;
+    if (entry.value.disabled_at !== undefined) {
+      record = entry.value;
+      already = true;
+      break;
+    }
+    const next = { ...entry.value, disabled_at: now };
+    const res = await _retry(() =>
+      kv.atomic().check(entry)
+        .set(entry.key, next, { expireIn: _ttl(next.expires_at, now) }).commit()
+    );
+    if (res.ok) record = next;
+  }
+  if (!record) throw new Error(`${clientId} kept changing while it was being disabled`);
+  let revoked = 0;
+  while (true) {
+    const page = await _retry(() =>
+      Array.fromAsync(kv.list({ prefix: ["client_tokens", clientId] }, { limit: SWEEP_PAGE / 2 }))
+    );
+    if (page.length === 0) return { record, already, revoked };
+    const op = kv.atomic();
+    for (const { key } of page) op.delete(key).delete(tokenKey(String(key[2])));
+    await _retry(() => op.commit());
+    revoked += page.length;
+  }
 }
 
 /**
@@ -183,6 +243,11 @@ export interface SubmissionRecord {
     by: string | null;
     note: string | null;
   } | null;
+  /**
+   * The idempotency record that replays this submission, so an erasure finds it; null
+   * for none. Absent on records written before it existed (an erasure then searches).
+   */
+  idempotency_key?: Deno.KvKey | null;
 }
 
 export interface IdempotencyRecord {
@@ -242,8 +307,9 @@ export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise
 
 function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
   const id = sub.record.request_id;
+  const idempotencyKey = sub.idempotency ? idempotencyRecordKey(sub.idempotency.scope) : null;
   const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
-    .set(submissionKey(id), sub.record);
+    .set(submissionKey(id), { ...sub.record, idempotency_key: idempotencyKey });
   for (let n = 0; n < sub.record.payload.chunks; n++) {
     const start = n * PAYLOAD_CHUNK_BYTES;
     op.set(payloadKey(id, n), sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES));
@@ -320,6 +386,64 @@ export async function updateSubmission(
   next: SubmissionRecord,
 ): Promise<boolean> {
   return (await _retry(() => kv.atomic().check(entry).set(entry.key, next).commit())).ok;
+}
+
+/** What {@linkcode eraseSubmission} removed. */
+export interface Erased {
+  request_id: string;
+  kind: SubmissionKind;
+  created_at: string;
+  /** How many keys the one commit deleted. */
+  keys: number;
+}
+
+/**
+ * Erases a submission in one commit: its record, its payload chunks, its outbox entry
+ * and due key, and the idempotency record that would replay it. Every key read is
+ * checked, so a notifier or reviewer writing meanwhile makes it read again and retry.
+ * Returns null when there is no such submission.
+ */
+export async function eraseSubmission(kv: Deno.Kv, id: string): Promise<Erased | null> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const record = await getSubmission(kv, id);
+    if (!record.value) return null;
+    const outbox = await getOutboxEntry(kv, id);
+    const idem = await _idempotencyOf(kv, record.value);
+    const op = kv.atomic().check(record).check(outbox);
+    const keys: Deno.KvKey[] = [record.key];
+    for (let n = 0; n < record.value.payload.chunks; n++) keys.push(payloadKey(id, n));
+    if (outbox.value) keys.push(outbox.key, dueKey(outbox.value));
+    if (idem?.value?.request_id === id) {
+      op.check(idem);
+      keys.push(idem.key);
+    }
+    for (const key of keys) op.delete(key);
+    if ((await _retry(() => op.commit())).ok) {
+      const { kind, created_at } = record.value;
+      return { request_id: id, kind, created_at, keys: keys.length };
+    }
+  }
+  throw new Error(`${id} kept changing while it was being erased`);
+}
+
+/** The idempotency entry a record points to; for an older record, found by a search. */
+async function _idempotencyOf(
+  kv: Deno.Kv,
+  record: SubmissionRecord,
+): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
+  if (record.idempotency_key === null) return null;
+  if (record.idempotency_key) {
+    const key = record.idempotency_key;
+    return await _retry(() => kv.get<IdempotencyRecord>(key));
+  }
+  // Idempotency records live 24 h, so this search only ever covers one day of them.
+  const found = await _retry(async () => {
+    for await (const e of kv.list<IdempotencyRecord>({ prefix: ["idempotency"] })) {
+      if (e.value.request_id === record.request_id) return e;
+    }
+    return null;
+  });
+  return found;
 }
 
 /** Every review notification waiting to be sent, by request id. */

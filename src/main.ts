@@ -7,6 +7,7 @@
 import { createHandler, createJsonLineLogger } from "./app.ts";
 import { loadCatalog } from "./catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
+import { startRetention } from "./erasure.ts";
 import { openStore } from "./kv.ts";
 import { sweepRateLimits, WINDOW_MS } from "./rate_limit.ts";
 import { startReviewNotifier } from "./review_notifier.ts";
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
     _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${_reason(err)}`);
   }
   const notifier = startReviewNotifier({ kv, config, now: Date.now, log });
+  const retention = startRetention({ kv, config, now: Date.now, log });
   const sweeper = setInterval(() => {
     sweepRateLimits(kv, Date.now()).catch((err) =>
       log({ level: "warn", msg: "rate-limit sweep failed", error: _reason(err) })
@@ -87,6 +89,7 @@ async function main(): Promise<void> {
     await server.shutdown();
     clearInterval(sweeper);
     await notifier.stop();
+    await retention.stop();
     clearTimeout(timer);
     kv.close();
     log({ level: "info", msg: "stopped" });

@@ -1,12 +1,24 @@
 /**
  * @module
  * Staff review CLI, `deno task review`: list, show, approve and reject submissions
- * in the same KV store as the service. Approving records a human decision and
- * nothing else: no order, invoice or dispatch is ever created.
+ * in the same KV store as the service, erase or purge them, and disable a client.
+ * Approving records a human decision and nothing else: no order, invoice or dispatch
+ * is ever created. Everything printed passes through `terminalSafe`: submitted text
+ * never reaches the terminal as control characters.
  */
 
 import { parseArgs } from "node:util";
 import { isRequestId } from "./ids.ts";
+import {
+  disableOne,
+  eraseEmail,
+  eraseOne,
+  isClientId,
+  parseCutoff,
+  purge,
+  ReviewError,
+} from "./review_erase.ts";
+import { oneLine, terminalSafe } from "./terminal.ts";
 import { REVIEW_BACKOFF_MS } from "./review_notifier.ts";
 import {
   getSubmission,
@@ -31,48 +43,121 @@ export const USAGE = `usage: deno task review <command>
   list [--status pending|approved|rejected] [--kind lead|quote] [--json]
   show <request_id> [--json]
   approve <request_id> [--note "…"] [--by "name"]
-  reject <request_id> [--note "…"] [--by "name"]`;
+  reject <request_id> [--note "…"] [--by "name"]
+  erase <request_id>
+  erase --email <address> [--dry-run]
+  purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
+  disable-client <client_id>
+Run "deno task review <command> --help" for what a command does.`;
+
+/** What each command does, for `<command> --help`. */
+export const COMMAND_HELP: Readonly<Record<string, string>> = {
+  list:
+    `usage: deno task review list [--status pending|approved|rejected] [--kind lead|quote] [--json]
+Lists submissions, oldest first, with their review status and whether the review notice
+went out. --json prints a JSON array and nothing else.`,
+  show: `usage: deno task review show <request_id> [--json]
+Shows one submission: the request as submitted, its estimate, decision and notice state.`,
+  approve: `usage: deno task review approve <request_id> [--note "…"] [--by "name"]
+Records that a person approved the request. Nothing is ordered, invoiced or dispatched.`,
+  reject: `usage: deno task review reject <request_id> [--note "…"] [--by "name"]
+Records that a person rejected the request.`,
+  erase: `usage: deno task review erase <request_id>
+       deno task review erase --email <address> [--dry-run]
+Erases a submission, its stored request, its review notice and its idempotency record,
+in one commit. With --email, every submission whose email is that address (ignoring
+case): a data-subject erasure request. --dry-run lists them and erases nothing.`,
+  purge: `usage: deno task review purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
+Erases every approved or rejected submission decided before that date (midnight UTC) or
+that many days ago. Pending submissions are never purged. SUBMISSION_RETENTION_DAYS makes
+the service do this on its own.`,
+  "disable-client": `usage: deno task review disable-client <client_id>
+Disables an agent client: every token it holds stops working at once on every instance,
+and its token requests get invalid_client. Use it when a client secret leaked.`,
+};
 
 const NOTE_MAX = 1000;
 
 class UsageError extends Error {}
-class ReviewError extends Error {}
 
 /** Runs one command; returns the exit code (0 done, 1 refused or failed, 2 usage). */
 export async function runReview(args: string[], io: ReviewIo): Promise<number> {
+  const safe: ReviewIo = {
+    ...io,
+    out: (line) => io.out(terminalSafe(line)),
+    err: (line) => io.err(terminalSafe(line)),
+  };
   try {
     const { values, positionals } = _parse(args);
     const [command, id, ...extra] = positionals;
+    if (values.help) {
+      safe.out(command && COMMAND_HELP[command] ? COMMAND_HELP[command] : USAGE);
+      return 0;
+    }
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
     switch (command) {
       case "list":
         if (id) throw new UsageError("list takes no request id");
-        await _list(io, values);
+        await _list(safe, values);
         return 0;
       case "show":
-        await _show(io, _id(id), values.json ?? false);
+        await _show(safe, _id(id), values.json ?? false);
         return 0;
       case "approve":
       case "reject":
-        await _decide(io, _id(id), command === "approve" ? "approved" : "rejected", values);
+        await _decide(safe, _id(id), command === "approve" ? "approved" : "rejected", values);
+        return 0;
+      case "erase":
+        if (values.email !== undefined) {
+          if (id) throw new UsageError("erase takes a request id or --email, not both");
+          if (!values.email.includes("@")) throw new UsageError("--email must be an address");
+          await eraseEmail(safe, values.email, values["dry-run"] ?? false);
+        } else {
+          if (values["dry-run"]) throw new UsageError("--dry-run goes with --email");
+          await eraseOne(safe, _id(id));
+        }
+        return 0;
+      case "purge": {
+        if (id) throw new UsageError("purge takes no request id");
+        const raw = values["decided-before"];
+        if (raw === undefined) throw new UsageError("purge needs --decided-before");
+        const before = parseCutoff(raw, io.now());
+        if (before === undefined) {
+          throw new UsageError("--decided-before must be a date (YYYY-MM-DD) or days (30d)");
+        }
+        await purge(safe, before, values["dry-run"] ?? false);
+        return 0;
+      }
+      case "disable-client":
+        if (!id) throw new UsageError("a client id is required");
+        if (!isClientId(id)) throw new UsageError(`"${oneLine(id)}" is not a client id`);
+        await disableOne(safe, id);
         return 0;
       default:
-        throw new UsageError(command ? `unknown command "${command}"` : "no command given");
+        throw new UsageError(
+          command ? `unknown command "${oneLine(command)}"` : "no command given",
+        );
     }
   } catch (err) {
     if (err instanceof UsageError) {
-      io.err(`error: ${err.message}\n${USAGE}`);
+      safe.err(`error: ${err.message}\n${USAGE}`);
       return 2;
     }
     if (err instanceof ReviewError) {
-      io.err(`error: ${err.message}`);
+      safe.err(`error: ${err.message}`);
       return 1;
     }
     throw err;
   }
 }
 
-type Options = { status?: string; kind?: string; json?: boolean; note?: string; by?: string };
+type Options = {
+  status?: string;
+  kind?: string;
+  json?: boolean;
+  note?: string;
+  by?: string;
+};
 
 function _parse(args: string[]) {
   try {
@@ -85,6 +170,10 @@ function _parse(args: string[]) {
         json: { type: "boolean" },
         note: { type: "string" },
         by: { type: "string" },
+        email: { type: "string" },
+        "decided-before": { type: "string" },
+        "dry-run": { type: "boolean" },
+        help: { type: "boolean", short: "h" },
       },
     });
   } catch (err) {
@@ -94,7 +183,7 @@ function _parse(args: string[]) {
 
 function _id(id: string | undefined): string {
   if (!id) throw new UsageError("a request id is required");
-  if (!isRequestId(id)) throw new UsageError(`"${id}" is not a request id`);
+  if (!isRequestId(id)) throw new UsageError(`"${oneLine(id)}" is not a request id`);
   return id;
 }
 
@@ -180,13 +269,13 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
     `${record.request_id}  ${record.kind}  ${record.status}`,
     `created:      ${record.created_at}`,
     `notification: ${notification}${record.notified_at ? ` (${record.notified_at})` : ""}${
-      outbox?.last_error ? ` after ${outbox.attempts} attempts: ${outbox.last_error}` : ""
+      outbox?.last_error ? ` after ${outbox.attempts} attempts: ${oneLine(outbox.last_error)}` : ""
     }`,
   ];
   if (record.decision) {
     const d = record.decision;
-    lines.push(`decision:     ${d.status} at ${d.decided_at}${d.by ? ` by ${d.by}` : ""}`);
-    if (d.note) lines.push(`note:         ${d.note}`);
+    lines.push(`decision:     ${d.status} at ${d.decided_at}${d.by ? ` by ${oneLine(d.by)}` : ""}`);
+    if (d.note) lines.push(`note:         ${oneLine(d.note)}`);
   }
   if (record.budget_estimate) {
     lines.push(`estimate:     ${JSON.stringify(record.budget_estimate)}`);
@@ -224,7 +313,8 @@ async function _decide(
   io.out(`${id} ${status} at ${decision.decided_at}. Nothing was ordered, invoiced or dispatched.`);
 }
 
-function _table(rows: string[][]): string {
+function _table(cells: string[][]): string {
+  const rows = cells.map((r) => r.map(oneLine));
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd())
     .join("\n");

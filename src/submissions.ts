@@ -26,6 +26,13 @@ import { CountryCode, fieldIssues, LeadInput, QuoteInput } from "./schemas.ts";
 
 /** Largest accepted submission: the request body, and the JSON stored for it. */
 export const SUBMISSION_MAX_BODY = 64 * 1024;
+/**
+ * The most one accepted submission adds to the store: its JSON (at most
+ * {@linkcode SUBMISSION_MAX_BODY}) plus its record, review notice, due key and
+ * idempotency record, under 2 KiB together (measured: 1.9 KiB at most). At the default
+ * `RATE_LIMIT_SUBMIT_GLOBAL` of 120 a minute that is at most 7.8 MiB a minute.
+ */
+export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 2 * 1024;
 /** How long an `Idempotency-Key` is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -70,7 +77,13 @@ export async function submitLead(
   idempotencyKey?: string,
 ): Promise<SubmitOutcome> {
   checkNesting(raw);
-  const input = validate(LeadInput, raw);
+  const parsed = LeadInput.safeParse(raw);
+  const issues = [
+    ...(parsed.success ? [] : fieldIssues(parsed.error)),
+    ...extraPropertyIssues(raw, LeadInput.shape),
+  ];
+  if (!parsed.success || issues.length) throw validationFailed(issues);
+  const input = parsed.data;
   // A lead's country is an additional property; it is used only when it is a valid code.
   const country = CountryCode.safeParse(input.country).data;
   const coverage = input.city ? checkCoverage(ctx.catalog, { city: input.city, country }) : null;
@@ -90,10 +103,13 @@ export async function submitQuote(
 ): Promise<SubmitOutcome> {
   checkNesting(raw);
   const parsed = QuoteInput.safeParse(raw);
-  const issues = parsed.success ? [] : fieldIssues(parsed.error);
+  const issues = [
+    ...(parsed.success ? [] : fieldIssues(parsed.error)),
+    ...extraPropertyIssues(raw, QuoteInput.shape),
+  ];
   // The catalog check runs even when other fields failed, so every problem is listed at once.
   const service = _quotedService(ctx.catalog, raw, issues);
-  if (!parsed.success || !service) throw validationFailed(issues);
+  if (!parsed.success || !service || issues.length) throw validationFailed(issues);
   const input = parsed.data;
   const coverage = checkCoverage(ctx.catalog, { city: input.city, country: input.country });
   return await _store(ctx, "quote", raw, input, {
@@ -101,6 +117,44 @@ export async function submitQuote(
     covered: coveredFact(coverage),
     budget_estimate: estimateBudget(service, input, coverage),
   }, idempotencyKey);
+}
+
+/**
+ * Bounds of the additional properties a submission may carry beyond its declared fields
+ * (SPEC §2.4/§2.5 allow them, and they are stored). With them bounded, the declared
+ * fields' limits bound the whole stored record.
+ */
+export const EXTRA_PROPERTIES = { count: 16, nameLength: 64, bytes: 4 * 1024 } as const;
+
+/** The problems of a submission's additional properties, one issue each. */
+export function extraPropertyIssues(raw: unknown, shape: object): FieldIssue[] {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const extras = Object.entries(raw).filter(([name]) => !Object.hasOwn(shape, name));
+  const issues: FieldIssue[] = [];
+  if (extras.length > EXTRA_PROPERTIES.count) {
+    issues.push({
+      path: "(body)",
+      message: `at most ${EXTRA_PROPERTIES.count} additional properties are kept; ` +
+        `this request has ${extras.length}`,
+    });
+  }
+  for (const [name] of extras) {
+    if (name.length > EXTRA_PROPERTIES.nameLength) {
+      issues.push({
+        path: name.slice(0, 32) + "…",
+        message: `an additional property name is at most ${EXTRA_PROPERTIES.nameLength} characters`,
+      });
+    }
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(Object.fromEntries(extras))).byteLength;
+  if (bytes > EXTRA_PROPERTIES.bytes) {
+    issues.push({
+      path: "(body)",
+      message: `additional properties are at most ${EXTRA_PROPERTIES.bytes} bytes as JSON ` +
+        `together; these are ${bytes}`,
+    });
+  }
+  return issues;
 }
 
 /** Deepest JSON nesting a submission may have; kept additional properties included. */
@@ -124,13 +178,6 @@ export function checkNesting(raw: unknown): void {
     }
     for (const child of Object.values(value)) stack.push([child, depth + 1]);
   }
-}
-
-/** Parses with a zod schema, or throws 400 listing every field problem. */
-export function validate<T>(schema: z.ZodType<T>, raw: unknown): T {
-  const res = schema.safeParse(raw);
-  if (!res.success) throw validationFailed(fieldIssues(res.error));
-  return res.data;
 }
 
 /** What a submission record says about coverage: unknown (null) for an ambiguous name. */

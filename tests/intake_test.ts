@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { getSubmission, getSubmissionPayload } from "../src/kv.ts";
+import { MAX_STORED_PER_SUBMISSION } from "../src/submissions.ts";
+import { QUOTE } from "./_fixtures.ts";
 import { createApp, post, type TestApp } from "./_helpers.ts";
 
 const LEAD = { email: "ops@example.com", description: "Two racks to install" };
@@ -159,18 +161,27 @@ Deno.test("POST /api/v1/intake rejects non-JSON with 415, bad JSON with 400 and 
 
 Deno.test("a submission just under 64 KiB of multi-byte text is stored whole", async () => {
   await using app = await createApp();
-  // 4-byte characters and numbers that re-serialise longer ("1e21" → "1e+21") still fit.
-  const filler = "😀".repeat(7000);
-  const body = JSON.stringify({ ...LEAD, filler, numbers: Array(2000).fill(1e21) });
+  // Every declared field near its limit, in 2- and 4-byte characters: about 60 KB.
+  const quote = {
+    ...QUOTE,
+    description: "😀".repeat(2500),
+    site_address: "é".repeat(500),
+    attachments_optional: Array.from({ length: 10 }, (_, i) => `${i}${"ü".repeat(2040)}`),
+    agent_context_optional: { note: "ß".repeat(1900) },
+    reference: "€".repeat(1300),
+  };
+  const body = JSON.stringify(quote);
+  assert.ok(new TextEncoder().encode(body).byteLength > 56_000);
   assert.ok(new TextEncoder().encode(body).byteLength < 64 * 1024);
-  const res = await post(app, "/api/v1/intake", body);
-  assert.equal(res.status, 202);
+  const res = await post(app, "/api/v1/quotes", body);
+  assert.equal(res.status, 202, await res.clone().text());
   const { request_id } = await res.json();
   const record = (await getSubmission(app.kv, request_id)).value!;
-  assert.ok(record.payload.chunks >= 2);
+  assert.equal(record.payload.chunks, 2);
   const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
-  assert.equal(stored.filler, filler);
-  assert.equal(stored.numbers.length, 2000);
+  assert.equal(stored.description, quote.description);
+  assert.deepEqual(stored.attachments_optional, quote.attachments_optional);
+  assert.equal(stored.reference, quote.reference);
 });
 
 Deno.test("POST /api/v1/intake and /quotes share RATE_LIMIT_SUBMIT per client address", async () => {
@@ -316,16 +327,82 @@ Deno.test("agent_context_optional of exactly 4 KiB is accepted", async () => {
   await res.body?.cancel();
 });
 
-Deno.test("a submission that grows past 64 KiB when stored is 413, and nothing is stored", async () => {
+Deno.test("additional properties count as stored: numbers that re-serialise longer are measured after", async () => {
   await using app = await createApp();
-  // "1e20" (4 bytes) is stored as "100000000000000000000" (21 bytes).
-  const numbers = Array(12_000).fill(0);
-  const body = JSON.stringify({ ...LEAD, numbers }).replaceAll(/\b0\b/g, "1e20");
-  assert.ok(new TextEncoder().encode(body).byteLength < 64 * 1024);
+  // "1e20" (4 bytes) is stored as "100000000000000000000" (21 bytes): 200 of them pass 4 KiB.
+  const body = JSON.stringify({ ...LEAD, numbers: Array(200).fill(0) })
+    .replaceAll(/\b0\b/g, "1e20");
+  assert.ok(body.length < 4096);
   const res = await post(app, "/api/v1/intake", body);
-  assert.equal(res.status, 413);
-  assert.equal((await res.json()).error, "payload_too_large");
+  assert.equal(res.status, 400);
+  const { issues } = await res.json();
+  assert.match(issues[0].message, /additional properties are at most 4096 bytes as JSON/);
   assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 0);
+});
+
+Deno.test("a submission carries at most 16 additional properties, named in at most 64 characters, 4 KiB together", async (t) => {
+  await using app = await createApp();
+  const extras = (n: number) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`x${i}`, i]));
+  await t.step("16 are kept", async () => {
+    const res = await post(app, "/api/v1/intake", { ...LEAD, ...extras(16) });
+    assert.equal(res.status, 202);
+    await res.body?.cancel();
+  });
+  await t.step(
+    "17, a long name and too many bytes: every problem at once, with the fields'",
+    async () => {
+      const body = {
+        email: "not an email",
+        description: "x",
+        ...extras(16),
+        ["n".repeat(65)]: 1,
+        blob: "b".repeat(4_000),
+      };
+      const res = await post(app, "/api/v1/quotes", body);
+      assert.equal(res.status, 400);
+      const { error, issues } = await res.json();
+      assert.equal(error, "validation_failed");
+      const messages = issues.map((i: { message: string }) => i.message).join("\n");
+      assert.match(messages, /email must be a valid email address/);
+      assert.match(messages, /company is required/);
+      assert.match(messages, /at most 16 additional properties are kept; this request has 18/);
+      assert.match(messages, /an additional property name is at most 64 characters/);
+      assert.match(messages, /additional properties are at most 4096 bytes as JSON together/);
+    },
+  );
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+});
+
+Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted submission", async () => {
+  await using app = await createApp();
+  // The largest accepted quote: stored JSON just under 64 KiB, control characters (6 bytes
+  // each as JSON) in the references, a 255-character Idempotency-Key and IPv6 address.
+  const quote = {
+    ...QUOTE,
+    description: "\u0001".repeat(5000),
+    attachments_optional: Array.from({ length: 10 }, () => "\u0002".repeat(495)),
+    agent_context_optional: { n: "\u0003".repeat(600) },
+    ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`.padEnd(64, "k"), 1])),
+  };
+  const res = await app.request("/api/v1/quotes", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": "k".repeat(255) },
+    body: JSON.stringify(quote),
+    address: "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff",
+  });
+  assert.equal(res.status, 202, await res.clone().text());
+  await res.body?.cancel();
+  let bytes = 0;
+  for await (const e of app.kv.list({ prefix: [] })) {
+    if (e.key[0] === "rate") continue;
+    bytes += new TextEncoder().encode(JSON.stringify(e.key)).byteLength;
+    bytes += e.value instanceof Uint8Array
+      ? e.value.byteLength
+      : new TextEncoder().encode(JSON.stringify(e.value)).byteLength;
+  }
+  assert.ok(bytes > 60 * 1024, `the test submission is near the limit: ${bytes}`);
+  assert.ok(bytes <= MAX_STORED_PER_SUBMISSION, `${bytes} > ${MAX_STORED_PER_SUBMISSION}`);
 });
 
 Deno.test("a submission nested deeper than 32 levels is 400 and nothing is stored", async (t) => {

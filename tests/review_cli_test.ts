@@ -561,3 +561,61 @@ Deno.test("deno task review list --json prints only a JSON array of the submissi
     ],
   );
 });
+
+Deno.test("review CLI escapes every control and format character of submitted text", async (t) => {
+  await using store = await tempStore();
+  // CSI and OSC (C1), a bidi override, a line separator, an escape, a zero-width joiner.
+  const hostile = "Acme\u009B31m\u009D0;pwned\u0007 \u202Egnp.exe\u202C\u2028line\u001B[2J\u200D";
+  const id = String(
+    (await store.submit("lead", { ...LEAD, company: hostile, description: hostile })).request_id,
+  );
+  const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+  await t.step("show prints them as \\u escapes", async () => {
+    const text = await ok(store.kv, "show", id);
+    for (const line of text.split("\n")) assert.doesNotMatch(line, unsafe, line);
+    assert.ok(text.includes("\\u009B31m\\u009D0;pwned\\u0007 \\u202Egnp.exe\\u202C\\u2028line"));
+  });
+  await t.step("show --json stays JSON and gives back the exact text", async () => {
+    const text = await ok(store.kv, "show", id, "--json");
+    for (const line of text.split("\n")) assert.doesNotMatch(line, unsafe, line);
+    assert.equal(JSON.parse(text).request.company, hostile);
+  });
+  await t.step("a reviewer's note and name are escaped too", async () => {
+    await ok(store.kv, "approve", id, "--note", "ok\u009B2J\nnext", "--by", "R\u202Eev");
+    const text = await ok(store.kv, "show", id);
+    assert.ok(text.includes("note:         ok\\u009B2J\\u000Anext"));
+    assert.ok(text.includes("by R\\u202Eev"));
+  });
+  await t.step("an argument echoed in an error is escaped", async () => {
+    const run = await review(store.kv, "order\u009B2J");
+    assert.equal(run.code, 2);
+    assert.doesNotMatch(run.err[0]!.split("\n")[0]!, unsafe);
+  });
+});
+
+Deno.test("review CLI --help prints the usage, and <command> --help what that command does, with exit 0", async (t) => {
+  await using store = await tempStore();
+  const help = async (...args: string[]) => {
+    const run = await review(store.kv, ...args);
+    assert.equal(run.code, 0);
+    assert.deepEqual(run.err, []);
+    return run.out.join("\n");
+  };
+  await t.step("--help and -h", async () => {
+    for (const flag of ["--help", "-h"]) {
+      const text = await help(flag);
+      assert.match(text, /^usage: deno task review <command>\n/);
+      for (const command of ["list", "show", "approve", "reject", "erase", "purge"]) {
+        assert.match(text, new RegExp(`^  ${command} `, "m"));
+      }
+      assert.match(text, /^ {2}disable-client <client_id>$/m);
+    }
+  });
+  for (const command of ["list", "show", "approve", "reject", "erase", "purge", "disable-client"]) {
+    await t.step(`${command} --help`, async () => {
+      const text = await help(command, "--help");
+      assert.match(text, new RegExp(`^usage: deno task review ${command}`));
+      assert.ok(text.split("\n").length >= 2, "a line on what it does");
+    });
+  }
+});

@@ -11,6 +11,8 @@ import { digest, matchesDigest } from "./secrets.ts";
 export interface AuthenticatedClient {
   clientId: string;
   record: ClientRecord;
+  /** The record as read, with its versionstamp, for writes checked against it. */
+  entry: Deno.KvEntry<ClientRecord>;
 }
 
 // Compared against when the client id is unknown, so both paths cost the same.
@@ -28,11 +30,15 @@ export async function authenticateClient(
 ): Promise<AuthenticatedClient> {
   const creds = decodeBasic(req.headers.get("authorization"));
   if (!creds) throw invalidClient(ctx);
-  const record = creds.id.length <= 128 ? await getClient(ctx.kv, creds.id) : null;
+  const entry = creds.id.length <= 128 ? await getClient(ctx.kv, creds.id) : null;
+  const record = entry?.value;
   const ok = matchesDigest(creds.secret, record?.secret_hash ?? _DUMMY_DIGEST);
-  // KV may still return a lapsed registration after its expireIn.
-  if (!record || !ok || record.expires_at <= ctx.now()) throw invalidClient(ctx);
-  return { clientId: creds.id, record };
+  // KV may still return a lapsed registration after its expireIn. A disabled client
+  // (`review disable-client`) fails like any other: no caller learns why.
+  if (!record || !ok || record.expires_at <= ctx.now() || record.disabled_at !== undefined) {
+    throw invalidClient(ctx);
+  }
+  return { clientId: creds.id, record, entry: entry as Deno.KvEntry<ClientRecord> };
 }
 
 /**

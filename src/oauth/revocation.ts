@@ -29,7 +29,7 @@ export async function revokeToken(req: Request, ctx: Context): Promise<Response>
     // RFC 7009 §2.1: the token was not issued to this client; refuse, leave it valid.
     throw new HttpError(400, "unauthorized_client", "the token was not issued to this client");
   }
-  if (record) await deleteToken(ctx.kv, hash);
+  if (record) await deleteToken(ctx.kv, record, hash);
   // RFC 7009 §2.2: 200 whether or not the token was valid or known.
   return new Response(null, { status: 200, headers: NO_STORE });
 }

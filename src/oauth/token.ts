@@ -6,7 +6,7 @@
 
 import type { Context } from "../context.ts";
 import { HttpError, json, NO_STORE } from "../http.ts";
-import { storeToken } from "../kv.ts";
+import { type ClientRecord, storeToken } from "../kv.ts";
 import { enforceRateLimit } from "../rate_limit.ts";
 import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
 import { CLIENT_IDLE_TTL_MS } from "./registration.ts";
@@ -20,7 +20,7 @@ export const TOKEN_LIFETIME_S = 900;
 export async function issueToken(req: Request, ctx: Context): Promise<Response> {
   await enforceRateLimit(ctx, "token", ctx.config.rateLimits.token);
   const form = await readOAuthForm(req, ["resource"]);
-  const client = await authenticateClient(req, ctx);
+  let client = await authenticateClient(req, ctx);
   const params = form();
   rejectBodyCredentials(params, client, ctx);
 
@@ -57,13 +57,22 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
 
   const token = randomCredential(ACCESS_TOKEN_PREFIX);
   const now = ctx.now();
-  await storeToken(ctx.kv, digest(token), {
+  const record = {
     client_id: client.clientId,
     scopes,
     audience: ctx.config.baseUrl,
     issued_at: now,
     expires_at: now + TOKEN_LIFETIME_S * 1000,
-  }, { ...client.record, expires_at: now + CLIENT_IDLE_TTL_MS });
+  };
+  // The commit is checked against the client record read by authentication. It fails
+  // when the client changed meanwhile (disabled, or extended by a concurrent request);
+  // then authenticate again, which refuses a disabled client.
+  for (let attempt = 0;; attempt++) {
+    const extended = _extension(client.record, now);
+    if (await storeToken(ctx.kv, digest(token), record, client.entry, extended)) break;
+    if (attempt >= 5) throw new Error("token commit kept failing its client check");
+    client = await authenticateClient(req, ctx);
+  }
   // RFC 6749 §5.1
   return json({
     access_token: token,
@@ -72,6 +81,19 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
     scope: formatScope(scopes),
   }, { headers: NO_STORE });
 }
+
+/**
+ * The client record with its idle lifetime extended, when the last extension is more
+ * than a day old; otherwise undefined, and the record is not rewritten.
+ */
+function _extension(client: ClientRecord, now: number): ClientRecord | undefined {
+  const extendedAt = client.expires_at - CLIENT_IDLE_TTL_MS;
+  if (now - extendedAt < EXTEND_AFTER_MS) return undefined;
+  return { ...client, expires_at: now + CLIENT_IDLE_TTL_MS };
+}
+
+/** A client record is rewritten to extend its lifetime at most this often. */
+const EXTEND_AFTER_MS = 24 * 60 * 60 * 1000;
 
 function _isOurResource(resource: string, ctx: Context): boolean {
   // A trailing slash is tolerated: "https://api.example.com/" names the same origin.
