@@ -61,10 +61,13 @@ export function createJsonLineLogger(
 }
 
 /**
- * An incoming `X-Request-Id` is kept (and logged) only when it is plain and cannot be
- * one of our credentials pasted into the wrong header: those start with `dcfs_`.
+ * An incoming `X-Request-Id` is kept (echoed and logged) only when it is a UUID (with or
+ * without dashes, as nginx's `$request_id` writes it) or a ULID. Free text could carry
+ * anything, such as `agt_…:dcfs_cs_…` pasted from a Basic header; these shapes cannot
+ * hold one of our credentials or personal data. Anything else gets a fresh UUID.
  */
-const _REQUEST_ID = /^(?!dcfs_)[A-Za-z0-9._:-]{8,128}$/;
+const _REQUEST_ID =
+  /^(?:[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$/;
 
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
 export function createHandler(deps: Deps): Handler {

@@ -36,9 +36,9 @@ Deno.test("GET /healthz answers 200 while the store answers and 503 when it does
 Deno.test("one access log line per request: method, path, status, ms, request id", async () => {
   await using app = await createApp();
   const res = await app.request("/healthz?probe=1", {
-    headers: { "X-Request-Id": "req-12345678" },
+    headers: { "X-Request-Id": "01JDBX7QW1M4T8R3C6P9N2K5HZ" },
   });
-  assert.equal(res.headers.get("x-request-id"), "req-12345678");
+  assert.equal(res.headers.get("x-request-id"), "01JDBX7QW1M4T8R3C6P9N2K5HZ");
   await res.body?.cancel();
   assert.equal(app.logs.length, 1);
   const line = app.logs[0]!;
@@ -53,7 +53,7 @@ Deno.test("one access log line per request: method, path, status, ms, request id
   assert.equal(line.method, "GET");
   assert.equal(line.path, "/healthz");
   assert.equal(line.status, 200);
-  assert.equal(line.request_id, "req-12345678");
+  assert.equal(line.request_id, "01JDBX7QW1M4T8R3C6P9N2K5HZ");
   assert.equal(typeof line.ms, "number");
 });
 

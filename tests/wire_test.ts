@@ -426,17 +426,18 @@ Deno.test("every response carries X-Request-Id and X-Content-Type-Options: nosni
   });
 });
 
-Deno.test("an incoming X-Request-Id is echoed when well-formed and replaced when malformed", async (t) => {
+Deno.test("an incoming X-Request-Id is echoed only when it is a UUID or a ULID, and replaced otherwise", async (t) => {
   await using app = await listen();
   const send = (id: string, path = "/.well-known/oauth-authorization-server") =>
     fetch(`${app.baseUrl}${path}`, { headers: { "X-Request-Id": id } });
   const label = (id: string) => JSON.stringify(id.length > 40 ? `${id.slice(0, 12)}…` : id);
 
   const wellFormed = [
-    "abcd1234", // 8 characters, the shortest allowed
-    "req-2026.11.22_trace:01",
-    "A".repeat(128), // the longest allowed
     crypto.randomUUID(),
+    crypto.randomUUID().toUpperCase(),
+    crypto.randomUUID().replaceAll("-", ""), // nginx $request_id
+    "01JDBX7QW1M4T8R3C6P9N2K5HZ", // ULID
+    "01jdbx7qw1m4t8r3c6p9n2k5hz",
   ];
   for (const id of wellFormed) {
     await t.step(`${label(id)} (${id.length} chars) is echoed`, async () => {
@@ -448,22 +449,26 @@ Deno.test("an incoming X-Request-Id is echoed when well-formed and replaced when
   }
 
   await t.step("a well-formed id is echoed on an error response too", async () => {
-    const res = await send("trace-404-abcdef", "/no/such/thing");
+    const id = crypto.randomUUID();
+    const res = await send(id, "/no/such/thing");
     await res.body?.cancel();
     assert.equal(res.status, 404);
-    assert.equal(res.headers.get("x-request-id"), "trace-404-abcdef");
+    assert.equal(res.headers.get("x-request-id"), id);
   });
 
   const malformed = [
-    "abc1234", // 7 characters, too short
-    "A".repeat(129), // too long
+    "abcd1234",
+    "req-2026.11.22_trace:01", // free text, however plain
+    crypto.randomUUID().slice(1), // a character short
+    `${crypto.randomUUID()}0`, // a character long
+    "81JDBX7QW1M4T8R3C6P9N2K5HZ", // past a ULID's 48-bit time
+    "01JDBX7QW1M4T8R3C6P9N2K5HU", // U is not Crockford base32
     "has spaces in it",
-    "slash/not/allowed",
-    'quote"not-allowed',
-    "semi;colon;here",
-    // Our credentials are well-formed ids but must never reach the log.
+    // Our credentials, alone or as a Basic header's id:secret, must never reach the log.
     "dcfs_at_3q2-7wEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
     "dcfs_cs_sN2lK2ZOv72U8Azf5uCP6GYWiMXrjH233BQam8phARY",
+    "agt_Wb3yQ0vH1kq5ZlM2r8d9Xw:dcfs_cs_sN2lK2ZOv72U8Azf5uCP6GYWiMXrjH233BQam8phARY",
+    "trace-dcfs_at_3q2-7wEAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
   ];
   for (const id of malformed) {
     await t.step(`${label(id)} (${id.length} chars) is replaced`, async () => {
