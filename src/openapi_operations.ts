@@ -111,7 +111,8 @@ export function operationDocs(config: Config) {
       operationId: "registerClient",
       summary: "Register an anonymous agent client",
       description: "No human involved, no RFC 7591 dynamic client registration. The secret is " +
-        "shown once. A registration that obtains no token for 30 days lapses.",
+        "shown once. A registration that obtains no token within a day lapses, and so does one " +
+        "whose last token is 30 days old.",
       tags: ["OAuth"],
       requestBody: {
         contentType: "application/json",

@@ -259,9 +259,20 @@ Deno.test("OAuth error_description only uses the characters RFC 6749 §5.2 allow
   }
 });
 
-Deno.test("a registration lapses after 30 days unused; every token issued extends it", async () => {
+Deno.test("a registration that obtains no token within a day lapses", async () => {
   await using app = await createApp();
   const client = await registerClient(app);
+  app.clock.advance(86_400_000);
+  const res = await tokenRequest(app, client, { grant_type: "client_credentials" });
+  assert.equal(res.status, 401);
+  assert.equal((await res.json()).error, "invalid_client");
+});
+
+Deno.test("a registration lapses 30 days after its last token; every token issued extends it", async () => {
+  await using app = await createApp();
+  const client = await registerClient(app);
+  app.clock.advance(86_400_000 - 1);
+  await issueToken(app, client); // the first token: 30 days from now
   app.clock.advance(29 * 86_400_000);
   await issueToken(app, client); // extends the registration by 30 days from now
   app.clock.advance(29 * 86_400_000);

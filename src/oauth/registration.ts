@@ -13,8 +13,13 @@ import { enforceRateLimit } from "../rate_limit.ts";
 import { formatScope, parseScope, SCOPES } from "./scopes.ts";
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, digest, randomCredential } from "./secrets.ts";
 
-/** An unused registration lapses after this long; every token issued extends it. */
+/** A registration lapses this long after its last token; every token issued extends it. */
 export const CLIENT_IDLE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * A registration that never obtains a token lapses after a day: an agent registers to
+ * use the service, and registrations nobody uses are how the store would fill up.
+ */
+export const CLIENT_UNUSED_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The only identity type; identity assertions and verified email are not implemented. */
 export const IDENTITY_TYPES = ["anonymous"] as const;
@@ -46,7 +51,7 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
   }
   const scopes = parseScope(parsed.data.scope) ?? [...SCOPES];
   // Only a registration about to be stored counts towards the cap on all callers
-  // together: each is kept for 30 days, so this bounds how fast the store can grow.
+  // together: with CLIENT_UNUSED_TTL_MS this bounds what unused registrations can occupy.
   await enforceRateLimit(ctx, "register_all", ctx.config.rateLimits.registerGlobal, {
     global: true,
   });
@@ -58,7 +63,7 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
     secret_hash: digest(clientSecret),
     scopes,
     created_at: now,
-    expires_at: now + CLIENT_IDLE_TTL_MS,
+    expires_at: now + CLIENT_UNUSED_TTL_MS,
   });
   return json({
     client_id: clientId,

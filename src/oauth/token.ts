@@ -83,12 +83,12 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
 }
 
 /**
- * The client record with its idle lifetime extended, when the last extension is more
- * than a day old; otherwise undefined, and the record is not rewritten.
+ * The client record with its idle lifetime extended to 30 days from now, when it has
+ * less than 29 days left (its first token, or a day since the last extension);
+ * otherwise undefined, and the record is not rewritten.
  */
 function _extension(client: ClientRecord, now: number): ClientRecord | undefined {
-  const extendedAt = client.expires_at - CLIENT_IDLE_TTL_MS;
-  if (now - extendedAt < EXTEND_AFTER_MS) return undefined;
+  if (client.expires_at - now > CLIENT_IDLE_TTL_MS - EXTEND_AFTER_MS) return undefined;
   return { ...client, expires_at: now + CLIENT_IDLE_TTL_MS };
 }
 
