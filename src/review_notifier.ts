@@ -34,8 +34,18 @@ export interface NotifierDeps {
   fetch?: typeof fetch;
 }
 
-/** Header carrying `sha256=<hex HMAC-SHA256 of the body>` when a webhook secret is set. */
-export const SIGNATURE_HEADER = "X-DCFS-Signature-256";
+/**
+ * Header carrying `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` when a webhook
+ * secret is set. Signing the time with the body lets a receiver refuse a captured
+ * delivery replayed later (the scheme Stripe and others use); each attempt is signed anew.
+ */
+export const SIGNATURE_HEADER = "X-DCFS-Signature";
+
+/** The {@linkcode SIGNATURE_HEADER} value for `body` sent at `unixSeconds`. */
+export function signWebhook(secret: string, unixSeconds: number, body: string): string {
+  const mac = createHmac("sha256", secret).update(`${unixSeconds}.${body}`).digest("hex");
+  return `t=${unixSeconds},v1=${mac}`;
+}
 /** Wait before the next attempt after the n-th failure; the last value repeats forever. */
 export const REVIEW_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 /** How long a claimed entry is left to the instance that claimed it. */
@@ -196,8 +206,8 @@ async function _postWebhook(deps: NotifierDeps, record: SubmissionRecord): Promi
     "User-Agent": "dcfs-review-notifier/1",
   };
   if (deps.config.reviewWebhookSecret) {
-    const mac = createHmac("sha256", deps.config.reviewWebhookSecret).update(body).digest("hex");
-    headers[SIGNATURE_HEADER] = `sha256=${mac}`;
+    const t = Math.floor(deps.now() / 1000);
+    headers[SIGNATURE_HEADER] = signWebhook(deps.config.reviewWebhookSecret, t, body);
   }
   const res = await (deps.fetch ?? fetch)(deps.config.reviewWebhookUrl!, {
     method: "POST",

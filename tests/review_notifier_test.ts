@@ -106,7 +106,7 @@ Deno.test("without a webhook the notice is only logged, by submission id, and th
   assert.equal(await deliverDue(deps(app)), 0);
 });
 
-Deno.test("the webhook gets identifiers only, signed with HMAC-SHA256", async () => {
+Deno.test("the webhook gets identifiers only, signed with HMAC-SHA256 over its time and body", async () => {
   await using hook = receiver();
   await using app = await createApp();
   const id = await submit(app, "/api/v1/quotes", QUOTE);
@@ -118,8 +118,10 @@ Deno.test("the webhook gets identifiers only, signed with HMAC-SHA256", async ()
   assert.equal(hook.hits.length, 1);
   const { body, headers } = hook.hits[0]!;
   assert.equal(headers.get("content-type"), "application/json");
-  const expected = "sha256=" + createHmac("sha256", secret).update(body).digest("hex");
-  assert.equal(headers.get(SIGNATURE_HEADER), expected);
+  const t = Math.floor(app.clock.now() / 1000);
+  const mac = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex");
+  assert.equal(headers.get(SIGNATURE_HEADER), `t=${t},v1=${mac}`);
+  assert.equal(headers.get("x-dcfs-signature-256"), null, "the unsigned-time scheme is gone");
   const notice = JSON.parse(body);
   assert.deepEqual(notice, {
     type: "submission.pending_review",

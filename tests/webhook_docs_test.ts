@@ -1,0 +1,84 @@
+/**
+ * The webhook verification function printed in docs/operations.md, run as printed against
+ * real deliveries of the review notifier.
+ */
+import assert from "node:assert/strict";
+import { loadConfig } from "../src/config.ts";
+import { deliverDue, SIGNATURE_HEADER, signWebhook } from "../src/review_notifier.ts";
+import { LEAD } from "./_fixtures.ts";
+import { createApp, post } from "./_helpers.ts";
+import { root } from "./_service.ts";
+
+type Verify = (
+  secret: string,
+  header: string | null,
+  rawBody: string,
+  nowS?: number,
+  toleranceS?: number,
+) => Promise<boolean>;
+
+/** Writes the documented block to a module and imports it. */
+async function documentedVerifier(): Promise<Verify> {
+  const doc = await Deno.readTextFile(new URL("docs/operations.md", root));
+  const code = doc.match(
+    /<!-- verify-webhook:start -->\s*```ts\n([\s\S]*?)```\s*<!-- verify-webhook:end -->/,
+  )?.[1];
+  assert.ok(code, "docs/operations.md has a verify-webhook block");
+  const dir = await Deno.makeTempDir({ prefix: "dcfs-webhook-doc-" });
+  const file = `${dir}/verify.ts`;
+  await Deno.writeTextFile(file, code);
+  try {
+    const mod = await import(new URL(`file://${file}`).href);
+    return mod.verifyReviewWebhook as Verify;
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("the documented webhook verifier accepts a real delivery and refuses a replay, a change or another secret", async (t) => {
+  const verify = await documentedVerifier();
+  const secret = "0123456789abcdef-review";
+  await using app = await createApp();
+  assert.equal((await post(app, "/api/v1/intake", LEAD)).status, 202);
+  const received: { header: string | null; body: string }[] = [];
+  await deliverDue({
+    kv: app.kv,
+    config: loadConfig({
+      REVIEW_WEBHOOK_URL: "https://hooks.test/review",
+      REVIEW_WEBHOOK_SECRET: secret,
+    }),
+    now: app.clock.now,
+    log: () => {},
+    fetch: (_url, init) => {
+      const headers = new Headers(init?.headers);
+      received.push({ header: headers.get(SIGNATURE_HEADER), body: String(init?.body) });
+      return Promise.resolve(new Response(null, { status: 204 }));
+    },
+  });
+  assert.equal(received.length, 1);
+  const { header, body } = received[0]!;
+  const sentAt = Math.floor(app.clock.now() / 1000);
+
+  await t.step("the delivery as received, checked at its time and 4 minutes later", async () => {
+    assert.equal(await verify(secret, header, body, sentAt), true);
+    assert.equal(await verify(secret, header, body, sentAt + 240), true);
+  });
+  await t.step("the same delivery replayed 6 minutes later", async () => {
+    assert.equal(await verify(secret, header, body, sentAt + 360), false);
+  });
+  await t.step("a changed body, a changed time, another secret, no header", async () => {
+    assert.equal(await verify(secret, header, body.replace("lead", "quote"), sentAt), false);
+    const otherTime = header!.replace(/t=\d+/, `t=${sentAt + 1}`);
+    assert.equal(await verify(secret, otherTime, body, sentAt), false);
+    assert.equal(await verify("another-secret-0123", header, body, sentAt), false);
+    assert.equal(await verify(secret, null, body, sentAt), false);
+    assert.equal(await verify(secret, "t=abc,v1=zz", body, sentAt), false);
+  });
+  await t.step(
+    "a later attempt, signed anew by the service, verifies at its own time",
+    async () => {
+      const later = sentAt + 3600;
+      assert.equal(await verify(secret, signWebhook(secret, later, body), body, later), true);
+    },
+  );
+});
