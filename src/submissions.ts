@@ -6,7 +6,6 @@
  */
 
 import { createHash } from "node:crypto";
-import type { z } from "zod";
 import type { Catalog } from "./catalog.ts";
 import type { Context } from "./context.ts";
 import { checkCoverage, type Coverage } from "./coverage.ts";

@@ -12,6 +12,8 @@ type LogRecord = Record<string, unknown>;
 
 export interface Service extends AsyncDisposable {
   baseUrl: string;
+  /** The `KV_PATH` it runs on. */
+  kvPath: string;
   /** The `deno task` process. */
   child: Deno.ChildProcess;
   /** Every JSON line the service printed so far (read continuously in the background). */
@@ -103,6 +105,7 @@ export async function startService(
 
   return {
     baseUrl,
+    kvPath: env.KV_PATH ?? ":memory:",
     child,
     logs,
     waitFor,
@@ -175,15 +178,25 @@ export interface ReviewListItem {
   [field: string]: unknown;
 }
 
-/** Runs the real `deno task review list --json` against a KV file and returns its items. */
-export async function reviewListJson(kvPath: string): Promise<ReviewListItem[]> {
+/** Runs the real `deno task review <args>` against a KV file. */
+export async function reviewCli(
+  kvPath: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = await new Deno.Command(Deno.execPath(), {
-    args: ["task", "--quiet", "review", "list", "--json"],
+    args: ["task", "--quiet", "review", ...args],
     cwd: root,
     env: { KV_PATH: kvPath, NO_COLOR: "1" },
   }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const items = JSON.parse(new TextDecoder().decode(out.stdout));
+  const text = new TextDecoder();
+  return { code: out.code, stdout: text.decode(out.stdout), stderr: text.decode(out.stderr) };
+}
+
+/** Runs the real `deno task review list --json` against a KV file and returns its items. */
+export async function reviewListJson(kvPath: string): Promise<ReviewListItem[]> {
+  const out = await reviewCli(kvPath, "list", "--json");
+  assert.equal(out.code, 0, out.stderr);
+  const items = JSON.parse(out.stdout);
   assert.ok(Array.isArray(items), "review list --json prints a JSON array");
   return items;
 }

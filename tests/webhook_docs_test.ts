@@ -5,38 +5,12 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
 import { deliverDue, SIGNATURE_HEADER, signWebhook } from "../src/review_notifier.ts";
+import { documentedWebhookVerifier } from "./_docs.ts";
 import { LEAD } from "./_fixtures.ts";
 import { createApp, post } from "./_helpers.ts";
-import { root } from "./_service.ts";
-
-type Verify = (
-  secret: string,
-  header: string | null,
-  rawBody: string,
-  nowS?: number,
-  toleranceS?: number,
-) => Promise<boolean>;
-
-/** Writes the documented block to a module and imports it. */
-async function documentedVerifier(): Promise<Verify> {
-  const doc = await Deno.readTextFile(new URL("docs/operations.md", root));
-  const code = doc.match(
-    /<!-- verify-webhook:start -->\s*```ts\n([\s\S]*?)```\s*<!-- verify-webhook:end -->/,
-  )?.[1];
-  assert.ok(code, "docs/operations.md has a verify-webhook block");
-  const dir = await Deno.makeTempDir({ prefix: "dcfs-webhook-doc-" });
-  const file = `${dir}/verify.ts`;
-  await Deno.writeTextFile(file, code);
-  try {
-    const mod = await import(new URL(`file://${file}`).href);
-    return mod.verifyReviewWebhook as Verify;
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 Deno.test("the documented webhook verifier accepts a real delivery and refuses a replay, a change or another secret", async (t) => {
-  const verify = await documentedVerifier();
+  const verify = await documentedWebhookVerifier();
   const secret = "0123456789abcdef-review";
   await using app = await createApp();
   assert.equal((await post(app, "/api/v1/intake", LEAD)).status, 202);

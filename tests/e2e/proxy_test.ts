@@ -1,0 +1,147 @@
+/**
+ * The nginx configuration of docs/operations.md, run as printed (only its two ports
+ * changed) in front of the real service: what Deno's server cannot bound, the proxy does.
+ * Needs Debian's nginx; CI installs it and sets REQUIRE_NGINX=1, elsewhere a missing
+ * nginx skips this file with a warning.
+ */
+import assert from "node:assert/strict";
+import { documentedBlock } from "../_docs.ts";
+import { freePort, startService } from "../_service.ts";
+
+const NGINX = "/usr/sbin/nginx";
+const hasNginx = await Deno.stat(NGINX).then(() => true, () => false);
+if (!hasNginx) {
+  if (Deno.env.get("REQUIRE_NGINX")) throw new Error(`${NGINX} is missing (REQUIRE_NGINX is set)`);
+  console.warn(
+    `warning: ${NGINX} not found; the proxy tests are skipped (apt-get install nginx-light)`,
+  );
+}
+
+/** nginx with the documented server block on `listen`, proxying to `upstream`. */
+async function startNginx(listen: number, upstream: number) {
+  const block = (await documentedBlock("docs/operations.md", "nginx"))
+    .replace("listen 80;", `listen 127.0.0.1:${listen};`)
+    .replace("server 127.0.0.1:8000;", `server 127.0.0.1:${upstream};`);
+  assert.ok(block.includes(`listen 127.0.0.1:${listen};`), "the block listens on port 80");
+  assert.ok(block.includes(`server 127.0.0.1:${upstream};`), "the block proxies to 8000");
+  const dir = await Deno.makeTempDir({ prefix: "dcfs-nginx-" });
+  await Deno.chmod(dir, 0o777); // nginx's workers run as an unprivileged user
+  const temp = ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"]
+    .map((name) => `${name}_temp_path ${dir}/${name};`).join("\n  ");
+  const conf = `${dir}/nginx.conf`;
+  await Deno.writeTextFile(
+    conf,
+    `daemon off;\nworker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\n` +
+      `events {}\nhttp {\n  access_log off;\n  ${temp}\n${block}\n}\n`,
+  );
+  const check = await new Deno.Command(NGINX, { args: ["-t", "-p", dir, "-c", conf] }).output();
+  assert.equal(check.code, 0, new TextDecoder().decode(check.stderr));
+  const child = new Deno.Command(NGINX, {
+    args: ["-p", dir, "-c", conf],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const base = `http://127.0.0.1:${listen}`;
+  for (let i = 0; i < 100; i++) {
+    try {
+      const res = await fetch(`${base}/healthz`);
+      await res.body?.cancel();
+      if (res.status === 200) break;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    base,
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGQUIT");
+      await child.status;
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** Resolves with how long the server took to close the connection, or null if it did not. */
+async function closedWithin(conn: Deno.Conn, ms: number): Promise<number | null> {
+  const started = Date.now();
+  const buf = new Uint8Array(4096);
+  const deadline = new Promise<"open">((r) => setTimeout(() => r("open"), ms));
+  while (true) {
+    const read = conn.read(buf).catch(() => null);
+    const got = await Promise.race([read, deadline]);
+    if (got === "open") return null;
+    if (got === null) return Date.now() - started; // EOF or reset
+  }
+}
+
+Deno.test({
+  name:
+    "behind the documented nginx: idle and half-sent connections are closed, forged addresses gain nothing, oversize bodies stop at the proxy",
+  ignore: !hasNginx,
+  fn: async (t) => {
+    const proxyPort = freePort();
+    await using service = await startService({
+      TRUST_PROXY: "true",
+      BASE_URL: `http://127.0.0.1:${proxyPort}`,
+      RATE_LIMIT_REGISTER: "2",
+    });
+    await using proxy = await startNginx(proxyPort, Number(new URL(service.baseUrl).port));
+
+    await t.step("nginx's request id reaches the service and its log", async () => {
+      const res = await fetch(`${proxy.base}/healthz`);
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      const id = res.headers.get("x-request-id") ?? "";
+      assert.match(id, /^[0-9a-f]{32}$/);
+      await service.waitFor((r) => r.request_id === id);
+    });
+
+    await t.step("a forged X-Forwarded-For gains no fresh budget", async () => {
+      const register = async (forged: string) => {
+        const res = await fetch(`${proxy.base}/agent/identity`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "X-Forwarded-For": forged },
+          body: '{"type":"anonymous"}',
+        });
+        await res.body?.cancel();
+        return res.status;
+      };
+      const statuses = [];
+      for (let i = 1; i <= 4; i++) statuses.push(await register(`198.51.100.${i}`));
+      assert.deepEqual(statuses, [201, 201, 429, 429], "all counted as 127.0.0.1");
+    });
+
+    await t.step(
+      "a body over 64 KiB is refused by nginx and never reaches the service",
+      async () => {
+        const before = service.logs.filter((r) => r.path === "/api/v1/intake").length;
+        const res = await fetch(`${proxy.base}/api/v1/intake`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ email: "a@example.com", description: "x".repeat(100_000) }),
+        });
+        assert.equal(res.status, 413);
+        await res.body?.cancel();
+        const health = await fetch(`${proxy.base}/healthz`); // a request after, to sync the log
+        await health.body?.cancel();
+        await service.waitFor((r) => r.path === "/healthz" && r.status === 200);
+        assert.equal(service.logs.filter((r) => r.path === "/api/v1/intake").length, before);
+      },
+    );
+
+    await t.step("a silent connection and one whose headers never end are closed", async () => {
+      const port = proxyPort;
+      const silent = await Deno.connect({ hostname: "127.0.0.1", port });
+      const halfSent = await Deno.connect({ hostname: "127.0.0.1", port });
+      await halfSent.write(new TextEncoder().encode("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+      // client_header_timeout is 10 s; allow for a slow machine, but never "open forever".
+      const [a, b] = await Promise.all([
+        closedWithin(silent, 30_000),
+        closedWithin(halfSent, 30_000),
+      ]);
+      silent.close();
+      halfSent.close();
+      assert.notEqual(a, null, "the silent connection is still open after 30 s");
+      assert.notEqual(b, null, "the half-sent connection is still open after 30 s");
+    });
+  },
+});
