@@ -1,7 +1,8 @@
 /**
  * @module
- * Wiring only: config → KV → catalog → handler → `Deno.serve`, and a graceful
- * drain on SIGTERM/SIGINT.
+ * Wiring only: config → KV → catalog → handler → `serveResilient`, the background
+ * work (review notifier, retention, rate-limit sweeper), and a graceful drain on
+ * SIGTERM/SIGINT.
  */
 
 import { createHandler, createJsonLineLogger } from "./app.ts";
