@@ -17,9 +17,7 @@ import {
   type SubmissionRecord,
 } from "./kv.ts";
 
-export { type Erased, eraseSubmission };
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+export const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often the service applies `SUBMISSION_RETENTION_DAYS`. */
 export const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -63,10 +61,11 @@ export async function findDecidedBefore(
 export async function eraseAll(
   kv: Deno.Kv,
   records: readonly SubmissionRecord[],
+  now: number,
 ): Promise<Erased[]> {
   const erased: Erased[] = [];
   for (const record of records) {
-    const done = await eraseSubmission(kv, record.request_id);
+    const done = await eraseSubmission(kv, record.request_id, now);
     if (done) erased.push(done);
   }
   return erased;
@@ -95,8 +94,9 @@ export function startRetention(deps: RetentionDeps, intervalMs = RETENTION_INTER
   const pass = () => {
     running = running.then(async () => {
       try {
-        const cutoff = retentionCutoff(deps.now(), days);
-        const erased = await eraseAll(deps.kv, await findDecidedBefore(deps.kv, cutoff));
+        const now = deps.now();
+        const found = await findDecidedBefore(deps.kv, retentionCutoff(now, days));
+        const erased = await eraseAll(deps.kv, found, now);
         if (erased.length) {
           deps.log({ level: "info", msg: "retention purge", erased: erased.length, days });
         }

@@ -24,3 +24,8 @@ export function newRequestId(kind: string, now: number): string {
 export function isRequestId(value: string): boolean {
   return /^(lead|quote)_[0-9A-HJKMNP-TV-Z]{26}$/.test(value);
 }
+
+/** True for a client id as registration issues them (`agt_` and base64url). */
+export function isClientId(value: string): boolean {
+  return /^agt_[A-Za-z0-9_-]{1,124}$/.test(value);
+}

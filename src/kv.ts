@@ -12,6 +12,8 @@
  * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
  * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
  * - `["idempotency", endpoint, address, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
+ * - `["submission_idempotency", request_id]` → that key, `expireIn` = 24 h: how an erasure
+ *   finds it (not in the record, which would keep the address as long as the submission)
  * - `["review_outbox", request_id]` → {@linkcode OutboxEntry}: a review notification not yet sent
  * - `["review_due", next_attempt_at, request_id]` → `true`: the outbox in due order, moved
  *   in the same commit as every change of the entry's `next_attempt_at`
@@ -53,6 +55,7 @@ export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
   scope.address,
   scope.key,
 ];
+export const idempotencyPointerKey = (id: string): Deno.KvKey => ["submission_idempotency", id];
 export const outboxKey = (id: string): Deno.KvKey => ["review_outbox", id];
 /** The due index: listing it in key order gives the outbox by next attempt time. */
 export const dueKey = (entry: OutboxEntry): Deno.KvKey => [
@@ -244,10 +247,11 @@ export interface SubmissionRecord {
     note: string | null;
   } | null;
   /**
-   * The idempotency record that replays this submission, so an erasure finds it; null
-   * for none. Absent on records written before it existed (an erasure then searches).
+   * Whether an idempotency record replays this submission (for 24 h; its key is under
+   * {@linkcode idempotencyPointerKey}). Absent on records written before the field
+   * existed: an erasure then searches for one.
    */
-  idempotency_key?: Deno.KvKey | null;
+  idempotent?: boolean;
 }
 
 export interface IdempotencyRecord {
@@ -307,9 +311,8 @@ export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise
 
 function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
   const id = sub.record.request_id;
-  const idempotencyKey = sub.idempotency ? idempotencyRecordKey(sub.idempotency.scope) : null;
   const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
-    .set(submissionKey(id), { ...sub.record, idempotency_key: idempotencyKey });
+    .set(submissionKey(id), { ...sub.record, idempotent: sub.idempotency !== undefined });
   for (let n = 0; n < sub.record.payload.chunks; n++) {
     const start = n * PAYLOAD_CHUNK_BYTES;
     op.set(payloadKey(id, n), sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES));
@@ -325,8 +328,10 @@ function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
     .set(dueKey(outbox), true);
   if (sub.idempotency) {
     const key = idempotencyRecordKey(sub.idempotency.scope);
+    const expireIn = sub.idempotency.expireIn;
     op.check({ key, versionstamp: sub.idempotency.versionstamp })
-      .set(key, sub.idempotency.value, { expireIn: sub.idempotency.expireIn });
+      .set(key, sub.idempotency.value, { expireIn })
+      .set(idempotencyPointerKey(id), key, { expireIn });
   }
   return op;
 }
@@ -399,16 +404,20 @@ export interface Erased {
 
 /**
  * Erases a submission in one commit: its record, its payload chunks, its outbox entry
- * and due key, and the idempotency record that would replay it. Every key read is
+ * and due key, and the idempotency record that would replay it with its pointer. Every key read is
  * checked, so a notifier or reviewer writing meanwhile makes it read again and retry.
  * Returns null when there is no such submission.
  */
-export async function eraseSubmission(kv: Deno.Kv, id: string): Promise<Erased | null> {
+export async function eraseSubmission(
+  kv: Deno.Kv,
+  id: string,
+  now: number = Date.now(),
+): Promise<Erased | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const record = await getSubmission(kv, id);
     if (!record.value) return null;
     const outbox = await getOutboxEntry(kv, id);
-    const idem = await _idempotencyOf(kv, record.value);
+    const idem = await _idempotencyOf(kv, record.value, now);
     const op = kv.atomic().check(record).check(outbox);
     const keys: Deno.KvKey[] = [record.key];
     for (let n = 0; n < record.value.payload.chunks; n++) keys.push(payloadKey(id, n));
@@ -417,6 +426,7 @@ export async function eraseSubmission(kv: Deno.Kv, id: string): Promise<Erased |
       op.check(idem);
       keys.push(idem.key);
     }
+    if (record.value.idempotent) keys.push(idempotencyPointerKey(id));
     for (const key of keys) op.delete(key);
     if ((await _retry(() => op.commit())).ok) {
       const { kind, created_at } = record.value;
@@ -426,25 +436,35 @@ export async function eraseSubmission(kv: Deno.Kv, id: string): Promise<Erased |
   throw new Error(`${id} kept changing while it was being erased`);
 }
 
-/** The idempotency entry a record points to; for an older record, found by a search. */
+/**
+ * The idempotency entry that replays a submission, through its pointer key. For a record
+ * written before submissions said whether they had one, a search; only while such a
+ * record could still have one (idempotency records live 24 h).
+ */
 async function _idempotencyOf(
   kv: Deno.Kv,
   record: SubmissionRecord,
+  now: number,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
-  if (record.idempotency_key === null) return null;
-  if (record.idempotency_key) {
-    const key = record.idempotency_key;
-    return await _retry(() => kv.get<IdempotencyRecord>(key));
+  if (record.idempotent === false) return null;
+  if (record.idempotent === true) {
+    const pointer = await _retry(() =>
+      kv.get<Deno.KvKey>(idempotencyPointerKey(record.request_id))
+    );
+    const key = pointer.value;
+    return key ? await _retry(() => kv.get<IdempotencyRecord>(key)) : null;
   }
-  // Idempotency records live 24 h, so this search only ever covers one day of them.
-  const found = await _retry(async () => {
+  if (now - Date.parse(record.created_at) > LEGACY_SEARCH_MS) return null;
+  return await _retry(async () => {
     for await (const e of kv.list<IdempotencyRecord>({ prefix: ["idempotency"] })) {
       if (e.value.request_id === record.request_id) return e;
     }
     return null;
   });
-  return found;
 }
+
+/** Idempotency records live 24 h; an hour more covers KV's lazy expiry. */
+const LEGACY_SEARCH_MS = 25 * 60 * 60 * 1000;
 
 /** Every review notification waiting to be sent, by request id. */
 export function listOutbox(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {

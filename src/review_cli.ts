@@ -8,19 +8,13 @@
  */
 
 import { parseArgs } from "node:util";
-import { isRequestId } from "./ids.ts";
-import {
-  disableOne,
-  eraseEmail,
-  eraseOne,
-  isClientId,
-  parseCutoff,
-  purge,
-  ReviewError,
-} from "./review_erase.ts";
+import { isClientId, isRequestId } from "./ids.ts";
+import { eraseEmail, eraseOne, parseCutoff, purge } from "./review_erase.ts";
+import { ReviewError, type ReviewIo } from "./review_io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
 import { REVIEW_BACKOFF_MS } from "./review_notifier.ts";
 import {
+  disableClient,
   getSubmission,
   getSubmissionPayload,
   listOutbox,
@@ -32,12 +26,7 @@ import {
   updateSubmission,
 } from "./kv.ts";
 
-export interface ReviewIo {
-  kv: Deno.Kv;
-  now: () => number;
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type { ReviewIo };
 
 export const USAGE = `usage: deno task review <command>
   list [--status pending|approved|rejected] [--kind lead|quote] [--json]
@@ -131,7 +120,7 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
       case "disable-client":
         if (!id) throw new UsageError("a client id is required");
         if (!isClientId(id)) throw new UsageError(`"${oneLine(id)}" is not a client id`);
-        await disableOne(safe, id);
+        await _disable(safe, id);
         return 0;
       default:
         throw new UsageError(
@@ -311,6 +300,16 @@ async function _decide(
     throw new ReviewError(`${id} changed while you were deciding; run "show" and try again`);
   }
   io.out(`${id} ${status} at ${decision.decided_at}. Nothing was ordered, invoiced or dispatched.`);
+}
+
+/** `disable-client <client_id>`: its tokens stop working at once, everywhere. */
+async function _disable(io: ReviewIo, clientId: string): Promise<void> {
+  const result = await disableClient(io.kv, clientId, io.now());
+  if (!result) throw new ReviewError(`no client ${clientId}`);
+  const at = new Date(result.record.disabled_at!).toISOString();
+  const tokens = `${result.revoked} token${result.revoked === 1 ? "" : "s"} revoked`;
+  const was = result.already ? "was already disabled" : "disabled";
+  io.out(`${clientId} ${was} at ${at}; ${tokens}. Its token requests now get invalid_client.`);
 }
 
 function _table(cells: string[][]): string {

@@ -1,34 +1,20 @@
 /**
  * @module
- * The staff CLI's commands that remove data or stop a client: `erase`, `purge` and
- * `disable-client`. Each prints what it did, one line per submission, so the output is
- * the record of a data-subject request.
+ * The staff CLI's commands that erase submissions: `erase` (one, or all of an email
+ * address) and `purge`. Each prints what it did, one line per submission, so the output
+ * is the record of a data-subject request.
  */
 
-import {
-  eraseAll,
-  type Erased,
-  eraseSubmission,
-  findByEmail,
-  findDecidedBefore,
-} from "./erasure.ts";
-import { disableClient, type SubmissionRecord } from "./kv.ts";
+import { eraseAll, findByEmail, findDecidedBefore, retentionCutoff } from "./erasure.ts";
+import { type Erased, eraseSubmission, type SubmissionRecord } from "./kv.ts";
+import { ReviewError, type ReviewIo } from "./review_io.ts";
 import { oneLine } from "./terminal.ts";
 
-export interface EraseIo {
-  kv: Deno.Kv;
-  now: () => number;
-  out: (line: string) => void;
-}
-
-/** A refusal that is not a usage error: exit 1. */
-export class ReviewError extends Error {}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+type EraseIo = Pick<ReviewIo, "kv" | "now" | "out">;
 
 /** `erase <request_id>`: one submission and everything that points to it. */
 export async function eraseOne(io: EraseIo, id: string): Promise<void> {
-  const erased = await eraseSubmission(io.kv, id);
+  const erased = await eraseSubmission(io.kv, id, io.now());
   if (!erased) throw new ReviewError(`no submission ${id}`);
   io.out(_erasedLine(erased));
 }
@@ -58,7 +44,7 @@ async function _eraseFound(
     io.out(`${found.length} submission${found.length === 1 ? "" : "s"} ${what}; nothing erased`);
     return;
   }
-  const erased = await eraseAll(io.kv, found);
+  const erased = await eraseAll(io.kv, found, io.now());
   for (const e of erased) io.out(_erasedLine(e));
   io.out(`erased ${erased.length} submission${erased.length === 1 ? "" : "s"} ${what}`);
 }
@@ -73,23 +59,8 @@ function _erasedLine(e: Erased): string {
  */
 export function parseCutoff(text: string, now: number): number | undefined {
   const days = text.match(/^(\d{1,5})d$/);
-  if (days) return now - Number(days[1]) * DAY_MS;
+  if (days) return retentionCutoff(now, Number(days[1]));
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
   const at = Date.parse(`${text}T00:00:00Z`);
   return Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== text ? undefined : at;
-}
-
-/** `disable-client <client_id>`: its tokens stop working at once, everywhere. */
-export async function disableOne(io: EraseIo, clientId: string): Promise<void> {
-  const result = await disableClient(io.kv, clientId, io.now());
-  if (!result) throw new ReviewError(`no client ${clientId}`);
-  const at = new Date(result.record.disabled_at!).toISOString();
-  const tokens = `${result.revoked} token${result.revoked === 1 ? "" : "s"} revoked`;
-  const was = result.already ? "was already disabled" : "disabled";
-  io.out(`${clientId} ${was} at ${at}; ${tokens}. Its token requests now get invalid_client.`);
-}
-
-/** A client id as registration issues them (`agt_` and base64url). */
-export function isClientId(text: string): boolean {
-  return /^agt_[A-Za-z0-9_-]{1,124}$/.test(text);
 }

@@ -1,0 +1,15 @@
+/**
+ * @module
+ * What every staff CLI command receives, and the refusal that exits 1.
+ */
+
+/** The store, the clock and the two output streams of one CLI run. */
+export interface ReviewIo {
+  kv: Deno.Kv;
+  now: () => number;
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+/** A refusal that is not a usage error (unknown id, already decided): exit 1. */
+export class ReviewError extends Error {}
