@@ -473,8 +473,9 @@ export function listOutbox(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
 
 /**
  * Up to `limit` outbox entries due at `now`, earliest first, read through the due index.
- * An index key whose entry is gone or has moved on (left by a commit that lost a race)
- * is deleted here, checked against the entry, so it is never read twice.
+ * An index key whose entry is gone or has moved on (left by an older version of the
+ * service, which moved entries without their key) is deleted here, checked against the
+ * entry, so it is never read twice; {@linkcode indexOutbox} gives the entry its key again.
  */
 export async function listDueOutbox(
   kv: Deno.Kv,
@@ -499,14 +500,22 @@ export async function listDueOutbox(
 }
 
 /**
- * Gives every outbox entry its due-index key. Entries written before the index existed
- * have none; the notifier runs this once at start, and it is a no-op afterwards.
+ * Gives every outbox entry its due-index key where it has none: entries written by an
+ * older version of the service (before the index, or by an instance of it still running
+ * beside this one during a rolling deploy). Two range reads and a write per entry that
+ * needs one; the notifier runs it at start and then every minute.
  */
 export async function indexOutbox(kv: Deno.Kv): Promise<number> {
+  const indexed = new Set<string>();
+  await _retry(async () => {
+    for await (const { key } of kv.list({ prefix: ["review_due"] })) {
+      indexed.add(JSON.stringify(key));
+    }
+  });
   let added = 0;
   for (const entry of await listOutbox(kv)) {
     const key = dueKey(entry.value);
-    if ((await _retry(() => kv.get(key))).versionstamp) continue;
+    if (indexed.has(JSON.stringify(key))) continue;
     const res = await _retry(() => kv.atomic().check(entry).set(key, true).commit());
     if (res.ok) added++;
   }
@@ -527,10 +536,9 @@ export async function updateOutbox(
   entry: Deno.KvEntry<OutboxEntry>,
   next: OutboxEntry,
 ): Promise<Deno.KvEntry<OutboxEntry> | null> {
-  const res = await _retry(() =>
-    kv.atomic().check(entry).set(entry.key, next).delete(dueKey(entry.value))
-      .set(dueKey(next), true).commit()
-  );
+  const op = kv.atomic().check(entry).set(entry.key, next);
+  if (next.next_attempt_at !== entry.value.next_attempt_at) op.delete(dueKey(entry.value));
+  const res = await _retry(() => op.set(dueKey(next), true).commit());
   return res.ok ? { key: entry.key, value: next, versionstamp: res.versionstamp } : null;
 }
 

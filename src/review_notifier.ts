@@ -55,6 +55,8 @@ const POLL_MS = 1_000;
 /** Due entries taken per pass, and how many of them are sent at once. */
 const BATCH = 100;
 const CONCURRENCY = 8;
+/** Every this many passes, entries without a due key (from an older version) get one. */
+const REINDEX_EVERY = 60;
 
 export interface ReviewNotifier {
   /** Finishes the pass under way and stops polling. */
@@ -66,13 +68,9 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
   let stopped = false;
   let wake = () => {};
   const loop = (async () => {
-    try {
-      await indexOutbox(deps.kv);
-    } catch (err) {
-      deps.log({ level: "warn", msg: "review outbox index failed", error: _reason(err) });
-    }
-    while (!stopped) {
+    for (let pass = 0; !stopped; pass++) {
       try {
+        if (pass % REINDEX_EVERY === 0) await indexOutbox(deps.kv);
         await deliverDue(deps);
       } catch (err) {
         deps.log({ level: "warn", msg: "review outbox pass failed", error: _reason(err) });
