@@ -184,8 +184,16 @@ export function buildRoutes(config: Config): Route<Context>[] {
       cors: own,
       doc: docs.registerClient,
     }),
-    route<Context>("POST", PATHS.token, issueToken, { errors: "oauth", doc: docs.issueToken }),
-    route<Context>("POST", PATHS.revoke, revokeToken, { errors: "oauth", doc: docs.revokeToken }),
+    route<Context>("POST", PATHS.token, issueToken, {
+      errors: "oauth",
+      cors: own,
+      doc: docs.issueToken,
+    }),
+    route<Context>("POST", PATHS.revoke, revokeToken, {
+      errors: "oauth",
+      cors: own,
+      doc: docs.revokeToken,
+    }),
     // Protected agent resource
     route<Context>("GET", "/api/v1/agent/services", agentServices, {
       cors: true,

@@ -91,7 +91,7 @@ Deno.test("RATE_LIMIT_REGISTER_GLOBAL caps registrations from all addresses toge
   assert.equal(await count(app, "clients"), 3);
 });
 
-Deno.test("submissions and registration from a foreign browser Origin are 403 forbidden_origin, store nothing and spend nothing", async (t) => {
+Deno.test("registration, submissions, token and revocation from a foreign browser Origin are 403 forbidden_origin, store nothing and spend nothing", async (t) => {
   await using app = await createApp({
     env: {
       RATE_LIMIT_SUBMIT: "1",
@@ -104,6 +104,10 @@ Deno.test("submissions and registration from a foreign browser Origin are 403 fo
     ["/api/v1/quotes", JSON.stringify(QUOTE), "api"],
     ["/agent/identity", '{"type":"anonymous"}', "oauth"],
   ];
+  const oauthForms: [string, string][] = [["/oauth2/token", "grant_type=client_credentials"], [
+    "/oauth2/revoke",
+    "token=x",
+  ]];
   for (const [n, [path, body, style]] of cases.entries()) {
     await t.step(`${path}: a foreign Origin, also as a text/plain form post`, async () => {
       for (const origin of ["https://evil.example", "null", "http://api.test"]) {
@@ -139,6 +143,21 @@ Deno.test("submissions and registration from a foreign browser Origin are 403 fo
       assert.equal(res.headers.get("access-control-allow-origin"), "https://partner.example");
       await res.body?.cancel();
     });
+  }
+  for (const [path, body] of oauthForms) {
+    await t.step(
+      `${path}: a cross-site form post is 403 before authentication or counting`,
+      async () => {
+        const res = await send(app, path, body, "192.0.2.53", {
+          "Content-Type": "application/x-www-form-urlencoded",
+          "Authorization": "Basic YWd0X3g6eQ==",
+          "Origin": "https://evil.example",
+        });
+        assert.equal(res.status, 403);
+        assert.equal((await res.json()).error, "forbidden_origin");
+        assert.equal(res.headers.get("ratelimit"), null, "nothing was counted");
+      },
+    );
   }
   await t.step("the refused requests spent no one's budget and stored nothing", async () => {
     assert.equal(await count(app, "submissions"), 4);

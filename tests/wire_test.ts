@@ -598,15 +598,18 @@ Deno.test("OPTIONS returns 204 with Allow, and CORS preflight on discovery allow
     assert.equal((await res.json()).issuer, app.baseUrl);
   });
 
-  await t.step("a preflight on the token endpoint gets no CORS grant", async () => {
-    const res = await fetch(`${app.baseUrl}/oauth2/token`, {
-      method: "OPTIONS",
-      headers: { "Origin": "https://agent.example", "Access-Control-Request-Method": "POST" },
-    });
-    assert.equal(res.status, 204);
-    assert.equal(res.headers.get("access-control-allow-origin"), null);
-    assert.equal(await res.text(), "");
-  });
+  await t.step(
+    "a preflight on the token endpoint from a foreign origin gets no CORS grant",
+    async () => {
+      const res = await fetch(`${app.baseUrl}/oauth2/token`, {
+        method: "OPTIONS",
+        headers: { "Origin": "https://agent.example", "Access-Control-Request-Method": "POST" },
+      });
+      assert.equal(res.status, 403);
+      assert.equal(res.headers.get("access-control-allow-origin"), null);
+      assert.equal((await res.json()).error, "forbidden_origin");
+    },
+  );
 
   await t.step("OPTIONS on an unknown path is 404", async () => {
     const res = await fetch(`${app.baseUrl}/no/such/thing`, { method: "OPTIONS" });
