@@ -18,8 +18,11 @@ export interface Service extends AsyncDisposable {
   child: Deno.ChildProcess;
   /** Every JSON line the service printed so far (read continuously in the background). */
   logs: LogRecord[];
-  /** Resolves with the next log record, from where the last call stopped, matching `pred`. */
-  waitFor(pred: (r: LogRecord) => boolean): Promise<LogRecord>;
+  /**
+   * Resolves with the next log record, from where the last call stopped, matching `pred`;
+   * fails after `timeoutMs` (default 30 s) instead of hanging the suite.
+   */
+  waitFor(pred: (r: LogRecord) => boolean, timeoutMs?: number): Promise<LogRecord>;
   /**
    * The pid of the `deno run … src/main.ts` server under `deno task`. SIGKILL cannot
    * be forwarded by the task runner, so a crash test kills this one. Linux only.
@@ -34,6 +37,16 @@ export interface Service extends AsyncDisposable {
 export function isInside(path: string, dir: string): boolean {
   const base = dir.endsWith("/") ? dir.slice(0, -1) : dir;
   return path === base || path.startsWith(`${base}/`);
+}
+
+/**
+ * Waits, if need be, until at least `seconds` are left in the current wall-clock minute.
+ * A real process counts rate limits in one-minute windows of the real clock; a sequence
+ * that expects the Nth request to be refused must not straddle two windows.
+ */
+export async function awayFromMinuteEdge(seconds = 10): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 100));
 }
 
 /** A port that was free a moment ago. */
@@ -92,13 +105,21 @@ export async function startService(
   })();
 
   let readUpTo = 0;
-  const waitFor = async (pred: (r: LogRecord) => boolean) => {
+  const waitFor = async (pred: (r: LogRecord) => boolean, timeoutMs = 30_000) => {
+    const deadline = Date.now() + timeoutMs;
     while (true) {
       for (; readUpTo < logs.length; readUpTo++) {
         if (pred(logs[readUpTo]!)) return logs[readUpTo++]!;
       }
       assert.ok(!ended, "the service exited before logging what was expected");
-      await new Promise<void>((resolve) => wake = resolve);
+      const left = deadline - Date.now();
+      assert.ok(left > 0, `the expected log line did not come within ${timeoutMs / 1000} s`);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        timer = setTimeout(resolve, left);
+      });
+      clearTimeout(timer);
     }
   };
   await waitFor((r) => r.msg === "listening");

@@ -162,10 +162,15 @@ Deno.test("registration, submissions, token and revocation from a foreign browse
   await t.step("the refused requests spent no one's budget and stored nothing", async () => {
     assert.equal(await count(app, "submissions"), 4);
     assert.equal(await count(app, "clients"), 2);
-    // 192.0.2.50 sent only refused requests: its one place per minute is still free.
+    // 192.0.2.50 sent only refused requests: its one place per minute is still free, for
+    // submissions and for registrations alike.
     assert.equal(
       await status(send(app, "/api/v1/intake", JSON.stringify(LEAD), "192.0.2.50")),
       202,
+    );
+    assert.equal(
+      await status(send(app, "/agent/identity", '{"type":"anonymous"}', "192.0.2.50")),
+      201,
     );
   });
   await t.step("a preflight from a foreign origin is 403, from an allowed one 204", async () => {

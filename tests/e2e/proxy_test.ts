@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { documentedBlock } from "../_docs.ts";
-import { freePort, startService } from "../_service.ts";
+import { awayFromMinuteEdge, freePort, startService } from "../_service.ts";
 
 const NGINX = "/usr/sbin/nginx";
 const hasNginx = await Deno.stat(NGINX).then(() => true, () => false);
@@ -95,6 +95,7 @@ Deno.test({
       await service.waitFor((r) => r.request_id === id);
     });
 
+    await awayFromMinuteEdge();
     await t.step("a forged X-Forwarded-For gains no fresh budget", async () => {
       const register = async (forged: string) => {
         const res = await fetch(`${proxy.base}/agent/identity`, {
