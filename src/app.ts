@@ -32,6 +32,21 @@ import { homePage, webAsset } from "./web.ts";
 
 export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
 
+/** The service's handler, which also knows how many requests it is handling. */
+export interface ServiceHandler extends Handler {
+  /** Requests being handled now (admitted or being refused). */
+  readonly inFlight: number;
+  /** Resolves once no request is being handled, e.g. to finish a drain. */
+  idle(): Promise<void>;
+}
+
+/**
+ * Places beyond `MAX_IN_FLIGHT` kept for `GET /healthz`, so a health check of an
+ * instance that is shedding load still answers: a liveness probe must not restart an
+ * instance for being busy. Still a bound: at most this many more requests.
+ */
+export const HEALTH_RESERVE = 8;
+
 const _utf8 = new TextEncoder();
 
 /**
@@ -70,7 +85,7 @@ const _REQUEST_ID =
   /^(?:[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$/;
 
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
-export function createHandler(deps: Deps): Handler {
+export function createHandler(deps: Deps): ServiceHandler {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? createJsonLineLogger();
   const { config } = deps;
@@ -79,8 +94,9 @@ export function createHandler(deps: Deps): Handler {
 
   const maxInFlight = config.maxInFlight;
   let inFlight = 0;
+  const idle: (() => void)[] = [];
 
-  return async (req, info) => {
+  const handle = async (req: Request, info: Deno.ServeHandlerInfo | undefined) => {
     const started = performance.now();
     const path = new URL(req.url).pathname;
     const incoming = req.headers.get("x-request-id");
@@ -98,11 +114,11 @@ export function createHandler(deps: Deps): Handler {
     };
 
     let res: Response;
-    inFlight++;
+    const cap = maxInFlight + (path === "/healthz" ? HEALTH_RESERVE : 0);
     try {
       if (deps.draining?.()) {
         res = unavailable("unavailable", "the service is shutting down; retry shortly", true);
-      } else if (maxInFlight > 0 && inFlight > maxInFlight) {
+      } else if (maxInFlight > 0 && inFlight > cap) {
         // Admission control: a burst is refused at once, before its body is read, so it
         // can hold no more than MAX_IN_FLIGHT requests' worth of memory and store calls.
         res = unavailable("overloaded", "too many requests in flight; retry shortly", false);
@@ -113,8 +129,6 @@ export function createHandler(deps: Deps): Handler {
       // Never echoed: the caller sees a generic 500 that carries no internals.
       log({ level: "error", request_id: requestId, ...unexpectedErrorFields(err) });
       res = errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
-    } finally {
-      inFlight--;
     }
     for (const [k, v] of ctx.headers) res.headers.set(k, v);
     res.headers.set("X-Request-Id", requestId);
@@ -129,6 +143,21 @@ export function createHandler(deps: Deps): Handler {
     });
     return res;
   };
+
+  const handler = async (req: Request, info?: Deno.ServeHandlerInfo) => {
+    inFlight++;
+    try {
+      return await handle(req, info);
+    } finally {
+      if (--inFlight === 0) { for (const wake of idle.splice(0)) wake(); }
+    }
+  };
+  return Object.defineProperties(handler, {
+    inFlight: { get: () => inFlight },
+    idle: {
+      value: () => inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r)),
+    },
+  }) as ServiceHandler;
 }
 
 /** RFC 9110 §15.6.4: 503 with `Retry-After`; `close` also ends the connection. */

@@ -4,7 +4,10 @@
  * configuration fails with one clear line instead of at the first request.
  */
 
-/** Requests per minute per client address; `0` switches a limit off. */
+/**
+ * Requests per minute, per client address unless marked "all callers together";
+ * `0` switches a limit off.
+ */
 export interface RateLimits {
   readonly register: number;
   /** All callers together, on registrations that are about to be stored. */

@@ -11,6 +11,11 @@ import type { RateCounter } from "./rate_limit.ts";
 /** A structured log sink; receives one JSON-serialisable record per call. */
 export type Logger = (record: Record<string, unknown>) => void;
 
+/** An error as one short log field: the first line of its message, at most 200 characters. */
+export function reason(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split("\n", 1)[0]!.slice(0, 200);
+}
+
 export interface Deps {
   kv: Deno.Kv;
   config: Config;

@@ -8,7 +8,7 @@
  */
 
 import type { Config } from "./config.ts";
-import type { Logger } from "./context.ts";
+import { type Logger, reason } from "./context.ts";
 import {
   type Erased,
   eraseSubmission,
@@ -104,7 +104,7 @@ export function startRetention(deps: RetentionDeps, intervalMs = RETENTION_INTER
         deps.log({
           level: "warn",
           msg: "retention purge failed",
-          error: err instanceof Error ? err.message : String(err),
+          error: reason(err),
         });
       }
     });

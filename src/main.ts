@@ -6,6 +6,7 @@
  */
 
 import { createHandler, createJsonLineLogger } from "./app.ts";
+import { reason } from "./context.ts";
 import { loadCatalog } from "./catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { startRetention } from "./erasure.ts";
@@ -31,25 +32,15 @@ async function main(): Promise<void> {
   try {
     kv = await openStore(config.kvPath);
   } catch (err) {
-    _fail(`KV_PATH ${config.kvPath ?? "(default)"} cannot be opened: ${_reason(err)}`);
+    _fail(`KV_PATH ${config.kvPath ?? "(default)"} cannot be opened: ${reason(err)}`);
   }
 
   // Drain: once a signal arrives, new requests get 503 while those in flight (their
   // bodies included) finish; only then is the server shut down. Deno's shutdown()
   // alone would cut off request bodies that are still arriving.
   let draining = false;
-  let inFlight = 0;
-  let onIdle = () => {};
   const log = createJsonLineLogger();
   const handler = createHandler({ kv, config, catalog, log, draining: () => draining });
-  const serve: Deno.ServeHandler = async (req, info) => {
-    inFlight++;
-    try {
-      return await handler(req, info);
-    } finally {
-      if (--inFlight === 0) onIdle();
-    }
-  };
 
   let server: ResilientServer;
   try {
@@ -65,28 +56,28 @@ async function main(): Promise<void> {
           base_url: config.baseUrl,
           max_in_flight: config.maxInFlight,
         }),
-    }, serve);
+    }, handler);
   } catch (err) {
-    _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${_reason(err)}`);
+    _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${reason(err)}`);
   }
   const notifier = startReviewNotifier({ kv, config, now: Date.now, log });
   const retention = startRetention({ kv, config, now: Date.now, log });
   const sweeper = setInterval(() => {
     sweepRateLimits(kv, Date.now()).catch((err) =>
-      log({ level: "warn", msg: "rate-limit sweep failed", error: _reason(err) })
+      log({ level: "warn", msg: "rate-limit sweep failed", error: reason(err) })
     );
   }, WINDOW_MS);
 
   const drain = async (signal: string) => {
     if (draining) return;
     draining = true;
-    log({ level: "info", msg: "draining", signal, in_flight: inFlight });
+    log({ level: "info", msg: "draining", signal, in_flight: handler.inFlight });
     const timer = setTimeout(() => {
-      log({ level: "warn", msg: "drain timed out; exiting", in_flight: inFlight });
+      log({ level: "warn", msg: "drain timed out; exiting", in_flight: handler.inFlight });
       Deno.exit(1);
     }, DRAIN_MS);
     // The 503 answered during the drain is itself in flight while it is sent.
-    while (inFlight > 0) await new Promise<void>((resolve) => onIdle = resolve);
+    while (handler.inFlight > 0) await handler.idle();
     await server.shutdown();
     clearInterval(sweeper);
     await notifier.stop();
@@ -109,10 +100,6 @@ async function main(): Promise<void> {
 function _fail(message: string): never {
   console.error(`configuration error: ${message}`);
   Deno.exit(2);
-}
-
-function _reason(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split("\n", 1)[0]!;
 }
 
 if (import.meta.main) await main();

@@ -61,8 +61,9 @@ export async function enforceRateLimit(
   const address = options.global ? "*" : ctx.address;
   const count = await ctx.rateCounter.count(bucket, address, window);
   const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-  // The headers describe the caller's own budget; a global limit only shows when hit.
-  if (!options.global) {
+  // The headers describe the caller's own budget; a global limit shows only when it is
+  // what refused the request, replacing the per-address figures that still had room.
+  if (!options.global || count > limit) {
     const remaining = Math.max(0, limit - count);
     ctx.headers.set("RateLimit-Policy", `"${bucket}";q=${limit};w=${WINDOW_MS / 1000}`);
     ctx.headers.set("RateLimit", `"${bucket}";r=${remaining};t=${reset}`);

@@ -13,7 +13,7 @@
 
 import { createHmac } from "node:crypto";
 import type { Config } from "./config.ts";
-import type { Logger } from "./context.ts";
+import { type Logger, reason } from "./context.ts";
 import {
   completeOutbox,
   dropOutbox,
@@ -73,7 +73,7 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
         if (pass % REINDEX_EVERY === 0) await indexOutbox(deps.kv);
         await deliverDue(deps);
       } catch (err) {
-        deps.log({ level: "warn", msg: "review outbox pass failed", error: _reason(err) });
+        deps.log({ level: "warn", msg: "review outbox pass failed", error: reason(err) });
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
@@ -109,7 +109,7 @@ export async function deliverDue(deps: NotifierDeps): Promise<number> {
           level: "warn",
           msg: "review notice failed",
           submission_id: entry.value.request_id,
-          error: _reason(err),
+          error: reason(err),
         });
       }
     }
@@ -148,7 +148,7 @@ async function _deliver(deps: NotifierDeps, entry: Deno.KvEntry<OutboxEntry>): P
       await updateOutbox(deps.kv, claimed, {
         ...claimed.value,
         next_attempt_at: deps.now() + wait,
-        last_error: _reason(err),
+        last_error: reason(err),
       });
       deps.log({
         level: "warn",
@@ -156,7 +156,7 @@ async function _deliver(deps: NotifierDeps, entry: Deno.KvEntry<OutboxEntry>): P
         submission_id: request_id,
         attempts,
         retry_in_s: wait / 1000,
-        error: _reason(err),
+        error: reason(err),
       });
       return false;
     }
@@ -217,8 +217,4 @@ async function _postWebhook(deps: NotifierDeps, record: SubmissionRecord): Promi
   });
   await res.body?.cancel();
   if (res.status < 200 || res.status > 299) throw new Error(`webhook answered ${res.status}`);
-}
-
-function _reason(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).slice(0, 200);
 }

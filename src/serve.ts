@@ -8,7 +8,7 @@
  * stopped listener still finish.
  */
 
-import type { Logger } from "./context.ts";
+import { type Logger, reason } from "./context.ts";
 
 export interface ResilientServer {
   /** The address first bound; a restart binds the same one. */
@@ -71,7 +71,7 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
       if (!stopping) restartLater("the server stopped");
     }, (err) => {
       if (Date.now() - since > 10_000) wait = backoffMs; // it ran well for a while
-      restartLater(`accept failed: ${_reason(err)}`);
+      restartLater(`accept failed: ${reason(err)}`);
     });
   };
   const restartLater = (why: string) => {
@@ -86,7 +86,7 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
         current = start(addr.port, false);
         watch(current);
       } catch (err) {
-        restartLater(`cannot listen again: ${_reason(err)}`);
+        restartLater(`cannot listen again: ${reason(err)}`);
       }
     }, wait);
     wait = Math.min(wait * 2, maxBackoffMs);
@@ -133,8 +133,4 @@ export function throttled(
 
 function _address(addr: Deno.NetAddr): string {
   return `${addr.hostname}:${addr.port}`;
-}
-
-function _reason(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split("\n", 1)[0]!;
 }

@@ -61,9 +61,8 @@ const NEXT_STEPS: Record<SubmissionKind, string> = {
 /**
  * Counts a submission request against `RATE_LIMIT_SUBMIT`, per address. REST and MCP
  * call this before anything else, so invalid requests spend their sender's budget.
- * `RATE_LIMIT_SUBMIT_GLOBAL` (all callers together, which bounds how fast anonymous
- * callers can grow the store) counts only submissions about to be stored: junk from
- * many addresses cannot lock everybody else out.
+ * (`RATE_LIMIT_SUBMIT_GLOBAL` is counted later, in `_store`, only for a submission
+ * about to be stored.)
  */
 export async function enforceSubmitLimit(ctx: Context): Promise<void> {
   await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);

@@ -72,6 +72,9 @@ Deno.test("RATE_LIMIT_SUBMIT_GLOBAL counts only submissions about to be stored: 
     assert.equal(res.status, 429);
     assert.ok(res.headers.get("retry-after"));
     assert.match((await res.json()).message, /all callers together/);
+    // The headers name the budget that refused it, not the caller's own (which has room).
+    assert.equal(res.headers.get("ratelimit-policy"), '"submit_all";q=2;w=60');
+    assert.match(res.headers.get("ratelimit") ?? "", /^"submit_all";r=0;t=\d+$/);
     assert.equal(await count(app, "submissions"), 2);
   });
 });

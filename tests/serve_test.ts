@@ -135,6 +135,9 @@ Deno.test("MAX_IN_FLIGHT: a request past the cap is 503 overloaded with Retry-Af
   assert.deepEqual([body.ok, body.error], [false, "overloaded"]);
   assert.equal(pulled, false, "the refused body was never read");
   assert.ok(app.logs.some((l) => l.status === 503 && l.path === "/api/v1/intake"));
+  const health = await app.request("/healthz");
+  assert.equal(health.status, 200, "GET /healthz has HEALTH_RESERVE places of its own");
+  await health.body?.cancel();
 
   for (const gate of gates) {
     gate.enqueue(new TextEncoder().encode('{"email":"a@example.com","description":"x"}'));
