@@ -9,6 +9,7 @@ import { documentedBlock } from "../_docs.ts";
 import { awayFromMinuteEdge, freePort, startService } from "../_service.ts";
 
 const NGINX = "/usr/sbin/nginx";
+const encoder = new TextEncoder();
 const hasNginx = await Deno.stat(NGINX).then(() => true, () => false);
 if (!hasNginx) {
   if (Deno.env.get("REQUIRE_NGINX")) throw new Error(`${NGINX} is missing (REQUIRE_NGINX is set)`);
@@ -75,7 +76,7 @@ async function closedWithin(conn: Deno.Conn, ms: number): Promise<number | null>
 
 Deno.test({
   name:
-    "behind the documented nginx: idle and half-sent connections are closed, forged addresses gain nothing, oversize bodies stop at the proxy",
+    "behind the documented nginx: slow and idle connections are closed and capped per address, forged addresses gain nothing, oversize bodies stop at the proxy",
   ignore: !hasNginx,
   fn: async (t) => {
     const proxyPort = freePort();
@@ -129,20 +130,51 @@ Deno.test({
       },
     );
 
-    await t.step("a silent connection and one whose headers never end are closed", async () => {
-      const port = proxyPort;
-      const silent = await Deno.connect({ hostname: "127.0.0.1", port });
-      const halfSent = await Deno.connect({ hostname: "127.0.0.1", port });
-      await halfSent.write(new TextEncoder().encode("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
-      // client_header_timeout is 10 s; allow for a slow machine, but never "open forever".
-      const [a, b] = await Promise.all([
-        closedWithin(silent, 30_000),
-        closedWithin(halfSent, 30_000),
-      ]);
-      silent.close();
-      halfSent.close();
-      assert.notEqual(a, null, "the silent connection is still open after 30 s");
-      assert.notEqual(b, null, "the half-sent connection is still open after 30 s");
+    await t.step("more than 32 requests at once from one address get 503 from nginx", async () => {
+      // 32 submissions whose bodies never finish: nginx holds each while it waits.
+      const held: Deno.Conn[] = [];
+      for (let i = 0; i < 32; i++) {
+        const conn = await Deno.connect({ hostname: "127.0.0.1", port: proxyPort });
+        await conn.write(encoder.encode(
+          "POST /api/v1/intake HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+            'Content-Length: 1000\r\n\r\n{"email":',
+        ));
+        held.push(conn);
+      }
+      let status = 0;
+      for (let i = 0; i < 50 && status !== 503; i++) {
+        const res = await fetch(`${proxy.base}/healthz`);
+        await res.body?.cancel();
+        status = res.status;
+        if (status !== 503) await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(status, 503, "limit_conn refused the 33rd");
+      for (const c of held) c.close();
+      let after = 0;
+      for (let i = 0; i < 50 && after !== 200; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const res = await fetch(`${proxy.base}/healthz`);
+        await res.body?.cancel();
+        after = res.status;
+      }
+      assert.equal(after, 200);
+    });
+
+    await t.step("silent, half-sent and idle keep-alive connections are closed", async () => {
+      const connect = () => Deno.connect({ hostname: "127.0.0.1", port: proxyPort });
+      const silent = await connect();
+      const halfSent = await connect();
+      await halfSent.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: x\r\n"));
+      const idle = await connect();
+      await idle.write(encoder.encode("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+      // client_header_timeout is 10 s, keepalive_timeout 15 s; allow for a slow machine,
+      // but never "open forever", which is what Deno alone does.
+      const conns = [silent, halfSent, idle];
+      const closed = await Promise.all(conns.map((c) => closedWithin(c, 40_000)));
+      for (const c of conns) c.close();
+      assert.notEqual(closed[0], null, "the silent connection is still open after 40 s");
+      assert.notEqual(closed[1], null, "the half-sent connection is still open after 40 s");
+      assert.notEqual(closed[2], null, "the idle keep-alive connection is still open after 40 s");
     });
   },
 });
