@@ -65,7 +65,9 @@ export function createMcpEndpoint() {
  * calls, not envelopes (100 calls in one 11 KB batch once bought 111 KB of answers).
  */
 export function isBatch(body: Uint8Array): boolean {
-  for (const byte of body) {
+  // A UTF-8 byte-order mark first: the SDK's TextDecoder drops it, so must we.
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  for (const byte of bom ? body.subarray(3) : body) {
     if (byte === 0x5b) return true; // [
     if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
   }

@@ -219,7 +219,16 @@ Deno.test("the MCP endpoint refuses JSON-RPC batches with -32600 and runs none o
     method: "tools/call",
     params: { name: "submit_lead", arguments: LEAD },
   }));
-  for (const body of [JSON.stringify(calls), `  \n\t${JSON.stringify(calls.slice(0, 1))}`, "[]"]) {
+  const bom = "\uFEFF"; // sent as the UTF-8 bytes EF BB BF, which the SDK would strip
+  for (
+    const body of [
+      JSON.stringify(calls),
+      `  \n\t${JSON.stringify(calls.slice(0, 1))}`,
+      "[]",
+      `${bom}${JSON.stringify(calls)}`,
+      `${bom} \r\n${JSON.stringify(calls.slice(0, 2))}`,
+    ]
+  ) {
     const res = await post(app, "/api/v1/mcp", body, {
       Accept: "application/json, text/event-stream",
       "MCP-Protocol-Version": "2025-11-25",
