@@ -27,7 +27,7 @@ import {
 import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
 import { ownOrigins } from "./origins.ts";
 import { operationDocs } from "./openapi_operations.ts";
-import { compileRoutes, dispatch, type Route, route } from "./router.ts";
+import { compileRoutes, dispatch, matchRoute, type Route, route } from "./router.ts";
 import { homePage, webAsset } from "./web.ts";
 
 export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
@@ -98,7 +98,9 @@ export function createHandler(deps: Deps): ServiceHandler {
 
   const handle = async (req: Request, info: Deno.ServeHandlerInfo | undefined) => {
     const started = performance.now();
-    const path = new URL(req.url).pathname;
+    // A Host header that makes no valid URL (`x|y`) would make every `new URL(req.url)`
+    // throw, with the whole URL, query string included, in the message.
+    const path = _pathname(req.url);
     const incoming = req.headers.get("x-request-id");
     const requestId = incoming && _REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const ctx: Context = {
@@ -116,7 +118,10 @@ export function createHandler(deps: Deps): ServiceHandler {
     let res: Response;
     const cap = maxInFlight + (path === "/healthz" ? HEALTH_RESERVE : 0);
     try {
-      if (deps.draining?.()) {
+      if (path === undefined) {
+        const err = new HttpError(400, "invalid_request", "the Host header is not a valid host");
+        res = errorResponse(err, "api");
+      } else if (deps.draining?.()) {
         res = unavailable("unavailable", "the service is shutting down; retry shortly", true);
       } else if (maxInFlight > 0 && inFlight > cap) {
         // Admission control: a burst is refused at once, before its body is read, so it
@@ -136,7 +141,13 @@ export function createHandler(deps: Deps): ServiceHandler {
     log({
       level: "info",
       method: req.method,
-      path: loggablePath(path),
+      // A path that matches no route is whatever the caller typed (a name, a phone
+      // number): only routed paths are logged.
+      path: path === undefined
+        ? "(invalid url)"
+        : matchRoute(routes, path)
+        ? loggablePath(path)
+        : "(no route)",
       status: res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       request_id: requestId,
@@ -158,6 +169,14 @@ export function createHandler(deps: Deps): ServiceHandler {
       value: () => inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r)),
     },
   }) as ServiceHandler;
+}
+
+function _pathname(url: string): string | undefined {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
 }
 
 /** RFC 9110 §15.6.4: 503 with `Retry-After`; `close` also ends the connection. */

@@ -85,6 +85,11 @@ async function main(): Promise<void> {
     clearTimeout(timer);
     kv.close();
     log({ level: "info", msg: "stopped" });
+    // Every request was answered; an idle connection left by a listener that failed
+    // would otherwise keep the process alive. The log writes info lines on the next
+    // turn of the event loop: let it, then exit.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    Deno.exit(0);
   };
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     try {

@@ -5,7 +5,7 @@
  * descriptor is held by an open connection, and rejects `finished`. Here that is
  * logged (at most once per interval), and the same address is served again after a
  * short backoff, retried until descriptors are free again. Requests in flight on the
- * stopped listener still finish.
+ * stopped listener are still answered (a body still arriving is cut off).
  */
 
 import { type Logger, reason } from "./context.ts";
@@ -51,6 +51,14 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
     serve({
       hostname: options.hostname,
       port,
+      onError: (err) => {
+        // Only if the handler itself throws (it maps its own errors). Deno's default
+        // prints the error, which can quote the request URL, to stderr: log the kind only.
+        log({ level: "error", msg: "unhandled error", error: _kind(err) });
+        return Response.json({ ok: false, error: "internal_error", message: "internal error" }, {
+          status: 500,
+        });
+      },
       onListen: (addr) => {
         if (first) options.onListen?.(addr);
         else {
@@ -64,12 +72,16 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
   let current = start(options.port, true);
   const addr = current.addr as Deno.NetAddr;
   let wait = backoffMs;
+  // A server whose accept failed still holds its connections, and keeps the process
+  // alive until shut down itself: shut it down at once (its requests in flight finish).
+  const retired: Promise<void>[] = [];
 
   const watch = (server: Deno.HttpServer) => {
     const since = Date.now();
     server.finished.then(() => {
       if (!stopping) restartLater("the server stopped");
     }, (err) => {
+      retired.push(server.shutdown().catch(() => {}));
       if (Date.now() - since > 10_000) wait = backoffMs; // it ran well for a while
       restartLater(`accept failed: ${reason(err)}`);
     });
@@ -102,8 +114,11 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
       try {
         await current.shutdown();
       } catch {
-        // Already stopped by a failed accept; its requests finish on their own.
+        // Stopped by a failed accept meanwhile: it is among the retired.
       }
+      // A failed server's idle keep-alive connections can outlast its shutdown: its
+      // requests are answered, so wait a moment, not for ever.
+      await Promise.race([Promise.all(retired), new Promise((r) => setTimeout(r, 1_000))]);
       done();
     },
   } satisfies ResilientServer;
@@ -129,6 +144,10 @@ export function throttled(
     write(suppressed);
     suppressed = 0;
   };
+}
+
+function _kind(err: unknown): string {
+  return err instanceof Error ? err.name : typeof err;
 }
 
 function _address(addr: Deno.NetAddr): string {

@@ -8,9 +8,13 @@
  */
 
 // Cc: C0 and C1 controls. Cf: format characters (bidi controls, zero-width, tags).
-// Zl/Zp: the line and paragraph separators U+2028 and U+2029.
-const _UNSAFE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
-const _UNSAFE_BUT_NEWLINE = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu;
+// Zl/Zp: the line and paragraph separators U+2028 and U+2029. Cs: lone surrogates.
+// Cn: unassigned code points. Default_Ignorable_Code_Point: everything a terminal draws
+// as nothing (variation selectors, Hangul fillers, the combining grapheme joiner), with
+// which a key such as `email\u034F` would look like `email`.
+const _CLASS = "\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Cn}\\p{Default_Ignorable_Code_Point}";
+const _UNSAFE = new RegExp(`[${_CLASS}]`, "gu");
+const _UNSAFE_BUT_NEWLINE = new RegExp(`(?!\\n)[${_CLASS}]`, "gu");
 
 function _escape(char: string): string {
   let out = "";

@@ -73,6 +73,17 @@ Deno.test("the log never contains client secrets, tokens or emails", async () =>
   assert.ok(!dump.includes("@"));
 });
 
+Deno.test("the access log leaves out a path that matches no route", async () => {
+  await using app = await createApp();
+  for (const path of ["/john.doe/004915112345678/agt_x", "/jane@example.com"]) {
+    const res = await app.request(path);
+    assert.equal(res.status, 404);
+    await res.body?.cancel();
+  }
+  const paths = app.logs.map((l) => l.path);
+  assert.deepEqual(paths, ["(no route)", "(no route)"]);
+});
+
 Deno.test("loggablePath redacts segments that could be credentials or personal data", () => {
   assert.equal(loggablePath("/api/v1/agent/services"), "/api/v1/agent/services");
   assert.equal(loggablePath("/x/a@b.example"), "/x/:redacted");

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { getSubmission, getSubmissionPayload } from "../src/kv.ts";
-import { MAX_STORED_PER_SUBMISSION } from "../src/submissions.ts";
+import { loadConfig } from "../src/config.ts";
+import { deliverDue } from "../src/review_notifier.ts";
+import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../src/submissions.ts";
 import { QUOTE } from "./_fixtures.ts";
 import { createApp, post, type TestApp } from "./_helpers.ts";
 
@@ -376,15 +378,22 @@ Deno.test("a submission carries at most 16 additional properties, named in at mo
 
 Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted submission", async () => {
   await using app = await createApp();
-  // The largest accepted quote: stored JSON just under 64 KiB, control characters (6 bytes
-  // each as JSON) in the references, a 255-character Idempotency-Key and IPv6 address.
-  const quote = {
-    ...QUOTE,
+  // The largest accepted quote: its stored JSON exactly 64 KiB, control characters (6
+  // bytes each as JSON) in the references, an uncovered city and no hours (so the
+  // estimate carries its notes), a 255-character Idempotency-Key, an IPv6 address, and
+  // a notice whose delivery failed with a long error.
+  const { estimated_hours: _, ...rest } = QUOTE;
+  const quote: Record<string, unknown> = {
+    ...rest,
+    city: "Atlantis",
     description: "\u0001".repeat(5000),
     attachments_optional: Array.from({ length: 10 }, () => "\u0002".repeat(495)),
     agent_context_optional: { n: "\u0003".repeat(600) },
-    ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`.padEnd(64, "k"), 1])),
+    ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`.padEnd(64, "k"), ""])),
   };
+  const size = () => new TextEncoder().encode(JSON.stringify(quote)).byteLength;
+  quote["k15".padEnd(64, "k")] = "x".repeat(SUBMISSION_MAX_BODY - size());
+  assert.equal(size(), SUBMISSION_MAX_BODY);
   const res = await app.request("/api/v1/quotes", {
     method: "POST",
     headers: { "Content-Type": "application/json", "Idempotency-Key": "k".repeat(255) },
@@ -393,6 +402,13 @@ Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted 
   });
   assert.equal(res.status, 202, await res.clone().text());
   await res.body?.cancel();
+  await deliverDue({
+    kv: app.kv,
+    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
+    now: app.clock.now,
+    log: () => {},
+    fetch: () => Promise.reject(new Error("e".repeat(1_000))),
+  });
   let bytes = 0;
   for await (const e of app.kv.list({ prefix: [] })) {
     if (e.key[0] === "rate") continue;
@@ -401,7 +417,10 @@ Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted 
       ? e.value.byteLength
       : new TextEncoder().encode(JSON.stringify(e.value)).byteLength;
   }
-  assert.ok(bytes > 60 * 1024, `the test submission is near the limit: ${bytes}`);
+  assert.ok(
+    bytes > SUBMISSION_MAX_BODY + 2 * 1024,
+    `the test submission is at the limit: ${bytes}`,
+  );
   assert.ok(bytes <= MAX_STORED_PER_SUBMISSION, `${bytes} > ${MAX_STORED_PER_SUBMISSION}`);
 });
 

@@ -775,3 +775,30 @@ Deno.test("readBody gives up with 408 on a body that does not arrive in time", a
     assert.ok(bytes.every((b) => b === 7));
   });
 });
+
+Deno.test("a Host header that makes no valid URL is a 400, and neither the URL nor its query reaches the log", async () => {
+  await using app = await listen();
+  const conn = await Deno.connect({
+    hostname: "127.0.0.1",
+    port: Number(new URL(app.baseUrl).port),
+  });
+  await conn.write(new TextEncoder().encode(
+    "GET /api/v1/agent/services?access_token=dcfs_at_SECRET&email=jane@doe.example HTTP/1.1\r\n" +
+      "Host: x|y\u009B[31m\r\nConnection: close\r\n\r\n",
+  ));
+  let text = "";
+  const buf = new Uint8Array(4096);
+  for (let n; (n = await conn.read(buf)) !== null;) {
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  conn.close();
+  assert.match(text, /^HTTP\/1\.1 400 /);
+  assert.match(text, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+  assert.match(text, /"error":"invalid_request"/);
+  const line = app.logs.find((l) => l.status === 400);
+  assert.equal(line?.path, "(invalid url)");
+  const logged = JSON.stringify(app.logs);
+  for (const secret of ["dcfs_at_SECRET", "jane@doe.example", "x|y"]) {
+    assert.ok(!logged.includes(secret), secret);
+  }
+});

@@ -43,10 +43,16 @@ Deno.test({
     "an accept failure never ends the process: under ulimit -n 256, 300 idle sockets come and go and /healthz answers 200 from the same process",
   ignore: Deno.build.os !== "linux",
   fn: async () => {
-    await using service = await startService({}, { openFiles: 256 });
+    const service = await startService({}, { openFiles: 256 });
     const pid = await service.serverPid();
     const port = Number(new URL(service.baseUrl).port);
 
+    // A submission whose body is still arriving when the listener fails.
+    const partial = await Deno.connect({ hostname: "127.0.0.1", port });
+    await partial.write(encoder.encode(
+      "POST /api/v1/intake HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+        'Content-Length: 100\r\n\r\n{"email":',
+    ));
     const conns = await connectAll(port, 300);
     // Give the server time to run out of descriptors and fail a few accepts.
     await service.waitFor((r) => r.msg === "listener failed; serving again");
@@ -65,6 +71,27 @@ Deno.test({
     // At most one line per 10 s, however many accepts failed.
     assert.ok(failures.length <= 3, `${failures.length} failure lines`);
     assert.ok(service.logs.some((r) => r.msg === "listening again"));
+
+    // The submission in flight on the listener that failed is still answered (its body
+    // never comes: 408 after 10 s, or 400 if the failure cut its stream) and its
+    // connection stays open. SIGTERM must still end the process: a failed server left
+    // running kept it alive forever.
+    const answer = new Uint8Array(1024);
+    const n = await Promise.race([
+      partial.read(answer),
+      new Promise<null>((r) => setTimeout(() => r(null), 20_000)),
+    ]);
+    assert.match(new TextDecoder().decode(answer.subarray(0, n ?? 0)), /^HTTP\/1\.1 40[08] /);
+    Deno.kill(pid, "SIGTERM");
+    const exited = await Promise.race([
+      service.child.status.then((s) => s.code),
+      new Promise<"alive">((r) => setTimeout(() => r("alive"), 20_000)),
+    ]);
+    if (exited === "alive") Deno.kill(pid, "SIGKILL");
+    partial.close();
+    await service[Symbol.asyncDispose]();
+    assert.equal(exited, 0, "the process exited after SIGTERM");
+    assert.ok(service.logs.some((r) => r.msg === "stopped"));
   },
 });
 
