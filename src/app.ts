@@ -27,7 +27,14 @@ import {
 import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
 import { ownOrigins } from "./origins.ts";
 import { operationDocs } from "./openapi_operations.ts";
-import { compileRoutes, dispatch, matchRoute, type Route, route } from "./router.ts";
+import {
+  compileRoutes,
+  dispatch,
+  matchRoute,
+  type Route,
+  route,
+  type RouteTable,
+} from "./router.ts";
 import { homePage, webAsset } from "./web.ts";
 
 export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
@@ -98,9 +105,10 @@ export function createHandler(deps: Deps): ServiceHandler {
 
   const handle = async (req: Request, info: Deno.ServeHandlerInfo | undefined) => {
     const started = performance.now();
-    // A Host header that makes no valid URL (`x|y`) would make every `new URL(req.url)`
-    // throw, with the whole URL, query string included, in the message.
-    const path = _pathname(req.url);
+    // Deno builds req.url from the Host header and the request target. A Host that is
+    // not a host (`x|y`, or `a\api\v1\intake?`, which moves the real target into the
+    // query and picks another route) is refused before anything reads the URL.
+    const path = _pathname(req);
     const incoming = req.headers.get("x-request-id");
     const requestId = incoming && _REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const ctx: Context = {
@@ -119,7 +127,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     const cap = maxInFlight + (path === "/healthz" ? HEALTH_RESERVE : 0);
     try {
       if (path === undefined) {
-        const err = new HttpError(400, "invalid_request", "the Host header is not a valid host");
+        const err = new HttpError(400, "invalid_request", "the Host header is not a host name");
         res = errorResponse(err, "api");
       } else if (deps.draining?.()) {
         res = unavailable("unavailable", "the service is shutting down; retry shortly", true);
@@ -140,14 +148,10 @@ export function createHandler(deps: Deps): ServiceHandler {
     res.headers.set("X-Content-Type-Options", "nosniff");
     log({
       level: "info",
-      method: req.method,
-      // A path that matches no route is whatever the caller typed (a name, a phone
-      // number): only routed paths are logged.
-      path: path === undefined
-        ? "(invalid url)"
-        : matchRoute(routes, path)
-        ? loggablePath(path)
-        : "(no route)",
+      // Only what the service defines is logged, never what the caller typed: a method
+      // outside HTTP's, or a path that matches no route, could hold a name or a number.
+      method: KNOWN_METHODS.has(req.method) ? req.method : "(other)",
+      path: path === undefined ? "(invalid url)" : _routeOf(routes, path),
       status: res.status,
       ms: Math.round((performance.now() - started) * 10) / 10,
       request_id: requestId,
@@ -171,12 +175,45 @@ export function createHandler(deps: Deps): ServiceHandler {
   }) as ServiceHandler;
 }
 
-function _pathname(url: string): string | undefined {
+/** The HTTP methods (RFC 9110 §9, RFC 5789) logged by name; any other is "(other)". */
+const KNOWN_METHODS = new Set([
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "DELETE",
+  "CONNECT",
+  "OPTIONS",
+  "TRACE",
+  "PATCH",
+]);
+
+/**
+ * A Host header: a name (underscores and a trailing dot allowed, as container names and
+ * fully qualified names have them) or an IPv4 address, or an IPv6 literal, with an
+ * optional port. Nothing that a URL parser reads as a path, query, fragment or userinfo.
+ */
+const _HOST = /^(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The request's path, or undefined when its Host header is not a host or the URL is not one. */
+function _pathname(req: Request): string | undefined {
+  const host = req.headers.get("host");
+  if (host !== null && !_HOST.test(host)) return undefined;
   try {
-    return new URL(url).pathname;
+    return new URL(req.url).pathname;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The path as logged: a fixed route's path; a route with parameters, its pattern
+ * (`/assets/:name`, whatever name was asked for); no route, "(no route)".
+ */
+function _routeOf(routes: RouteTable<Context>, path: string): string {
+  const matched = matchRoute(routes, path);
+  if (!matched) return "(no route)";
+  return Object.keys(matched.params).length ? matched.group.pattern.pathname : path;
 }
 
 /** RFC 9110 §15.6.4: 503 with `Retry-After`; `close` also ends the connection. */
@@ -312,19 +349,4 @@ export function buildRoutes(config: Config): Route<Context>[] {
     }, { cors: true, doc: docs.openApi }),
   ];
   return routes;
-}
-
-/** At most 11 segments, each one that `loggablePath` keeps as it is. */
-const _PLAIN_PATH = /^(?:\/[A-Za-z0-9._-]{0,40}){1,11}$/;
-
-/**
- * The path as it may appear in logs: no query string, and any segment that could be
- * a credential or personal data (long, or outside a plain charset, like an email
- * address) replaced by `:redacted`.
- */
-export function loggablePath(pathname: string): string {
-  if (_PLAIN_PATH.test(pathname)) return pathname; // nothing to redact or cut: most paths
-  return pathname.split("/").slice(0, 12)
-    .map((seg) => /^[A-Za-z0-9._-]{0,40}$/.test(seg) ? seg : ":redacted")
-    .join("/");
 }

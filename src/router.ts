@@ -165,7 +165,7 @@ export async function dispatch<C>(
     return new Response(null, { status: 204, headers });
   }
   if (!route) {
-    const err = new HttpError(405, "method_not_allowed", `${req.method} is not allowed here`, {
+    const err = new HttpError(405, "method_not_allowed", `this method is not allowed here`, {
       headers: { Allow: allow },
     });
     return errorResponse(err, "api");

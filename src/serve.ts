@@ -5,7 +5,7 @@
  * descriptor is held by an open connection, and rejects `finished`. Here that is
  * logged (at most once per interval), and the same address is served again after a
  * short backoff, retried until descriptors are free again. Requests in flight on the
- * stopped listener are still answered (a body still arriving is cut off).
+ * stopped listener finish, bodies still arriving included.
  */
 
 import { type Logger, reason } from "./context.ts";
@@ -72,16 +72,16 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
   let current = start(options.port, true);
   const addr = current.addr as Deno.NetAddr;
   let wait = backoffMs;
-  // A server whose accept failed still holds its connections, and keeps the process
-  // alive until shut down itself: shut it down at once (its requests in flight finish).
-  const retired: Promise<void>[] = [];
+  // A server whose accept failed still serves the connections it had: its requests in
+  // flight finish (uploads included). It is shut down with the rest.
+  const retired: Deno.HttpServer[] = [];
 
   const watch = (server: Deno.HttpServer) => {
     const since = Date.now();
     server.finished.then(() => {
       if (!stopping) restartLater("the server stopped");
     }, (err) => {
-      retired.push(server.shutdown().catch(() => {}));
+      retired.push(server);
       if (Date.now() - since > 10_000) wait = backoffMs; // it ran well for a while
       restartLater(`accept failed: ${reason(err)}`);
     });
@@ -118,7 +118,8 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
       }
       // A failed server's idle keep-alive connections can outlast its shutdown: its
       // requests are answered, so wait a moment, not for ever.
-      await Promise.race([Promise.all(retired), new Promise((r) => setTimeout(r, 1_000))]);
+      const closing = retired.map((s) => s.shutdown().catch(() => {}));
+      await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 1_000))]);
       done();
     },
   } satisfies ResilientServer;

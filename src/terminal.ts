@@ -8,13 +8,14 @@
  */
 
 // Cc: C0 and C1 controls. Cf: format characters (bidi controls, zero-width, tags).
-// Zl/Zp: the line and paragraph separators U+2028 and U+2029. Cs: lone surrogates.
-// Cn: unassigned code points. Default_Ignorable_Code_Point: everything a terminal draws
-// as nothing (variation selectors, Hangul fillers, the combining grapheme joiner), with
-// which a key such as `email\u034F` would look like `email`.
-const _CLASS = "\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Cn}\\p{Default_Ignorable_Code_Point}";
-const _UNSAFE = new RegExp(`[${_CLASS}]`, "gu");
-const _UNSAFE_BUT_NEWLINE = new RegExp(`(?!\\n)[${_CLASS}]`, "gu");
+// Zl/Zp/Zs: line, paragraph and space separators (all but the plain space, so U+00A0
+// and U+3000 cannot pass for it). Cs: lone surrogates. Cn: unassigned. Co: private use.
+// Default_Ignorable_Code_Point and U+2800 (braille blank): what a terminal draws as
+// nothing, with which a key such as `email\u034F` would look like `email`.
+const _UNSAFE =
+  /[[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Cs}\p{Cn}\p{Co}\p{Default_Ignorable_Code_Point}\u2800]--[ ]]/gv;
+const _UNSAFE_BUT_NEWLINE =
+  /[[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Zs}\p{Cs}\p{Cn}\p{Co}\p{Default_Ignorable_Code_Point}\u2800]--[ \n]]/gv;
 
 function _escape(char: string): string {
   let out = "";

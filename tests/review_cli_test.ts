@@ -567,7 +567,7 @@ Deno.test("review CLI escapes every control and format character of submitted te
   // CSI and OSC (C1), a bidi override, a line separator, an escape, a zero-width joiner.
   const hostile = "Acme\u009B31m\u009D0;pwned\u0007 \u202Egnp.exe\u202C\u2028line\u001B[2J\u200D";
   // Invisible in a terminal, so `email\u034F` would pass for `email`.
-  const invisible = "email\u034F\u3164\uFE0F";
+  const invisible = "email\u034F\u3164\uFE0F\u00A0\u2800\uE000";
   const id = String(
     (await store.submit("lead", {
       ...LEAD,
@@ -576,12 +576,14 @@ Deno.test("review CLI escapes every control and format character of submitted te
       [invisible]: "spoofed@example.com",
     })).request_id,
   );
-  const unsafe = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]/u;
+  const unsafe = /[[\p{Cc}\p{Cf}\p{Z}\p{Co}\p{Default_Ignorable_Code_Point}\u2800]--[ ]]/v;
   await t.step("show prints them as \\u escapes", async () => {
     const text = await ok(store.kv, "show", id);
     for (const line of text.split("\n")) assert.doesNotMatch(line, unsafe, line);
     assert.ok(text.includes("\\u009B31m\\u009D0;pwned\\u0007 \\u202Egnp.exe\\u202C\\u2028line"));
-    assert.ok(text.includes('"email\\u034F\\u3164\\uFE0F": "spoofed@example.com"'));
+    assert.ok(
+      text.includes('"email\\u034F\\u3164\\uFE0F\\u00A0\\u2800\\uE000": "spoofed@example.com"'),
+    );
   });
   await t.step("show --json stays JSON and gives back the exact text", async () => {
     const text = await ok(store.kv, "show", id, "--json");

@@ -802,3 +802,25 @@ Deno.test("a Host header that makes no valid URL is a 400, and neither the URL n
     assert.ok(!logged.includes(secret), secret);
   }
 });
+
+Deno.test("a Host header cannot choose the route: a path smuggled through it is a 400 and stores nothing", async () => {
+  await using app = await listen();
+  const port = Number(new URL(app.baseUrl).port);
+  const body = JSON.stringify({ email: "h@example.com", description: "via host" });
+  for (const host of ["a\\api\\v1\\intake?", "a/api/v1/intake?", "a\\api\\v1\\intake#", "x@y"]) {
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    await conn.write(new TextEncoder().encode(
+      `POST /totally/other/path HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    ));
+    let text = "";
+    const buf = new Uint8Array(4096);
+    for (let n; (n = await conn.read(buf)) !== null;) {
+      text += new TextDecoder().decode(buf.subarray(0, n));
+    }
+    conn.close();
+    assert.match(text, /^HTTP\/1\.1 400 /, host);
+  }
+  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["submissions"] })), []);
+  assert.ok(app.logs.every((l) => l.path === "(invalid url)"));
+});
