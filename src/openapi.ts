@@ -112,7 +112,8 @@ Errors: the OAuth endpoints answer \`{error, error_description}\` (RFC 6749 §5.
 endpoint \`{ok: false, error, message, issues?}\`. Besides the responses listed per operation, any
 request may get \`500 internal_error\`, \`503 unavailable\` with \`Retry-After\` while the service
 shuts down, or \`503 overloaded\` with \`Retry-After\` when MAX_IN_FLIGHT requests are already being
-handled; a method a path does not serve is \`405\` with \`Allow\`. \`HEAD\` works wherever \`GET\`
+handled; a method a path does not serve is \`405\` with \`Allow\`; a \`Host\` header that is not a host
+name is \`400 invalid_request\`. \`HEAD\` works wherever \`GET\`
 does, and \`OPTIONS\` answers CORS preflights.`;
 
 /**
