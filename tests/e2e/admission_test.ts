@@ -47,12 +47,18 @@ Deno.test({
     const pid = await service.serverPid();
     const port = Number(new URL(service.baseUrl).port);
 
-    // A submission whose body is still arriving when the listener fails.
-    const partial = await Deno.connect({ hostname: "127.0.0.1", port });
-    await partial.write(encoder.encode(
-      "POST /api/v1/intake HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
-        'Content-Length: 100\r\n\r\n{"email":',
-    ));
+    // Two submissions whose bodies are still arriving when the listener fails: one will
+    // finish, the other never sends the rest.
+    const startUpload = async () => {
+      const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+      await conn.write(encoder.encode(
+        "POST /api/v1/intake HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+          'Content-Length: 100\r\n\r\n{"email":',
+      ));
+      return conn;
+    };
+    const partial = await startUpload();
+    const stalled = await startUpload();
     const conns = await connectAll(port, 300);
     // Give the server time to run out of descriptors and fail a few accepts.
     await service.waitFor((r) => r.msg === "listener failed; serving again");
@@ -72,16 +78,20 @@ Deno.test({
     assert.ok(failures.length <= 3, `${failures.length} failure lines`);
     assert.ok(service.logs.some((r) => r.msg === "listening again"));
 
-    // The upload in flight on the listener that failed goes on: its body arrives and it
-    // is accepted. Its connection stays open, and SIGTERM must still end the process (a
-    // failed server left running once kept it alive for ever).
+    // The uploads in flight on the listener that failed go on: one's body arrives and it
+    // is accepted; the other is cut off after 10 s. Both connections stay open, and SIGTERM
+    // must still end the process (a failed listener left running kept it alive for ever).
+    const answerOf = async (conn: Deno.Conn) => {
+      const answer = new Uint8Array(1024);
+      const n = await Promise.race([
+        conn.read(answer),
+        new Promise<null>((r) => setTimeout(() => r(null), 20_000)),
+      ]);
+      return new TextDecoder().decode(answer.subarray(0, n ?? 0));
+    };
     await partial.write(encoder.encode(' "ops@example.com", "description": "x"}'.padEnd(91)));
-    const answer = new Uint8Array(1024);
-    const n = await Promise.race([
-      partial.read(answer),
-      new Promise<null>((r) => setTimeout(() => r(null), 20_000)),
-    ]);
-    assert.match(new TextDecoder().decode(answer.subarray(0, n ?? 0)), /^HTTP\/1\.1 202 /);
+    assert.match(await answerOf(partial), /^HTTP\/1\.1 202 /);
+    assert.match(await answerOf(stalled), /^HTTP\/1\.1 408 /);
     Deno.kill(pid, "SIGTERM");
     const exited = await Promise.race([
       service.child.status.then((s) => s.code),
@@ -89,6 +99,7 @@ Deno.test({
     ]);
     if (exited === "alive") Deno.kill(pid, "SIGKILL");
     partial.close();
+    stalled.close();
     await service[Symbol.asyncDispose]();
     assert.equal(exited, 0, "the process exited after SIGTERM");
     assert.ok(service.logs.some((r) => r.msg === "stopped"));
