@@ -190,7 +190,12 @@ export function operationDocs(config: Config) {
         examples: ex.REVOCATION_EXAMPLES,
       },
       responses: {
-        "200": { description: "Revoked, or already invalid (empty body)", headers: RATE_HEADERS },
+        "200": {
+          description: "Revoked, or already invalid: an empty JSON object",
+          schema: z.strictObject({}),
+          examples: { revoked: { summary: "Always the same answer", value: {} } },
+          headers: RATE_HEADERS,
+        },
         "400": oauthError(
           "No token, a malformed body, or a live token of another client (it stays valid)",
           ["invalid_request", "token is required"],

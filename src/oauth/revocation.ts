@@ -4,7 +4,7 @@
  */
 
 import type { Context } from "../context.ts";
-import { HttpError, NO_STORE } from "../http.ts";
+import { HttpError, json, NO_STORE } from "../http.ts";
 import { deleteToken, getToken } from "../kv.ts";
 import { enforceRateLimit } from "../rate_limit.ts";
 import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
@@ -30,6 +30,8 @@ export async function revokeToken(req: Request, ctx: Context): Promise<Response>
     throw new HttpError(400, "unauthorized_client", "the token was not issued to this client");
   }
   if (record) await deleteToken(ctx.kv, record, hash);
-  // RFC 7009 §2.2: 200 whether or not the token was valid or known.
-  return new Response(null, { status: 200, headers: NO_STORE });
+  // RFC 7009 §2.2: 200 whether or not the token was valid or known. The body may be
+  // anything; an empty JSON object keeps clients that parse every answer as JSON working
+  // (simple-oauth2's revoke() threw on an empty body without a Content-Type).
+  return json({}, { headers: NO_STORE });
 }
