@@ -9,6 +9,7 @@ import servicesFile from "../data/services.v1.json" with { type: "json" };
 import locationsFile from "../data/locations.v1.json" with { type: "json" };
 import placesFile from "../data/places.v1.json" with { type: "json" };
 import { type CoverageIndex, indexCoverage } from "./coverage.ts";
+import { indexServices } from "./service_match.ts";
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
 const Country = z.string().regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2, upper case");
@@ -17,6 +18,8 @@ const Name = z.string().min(1).max(100);
 const Service = z.strictObject({
   id: Id,
   name: Name,
+  /** Other names agents use for it ("cabling", "RMA"); see service_match.ts. */
+  aliases: z.array(Name),
   description: z.string().min(1).max(1000),
   category: z.string().min(1).max(40),
   pricing: z.strictObject({
@@ -70,6 +73,8 @@ export interface Catalog {
   /** Uncovered reference places, used to find the nearest covered city. */
   readonly places: readonly Place[];
   readonly serviceById: ReadonlyMap<string, Service>;
+  /** Every id, name and alias as a match key (`serviceKey`) → its service. */
+  readonly serviceByKey: ReadonlyMap<string, Service>;
   /** Normalised city names and aliases → locations and places. */
   readonly coverage: CoverageIndex;
   /** Serialised once: `{"ok":true,"services":[…]}`. */
@@ -100,6 +105,7 @@ export function buildCatalog(data: CatalogData): Catalog {
     locations,
     places,
     serviceById,
+    serviceByKey: indexServices(services),
     coverage: indexCoverage(locations, places),
     servicesBody: JSON.stringify({ ok: true, services }),
     locationsBody: JSON.stringify({ ok: true, locations }),

@@ -21,11 +21,22 @@ export interface NearbyLocation {
   response_time_hours: number;
 }
 
+/** How a city name was resolved; see `CoverageOutput` in schemas.ts for each value. */
+export type CoverageMatch =
+  | "covered"
+  | "known_uncovered"
+  | "ambiguous"
+  | "other_country"
+  | "unknown";
+
 export interface Coverage {
   query: { city: string; country: string | null };
   /** How the name was resolved. */
-  match: "covered" | "reference_place" | "ambiguous" | "unknown";
+  match: CoverageMatch;
+  /** True only when the name resolved to one covered city. */
   covered: boolean;
+  /** The answer in one or two sentences, for an agent to relay or act on. */
+  summary: string;
   location: {
     id: string;
     city: string;
@@ -37,7 +48,10 @@ export interface Coverage {
   response_time_hours: number | null;
   /** For an uncovered city: the closest covered cities, nearest first. */
   nearest: NearbyLocation[];
-  /** For an ambiguous name: every city it could mean; repeat the query with `country`. */
+  /**
+   * For an ambiguous name, every city it could mean; for a city not found in the given
+   * country, the countries where it is. Repeat the query with one of their `country`.
+   */
   candidates: { city: string; country: string; covered: boolean }[];
 }
 
@@ -90,10 +104,13 @@ function _index<T extends { city: string; aliases: string[] }>(items: readonly T
 export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
   const name = normalizeName(query.city);
   const country = query.country?.toUpperCase();
-  const inCountry = <T extends { country: string }>(xs: readonly T[] = []) =>
+  const allCovered = catalog.coverage.locations.get(name) ?? [];
+  const allPlaces = catalog.coverage.places.get(name) ?? [];
+  const inCountry = <T extends { country: string }>(xs: readonly T[]) =>
     country ? xs.filter((x) => x.country === country) : [...xs];
-  const covered = inCountry(catalog.coverage.locations.get(name));
-  const places = inCountry(catalog.coverage.places.get(name));
+  const covered = inCountry(allCovered);
+  const places = inCountry(allPlaces);
+  const asked = query.city.trim();
   const base = {
     query: { city: query.city, country: country ?? null },
     covered: false,
@@ -105,11 +122,15 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
   };
 
   if (covered.length + places.length > 1) {
-    const candidates = [
-      ...covered.map((l) => ({ city: l.city, country: l.country, covered: true })),
-      ...places.map((p) => ({ city: p.city, country: p.country, covered: false })),
-    ];
-    return { ...base, match: "ambiguous", candidates };
+    const candidates = _candidates(covered, places);
+    const listed = candidates.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
+    return {
+      ...base,
+      match: "ambiguous",
+      candidates,
+      summary: `"${asked}" names ${candidates.length} cities: ${listed.join("; ")}. ` +
+        "Ask again with country to choose one.",
+    };
   }
   const loc = covered[0];
   if (loc) {
@@ -126,13 +147,55 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
       },
       services: loc.services.map((id) => ({ id, name: catalog.serviceById.get(id)?.name ?? id })),
       response_time_hours: loc.response_time_hours,
+      summary: `${loc.city}, ${loc.country} is covered: ${loc.services.length} services, an ` +
+        `engineer on site within ${loc.response_time_hours} h.`,
     };
   }
   const place = places[0];
   if (place) {
-    return { ...base, match: "reference_place", nearest: nearestLocations(catalog, place) };
+    const nearest = nearestLocations(catalog, place);
+    const first = nearest[0];
+    return {
+      ...base,
+      match: "known_uncovered",
+      nearest,
+      summary: `${place.city}, ${place.country} is not covered.` +
+        (first
+          ? ` The nearest covered city is ${first.city}, ${first.country} (${first.distance_km} ` +
+            `km, ${first.response_time_hours} h); a quote can still be requested.`
+          : ""),
+    };
   }
-  return { ...base, match: "unknown" };
+  if (country && allCovered.length + allPlaces.length > 0) {
+    const candidates = _candidates(allCovered, allPlaces);
+    const elsewhere = candidates.find((c) => c.covered) ?? candidates[0]!;
+    return {
+      ...base,
+      match: "other_country",
+      candidates,
+      summary: `No city "${asked}" is known in ${country}, but ${elsewhere.city}, ` +
+        `${elsewhere.country} is ${_state(elsewhere.covered)}: ask again with country ` +
+        `${elsewhere.country} if that is the one.`,
+    };
+  }
+  return {
+    ...base,
+    match: "unknown",
+    summary: `"${asked}"${country ? ` in ${country}` : ""} is not a city we know. ` +
+      "Check the spelling, or ask for the nearest large city; the covered cities are listed by " +
+      "GET /api/v1/locations.",
+  };
+}
+
+function _candidates(locations: readonly Location[], places: readonly Place[]) {
+  return [
+    ...locations.map((l) => ({ city: l.city, country: l.country, covered: true })),
+    ...places.map((p) => ({ city: p.city, country: p.country, covered: false })),
+  ];
+}
+
+function _state(covered: boolean): string {
+  return covered ? "covered" : "not covered";
 }
 
 /** The covered locations closest to a point, nearest first. */

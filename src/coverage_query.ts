@@ -15,9 +15,18 @@ export const CITY_MAX = 100;
 export const CoverageQuerySchema = z.strictObject({
   city: z.string({ error: "city is required" }).trim()
     .min(1, "city must not be empty")
-    .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`),
-  country: CountryCode.optional(),
-});
+    .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`)
+    .meta({
+      description: "The city to check, in any common spelling: case, accents and common " +
+        "aliases do not matter (Zurich, Zürich and Zuerich are one city).",
+      examples: ["Frankfurt", "San Jose"],
+    }),
+  country: CountryCode.optional().meta({
+    description: "ISO 3166-1 alpha-2 code of the city's country, any case. Optional; give it " +
+      "when a name exists in several countries, or to confirm the one you mean.",
+    examples: ["DE", "US"],
+  }),
+}).meta({ description: "A city, and optionally its country." });
 
 const _LocationQuery = CoverageQuerySchema.partial({ city: true });
 

@@ -5,7 +5,7 @@
  * given as a range whose top adds a contingency for overruns.
  */
 
-import type { Catalog, Service } from "./catalog.ts";
+import type { Service } from "./catalog.ts";
 import type { Coverage } from "./coverage.ts";
 
 /** Share added to the labour cost for the top of the range. */
@@ -32,13 +32,6 @@ export interface BudgetEstimate {
   note: string | null;
 }
 
-/** Finds a catalog service by id or by name, ignoring case. */
-export function findService(catalog: Catalog, idOrName: string): Service | undefined {
-  const wanted = idOrName.trim().toLowerCase();
-  return catalog.serviceById.get(wanted) ??
-    catalog.services.find((s) => s.name.toLowerCase() === wanted);
-}
-
 export function estimateBudget(
   service: Service,
   request: { engineer_count?: number; estimated_hours?: number; out_of_hours?: boolean },
@@ -54,10 +47,8 @@ export function estimateBudget(
   if (request.estimated_hours === undefined) {
     notes.push(`No estimated_hours given: the ${p.minimum_hours} h minimum was assumed.`);
   }
-  if (coverage.match === "ambiguous") {
-    notes.push(
-      "Several cities match this name: send country to confirm coverage for the right one.",
-    );
+  if (coverage.match === "ambiguous" || coverage.match === "other_country") {
+    notes.push(coverage.summary);
   } else if (!coverage.covered) {
     notes.push(
       "The city is outside published coverage: travel costs may apply and availability is not guaranteed.",

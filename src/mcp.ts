@@ -7,7 +7,8 @@
  */
 
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
-import type { z } from "zod";
+import { z } from "zod";
+import { ToolErrorOutput } from "./output_schemas.ts";
 import type { Context } from "./context.ts";
 import { SERVICE_NAME } from "./discovery.ts";
 import { HttpError, json, readBody, unexpectedErrorFields } from "./http.ts";
@@ -89,30 +90,74 @@ function batchRefused(): Response {
 /**
  * The tools with their schemas wrapped once per process. The SDK builds a server per
  * request and converts each tool's zod schemas to JSON Schema when a call needs them;
- * the wrapper hands it the conversion made the first time (validation is still zod's).
+ * the wrapper hands it the conversion made the first time. Input is not validated by
+ * the SDK: it would report schema problems in its own words and stop there, leaving the
+ * catalog's for a second call. Each tool validates everything itself, in one pass.
+ * Outputs are still checked by the SDK against their schemas.
  */
 const REGISTERED = TOOLS.map((tool) => ({
   tool,
-  input: convertedOnce(tool.input),
-  output: convertedOnce(tool.output),
+  input: convertedOnce(tool.input, { validate: false }),
+  output: convertedOnce(tool.output, { validate: true, admitErrors: true }),
   annotations: toolAnnotations(tool),
 }));
+
+/** The JSON Schema of {@linkcode ToolErrorOutput}, made once. */
+const ERROR_SCHEMA = z.toJSONSchema(ToolErrorOutput, { io: "output" }) as JsonObject;
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * A tool's output schema as `tools/list` advertises it: the success shape (SPEC §2.3–2.5,
+ * as in the tool descriptor) or, when `ok` is false, the error shape. Clients such as the
+ * MCP Inspector validate `structuredContent` against the output schema even for an
+ * `isError` result, so a failure's structured body must fit the advertised schema too.
+ */
+export function admitToolErrors(success: JsonObject): JsonObject {
+  const { $schema: _, ...schema } = success;
+  return {
+    ...schema,
+    description: `${schema.description ?? ""} When ok is false the call failed (isError): ` +
+      "error, message and issues say why.",
+    properties: {
+      ...(schema.properties as JsonObject),
+      ...Object.fromEntries(
+        Object.entries(ERROR_SCHEMA.properties as JsonObject).filter(([k]) => k !== "ok"),
+      ),
+    },
+    required: ["ok"],
+    if: { properties: { ok: { const: false } }, required: ["ok"] },
+    then: { required: ERROR_SCHEMA.required },
+    else: { required: schema.required ?? [] },
+  };
+}
 
 type StandardJsonSchema = {
   "~standard": {
     jsonSchema: Record<"input" | "output", (options: { target: string }) => unknown>;
+    validate: (value: unknown) => unknown;
   };
 };
 
-function convertedOnce<T extends z.ZodType>(schema: T): T {
+function convertedOnce<T extends z.ZodType>(
+  schema: T,
+  options: { validate: boolean; admitErrors?: boolean },
+): T {
   const std = schema["~standard"] as unknown as StandardJsonSchema["~standard"];
   const cache = new Map<string, unknown>();
-  const memo = (io: "input" | "output") => (options: { target: string }) => {
-    const key = `${io} ${options.target}`;
-    if (!cache.has(key)) cache.set(key, std.jsonSchema[io](options));
+  const memo = (io: "input" | "output") => (target: { target: string }) => {
+    const key = `${io} ${target.target}`;
+    if (!cache.has(key)) {
+      const converted = std.jsonSchema[io](target) as JsonObject;
+      cache.set(key, options.admitErrors ? admitToolErrors(converted) : converted);
+    }
     return cache.get(key);
   };
-  const standard = { ...std, jsonSchema: { input: memo("input"), output: memo("output") } };
+  const standard = {
+    ...std,
+    jsonSchema: { input: memo("input"), output: memo("output") },
+    ...(options.validate ? {} : { validate: (value: unknown) => ({ value }) }),
+  };
   // Everything else (parsing, `_zod`) is the schema itself.
   return new Proxy(schema, {
     get: (target, prop, receiver) =>
@@ -136,7 +181,7 @@ function buildServer(ctx: Context): McpServer {
       annotations,
     }, async (args: unknown) => {
       try {
-        const result = await tool.run(ctx, args as Record<string, unknown>);
+        const result = await tool.run(ctx, args);
         return {
           content: [{ type: "text" as const, text: JSON.stringify(result) }],
           structuredContent: result,
@@ -159,9 +204,18 @@ function buildServer(ctx: Context): McpServer {
 
 /** A failed call as a tool result an agent can act on (MCP: `isError`, not a protocol error). */
 function toolError(err: HttpError) {
-  const lines = [`${err.code}: ${err.message}`];
-  for (const issue of err.issues ?? []) lines.push(`- ${issue.path}: ${issue.message}`);
   const retryAfter = err.headers.get("retry-after");
-  if (retryAfter) lines.push(`Retry after ${retryAfter} s.`);
-  return { isError: true, content: [{ type: "text" as const, text: lines.join("\n") }] };
+  const body: z.infer<typeof ToolErrorOutput> = {
+    ok: false as const,
+    error: err.code,
+    message: err.message,
+    issues: (err.issues ?? []).map(({ path, message }) => ({ path, message })),
+    ...(retryAfter ? { retry_after_s: Number(retryAfter) } : {}),
+  };
+  // The same JSON as text, for clients that read only content (as with results).
+  return {
+    isError: true,
+    content: [{ type: "text" as const, text: JSON.stringify(body) }],
+    structuredContent: body,
+  };
 }

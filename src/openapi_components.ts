@@ -12,14 +12,8 @@ import { Location } from "./catalog.ts";
 import { IDENTITY_TYPES, RegistrationRequest } from "./oauth/registration.ts";
 import { SCOPES } from "./oauth/scopes.ts";
 import { TOKEN_LIFETIME_S } from "./oauth/token.ts";
-import {
-  CoverageOutput,
-  LeadInput,
-  LeadOutput,
-  QuoteInput,
-  QuoteOutput,
-  ServicesOutput,
-} from "./schemas.ts";
+import { LeadInput, QuoteInput } from "./schemas.ts";
+import { CoverageOutput, LeadOutput, QuoteOutput, ServicesOutput } from "./output_schemas.ts";
 
 const _scopeString = z.string().describe(
   `Space-separated scopes (RFC 6749 §3.3) from: ${SCOPES.join(", ")}`,

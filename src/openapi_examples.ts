@@ -13,6 +13,7 @@ const _zurich = {
   query: { city: "zurich", country: null },
   match: "covered",
   covered: true,
+  summary: "Zürich, CH is covered: 8 services, an engineer on site within 4 h.",
   location: {
     id: "zrh",
     city: "Zürich",
@@ -31,8 +32,10 @@ const _zurich = {
 
 const _cologne = {
   query: { city: "Köln", country: null },
-  match: "reference_place",
+  match: "known_uncovered",
   covered: false,
+  summary: "Cologne, DE is not covered. The nearest covered city is Düsseldorf, DE (35 km, 4 h); " +
+    "a quote can still be requested.",
   location: null,
   services: [],
   response_time_hours: null,
@@ -47,6 +50,8 @@ const _sanJose = {
   query: { city: "San Jose", country: null },
   match: "ambiguous",
   covered: false,
+  summary: '"San Jose" names 2 cities: San Jose, US (covered); San José, CR (not covered). ' +
+    "Ask again with country to choose one.",
   location: null,
   services: [],
   response_time_hours: null,
@@ -67,6 +72,24 @@ export const COVERAGE_EXAMPLES: Examples = {
     summary: "A name several cities share; add country (?city=San Jose)",
     value: { ok: true, coverage: _sanJose },
   },
+  otherCountry: {
+    summary: "A city asked for in a country where it is not (tool check_coverage with country US)",
+    value: {
+      ok: true,
+      coverage: {
+        query: { city: "Frankfurt", country: "US" },
+        match: "other_country",
+        covered: false,
+        summary: 'No city "Frankfurt" is known in US, but Frankfurt, DE is covered: ask again ' +
+          "with country DE if that is the one.",
+        location: null,
+        services: [],
+        response_time_hours: null,
+        nearest: [],
+        candidates: [{ city: "Frankfurt", country: "DE", covered: true }],
+      },
+    },
+  },
 };
 
 export const SERVICES_EXAMPLES: Examples = {
@@ -77,6 +100,7 @@ export const SERVICES_EXAMPLES: Examples = {
       services: [{
         id: "remote-hands",
         name: "Remote hands",
+        aliases: ["remote hand", "hands and eyes", "power cycle", "reboot", "reseat"],
         description: "On-site technician performs simple tasks on your behalf, such as power " +
           "cycling servers, checking status LEDs, reseating cables and reading out serial numbers.",
         category: "operations",
@@ -186,6 +210,7 @@ export const LEAD_RESPONSE_EXAMPLES: Examples = {
       request_id: "lead_01KAKX2Q3M8Y6T0V5W9R4B7C1D",
       next_steps: "A member of our team will review your request and reply by email; nothing " +
         "has been ordered or scheduled.",
+      service_id: "structured-cabling",
     },
   },
 };
@@ -198,6 +223,7 @@ export const QUOTE_RESPONSE_EXAMPLES: Examples = {
       request_id: "quote_01KAKX2Q3M8Y6T0V5W9R4B7C1D",
       next_steps: "A member of our team will review this request and reply by email with a " +
         "quotation; the budget estimate is non-binding and nothing has been ordered or scheduled.",
+      service_id: "rack-and-stack",
       budget_estimate: {
         currency: "EUR",
         low: 1065,

@@ -43,14 +43,8 @@ import {
   rateLimited,
   tooLarge,
 } from "./openapi_responses.ts";
-import {
-  CoverageOutput,
-  LeadInput,
-  LeadOutput,
-  QuoteInput,
-  QuoteOutput,
-  ServicesOutput,
-} from "./schemas.ts";
+import { LeadInput, QuoteInput } from "./schemas.ts";
+import { CoverageOutput, LeadOutput, QuoteOutput, ServicesOutput } from "./output_schemas.ts";
 import { SUBMISSION_MAX_BODY } from "./submissions.ts";
 
 const FORM = "application/x-www-form-urlencoded";

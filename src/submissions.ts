@@ -9,7 +9,8 @@ import { createHash } from "node:crypto";
 import type { Catalog } from "./catalog.ts";
 import type { Context } from "./context.ts";
 import { checkCoverage, type Coverage } from "./coverage.ts";
-import { type BudgetEstimate, estimateBudget, findService } from "./estimate.ts";
+import { type BudgetEstimate, estimateBudget } from "./estimate.ts";
+import { closestService, findService } from "./service_match.ts";
 import { type FieldIssue, HttpError } from "./http.ts";
 import { newRequestId } from "./ids.ts";
 import {
@@ -21,7 +22,7 @@ import {
   type SubmissionRecord,
 } from "./kv.ts";
 import { enforceRateLimit } from "./rate_limit.ts";
-import { CountryCode, fieldIssues, LeadInput, QuoteInput } from "./schemas.ts";
+import { CountryCode, fieldIssues, LeadInput, QuoteInput, validationFailed } from "./schemas.ts";
 
 /** Largest accepted submission: the request body, and the JSON stored for it. */
 export const SUBMISSION_MAX_BODY = 64 * 1024;
@@ -43,6 +44,8 @@ export interface SubmissionResult {
   requires_human_approval: true;
   billable_order_created: false;
   next_steps: string;
+  /** The catalog service `service_type` was understood as, or null. */
+  service_id: string | null;
   budget_estimate?: BudgetEstimate;
 }
 
@@ -73,7 +76,7 @@ export async function enforceSubmitLimit(ctx: Context): Promise<void> {
 export async function submitLead(
   ctx: Context,
   raw: unknown,
-  idempotencyKey?: string,
+  headerKey?: string,
 ): Promise<SubmitOutcome> {
   checkNesting(raw);
   const parsed = LeadInput.safeParse(raw);
@@ -82,7 +85,7 @@ export async function submitLead(
     ...extraPropertyIssues(raw, LeadInput.shape),
   ];
   if (!parsed.success || issues.length) throw validationFailed(issues);
-  const input = parsed.data;
+  const { idempotency_key: argumentKey, ...input } = parsed.data;
   // A lead's country is an additional property; it is used only when it is a valid code.
   const country = CountryCode.safeParse(input.country).data;
   const coverage = input.city ? checkCoverage(ctx.catalog, { city: input.city, country }) : null;
@@ -91,14 +94,14 @@ export async function submitLead(
       ? findService(ctx.catalog, input.service_type)?.id ?? null
       : null,
     covered: coverage ? coveredFact(coverage) : null,
-  }, idempotencyKey);
+  }, idempotencyKeyOf(headerKey, argumentKey));
 }
 
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
 export async function submitQuote(
   ctx: Context,
   raw: unknown,
-  idempotencyKey?: string,
+  headerKey?: string,
 ): Promise<SubmitOutcome> {
   checkNesting(raw);
   const parsed = QuoteInput.safeParse(raw);
@@ -109,13 +112,13 @@ export async function submitQuote(
   // The catalog check runs even when other fields failed, so every problem is listed at once.
   const service = _quotedService(ctx.catalog, raw, issues);
   if (!parsed.success || !service || issues.length) throw validationFailed(issues);
-  const input = parsed.data;
+  const { idempotency_key: argumentKey, ...input } = parsed.data;
   const coverage = checkCoverage(ctx.catalog, { city: input.city, country: input.country });
   return await _store(ctx, "quote", raw, input, {
     service_id: service.id,
     covered: coveredFact(coverage),
     budget_estimate: estimateBudget(service, input, coverage),
-  }, idempotencyKey);
+  }, idempotencyKeyOf(headerKey, argumentKey));
 }
 
 /**
@@ -181,7 +184,9 @@ export function checkNesting(raw: unknown): void {
 
 /** What a submission record says about coverage: unknown (null) for an ambiguous name. */
 export function coveredFact(coverage: Coverage): boolean | null {
-  return coverage.match === "ambiguous" ? null : coverage.covered;
+  return coverage.match === "ambiguous" || coverage.match === "other_country"
+    ? null
+    : coverage.covered;
 }
 
 function _quotedService(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
@@ -191,22 +196,29 @@ function _quotedService(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
   if (!service) {
     issues.push({
       path: "service_type",
-      message: `service_type must name a catalog service; valid ids: ${
-        catalog.services.map((s) => s.id).join(", ")
-      }`,
+      message: `service_type "${serviceType.trim().slice(0, 60)}" is not a catalog service; ` +
+        `did you mean ${closestService(catalog, serviceType).id}? Valid ids: ${
+          catalog.services.map((s) => s.id).join(", ")
+        }`,
     });
   }
   return service;
 }
 
-function validationFailed(issues: FieldIssue[]): HttpError {
-  const n = issues.length;
-  return new HttpError(
-    400,
-    "validation_failed",
-    `${n} field${n === 1 ? "" : "s"} failed validation: ${issues.map((i) => i.path).join(", ")}`,
-    { issues },
-  );
+/**
+ * The idempotency key of a submission: the `Idempotency-Key` header (REST) or the
+ * `idempotency_key` argument (MCP, or a REST body field). Both given and different is a
+ * client mistake that no answer could satisfy.
+ */
+function idempotencyKeyOf(header: string | undefined, argument: string | undefined) {
+  if (header !== undefined && argument !== undefined && header !== argument) {
+    throw new HttpError(
+      400,
+      "invalid_idempotency_key",
+      "the Idempotency-Key header and the idempotency_key field differ; send one",
+    );
+  }
+  return header ?? argument;
 }
 
 async function _store(
@@ -235,6 +247,7 @@ async function _store(
     requires_human_approval: true,
     billable_order_created: false,
     next_steps: NEXT_STEPS[kind],
+    service_id: facts.service_id,
     ...(facts.budget_estimate ? { budget_estimate: facts.budget_estimate } : {}),
   };
   const record: SubmissionRecord = {
@@ -262,7 +275,9 @@ async function _store(
 
   // Keys are per endpoint and caller address, so one caller cannot squat another's keys.
   const scope: IdempotencyScope = { endpoint: kind, address: ctx.address, key: idempotencyKey };
-  const bodyHash = createHash("sha256").update(canonicalJson(raw)).digest("base64url");
+  // The key itself is not part of the request: a header and a field give the same hash.
+  const { idempotency_key: _, ...request } = raw as Record<string, unknown>;
+  const bodyHash = createHash("sha256").update(canonicalJson(request)).digest("base64url");
   // A concurrent request with the same key, or KV expiring a stale key between our read
   // and our commit, fails the check; look again and retry a few times. A replay stores
   // nothing, so only the first attempt that will write counts globally.

@@ -10,15 +10,14 @@ import type { z } from "zod";
 import type { Context } from "./context.ts";
 import { checkCoverage } from "./coverage.ts";
 import { CoverageQuerySchema } from "./coverage_query.ts";
+import { LeadInput, parseArguments, QuoteInput } from "./schemas.ts";
 import {
   CoverageOutput,
-  LeadInput,
   LeadOutput,
   NoInput,
-  QuoteInput,
   QuoteOutput,
   ServicesOutput,
-} from "./schemas.ts";
+} from "./output_schemas.ts";
 import { enforceSubmitLimit, submitLead, submitQuote } from "./submissions.ts";
 
 export interface ToolDefinition {
@@ -31,7 +30,12 @@ export interface ToolDefinition {
   http: { method: "GET" | "POST"; path: string };
   /** True for tools that submit something a human must review. */
   submits: boolean;
-  run(ctx: Context, args: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Validates `args` itself, in one pass, and answers or throws an HttpError. The MCP
+   * server hands arguments over unchecked, so every problem is reported at once, in the
+   * service's format, whether the schema or the catalog finds it.
+   */
+  run(ctx: Context, args: unknown): Promise<Record<string, unknown>>;
 }
 
 const REVIEW = "A human reviews every submission before anything happens; nothing is ordered, " +
@@ -41,10 +45,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "check_coverage",
     title: "Check coverage",
-    description: "Check whether a city is covered for on-site datacenter field services. " +
-      "Names match ignoring case, accents and common aliases; give `country` (ISO 3166-1 " +
-      "alpha-2) when a city name exists in several countries. Returns the matched location, " +
-      "its services and response time, or the nearest covered cities.",
+    description: "Use before request_quote, or when a user asks whether we work in a city. " +
+      "Returns whether the city is covered, with its services and on-site response time, or " +
+      "the nearest covered cities; a summary sentence says what to do next (for a name " +
+      "several cities share, which one is covered and to ask again with country).",
     input: CoverageQuerySchema,
     output: CoverageOutput,
     http: { method: "GET", path: "/api/v1/locations" },
@@ -52,25 +56,30 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: (ctx, args) =>
       Promise.resolve({
         ok: true,
-        coverage: checkCoverage(ctx.catalog, args as z.infer<typeof CoverageQuerySchema>),
+        coverage: checkCoverage(ctx.catalog, parseArguments(CoverageQuerySchema, args)),
       }),
   },
   {
     name: "list_services",
     title: "List services",
-    description: "List the field services offered (remote hands, rack-and-stack, cabling, " +
-      "hardware swaps, decommissioning, audits…) with their pricing inputs.",
+    description: "Use to learn what can be requested: every field service (remote hands, " +
+      "rack and stack, cabling, hardware swaps, decommissioning, audits…) with its id, the " +
+      "names and aliases service_type accepts, and its published rates.",
     input: NoInput,
     output: ServicesOutput,
     http: { method: "GET", path: "/api/v1/services" },
     submits: false,
-    run: (ctx) => Promise.resolve({ ok: true, services: [...ctx.catalog.services] }),
+    run: (ctx, args) => {
+      parseArguments(NoInput, args);
+      return Promise.resolve({ ok: true, services: [...ctx.catalog.services] });
+    },
   },
   {
     name: "submit_lead",
     title: "Submit a lead",
-    description: "Send a request for contact about datacenter field services. Requires an " +
-      `email and a description. ${REVIEW} Returns a request id.`,
+    description: "Use when a user wants to be contacted about field services but is not " +
+      "ready for a quote. Needs an email and a description. Returns a request id and what " +
+      `happens next. ${REVIEW} Pass idempotency_key to make a retry safe.`,
     input: LeadInput,
     output: LeadOutput,
     http: { method: "POST", path: "/api/v1/intake" },
@@ -83,9 +92,11 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "request_quote",
     title: "Request a quote",
-    description: "Request a quotation for a catalog service at a site. Returns a request id " +
-      "and a non-binding budget estimate computed from published rates; the binding " +
-      `quotation comes from a person. ${REVIEW}`,
+    description: "Use when a user wants a price for one catalog service at one site (check " +
+      "the city with check_coverage first). Returns a request id and a non-binding budget " +
+      "estimate from published rates; the binding quotation comes from a person. Every " +
+      `problem with the arguments is listed in one answer. ${REVIEW} Pass idempotency_key ` +
+      "to make a retry safe.",
     input: QuoteInput,
     output: QuoteOutput,
     http: { method: "POST", path: "/api/v1/quotes" },

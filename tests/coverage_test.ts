@@ -51,7 +51,7 @@ Deno.test("checkCoverage matches ignoring case, diacritics and aliases", async (
 Deno.test("checkCoverage answers covered: false with the nearest covered cities for an uncovered city", () => {
   const c = checkCoverage(catalog(), { city: "Köln" });
   assert.equal(c.covered, false);
-  assert.equal(c.match, "reference_place");
+  assert.equal(c.match, "known_uncovered");
   assert.equal(c.location, null);
   assert.equal(c.nearest.length, 3);
   assert.equal(c.nearest[0]!.id, "dus");
@@ -71,7 +71,38 @@ Deno.test("checkCoverage lists candidates for an ambiguous city without a countr
   assert.equal(us.covered, true);
   const cr = checkCoverage(catalog(), { city: "san jose", country: "cr" });
   assert.equal(cr.covered, false);
-  assert.equal(cr.match, "reference_place");
+  assert.equal(cr.match, "known_uncovered");
+});
+
+Deno.test("an ambiguous name says which candidate is covered and that country resolves it", () => {
+  const c = checkCoverage(catalog(), { city: "San Jose" });
+  assert.equal(c.covered, false, "covered stays true only for a single match");
+  assert.equal(
+    c.summary,
+    '"San Jose" names 2 cities: San Jose, US (covered); San José, CR (not covered). ' +
+      "Ask again with country to choose one.",
+  );
+});
+
+Deno.test("a city asked for in the wrong country says where it is covered", () => {
+  const c = checkCoverage(catalog(), { city: "Frankfurt", country: "US" });
+  assert.equal(c.match, "other_country");
+  assert.equal(c.covered, false);
+  assert.deepEqual(c.candidates, [{ city: "Frankfurt", country: "DE", covered: true }]);
+  assert.match(c.summary, /Frankfurt, DE is covered: ask again with country DE/);
+  const fixed = checkCoverage(catalog(), { city: "Frankfurt", country: "DE" });
+  assert.equal(fixed.covered, true);
+});
+
+Deno.test("every coverage answer carries a summary sentence", () => {
+  for (const city of ["Zurich", "Köln", "San Jose", "Atlantis"]) {
+    const c = checkCoverage(catalog(), { city });
+    assert.ok(c.summary.length > 20 && c.summary.endsWith("."), `${city}: ${c.summary}`);
+  }
+  assert.match(
+    checkCoverage(catalog(), { city: "Köln" }).summary,
+    /^Cologne, DE is not covered\. The nearest covered city is Düsseldorf, DE \(35 km, 4 h\)/,
+  );
 });
 
 Deno.test("checkCoverage answers an unknown city with covered: false and match unknown", () => {
@@ -79,7 +110,7 @@ Deno.test("checkCoverage answers an unknown city with covered: false and match u
   assert.equal(c.covered, false);
   assert.equal(c.match, "unknown");
   assert.deepEqual(c.nearest, []);
-  // A covered city asked for in the wrong country is not covered.
+  // A covered city asked for in the wrong country is not covered (see other_country).
   assert.equal(checkCoverage(catalog(), { city: "Paris", country: "US" }).covered, false);
 });
 

@@ -111,6 +111,7 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
       "contact_name",
       "description",
       "email",
+      "idempotency_key",
       "service_type",
     ]);
     const quote = by.request_quote.input_schema;
@@ -128,6 +129,9 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
     assert.equal(quote.properties.attachments_optional.type, "array");
     assert.equal(quote.properties.attachments_optional.items.type, "string");
     assert.equal(quote.properties.agent_context_optional.type, "object");
+    assert.equal(quote.properties.idempotency_key.type, "string");
+    assert.equal(quote.properties.engineer_count.default, 1);
+    assert.equal(quote.properties.out_of_hours.default, false);
     assert.notEqual(quote.additionalProperties, false);
   });
 
@@ -192,5 +196,67 @@ Deno.test("GET /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json li
       type: "application/mcp-server-card+json",
       url: "https://api.test/api/v1/mcp/server-card",
     }]);
+  }
+});
+
+/**
+ * Every property of a JSON Schema, with its path: object properties, array items, the
+ * branches of anyOf/oneOf/allOf, whatever the nesting.
+ */
+function* properties(schema: unknown, path: string): Generator<[string, Record<string, unknown>]> {
+  if (schema === null || typeof schema !== "object") return;
+  const s = schema as Record<string, unknown>;
+  for (const [name, value] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+    yield [`${path}.${name}`, value as Record<string, unknown>];
+    yield* properties(value, `${path}.${name}`);
+  }
+  if (s.items) yield* properties(s.items, `${path}[]`);
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    for (const branch of (s[key] ?? []) as unknown[]) yield* properties(branch, path);
+  }
+}
+
+/** A property is described when it, or the branch that carries its type, has a description. */
+function described(property: Record<string, unknown>): boolean {
+  if (typeof property.description === "string" && property.description.length >= 10) return true;
+  const branches = [...(property.anyOf ?? []) as Record<string, unknown>[]];
+  return branches.some((b) => typeof b.description === "string" && b.description.length >= 10);
+}
+
+Deno.test("every input and output property of every tool has a description, in tools/list and in the descriptor", async (t) => {
+  await using app = await createApp();
+  const descriptor = await (await app.request("/.well-known/mcp.json")).json();
+  const res = await app.request("/api/v1/mcp", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  const text = await res.text();
+  const listed = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!).result.tools;
+  const sources: [string, { name: string; [k: string]: unknown }[], string, string][] = [
+    ["tools/list", listed, "inputSchema", "outputSchema"],
+    ["/.well-known/mcp.json", descriptor.tools, "input_schema", "output_schema"],
+  ];
+  for (const [source, tools, input, output] of sources) {
+    await t.step(source, () => {
+      assert.equal(tools.length, 4);
+      const missing: string[] = [];
+      let count = 0;
+      for (const tool of tools) {
+        assert.ok(String(tool.description).length > 40, `${tool.name} describes when to use it`);
+        for (const io of [input, output]) {
+          for (const [path, property] of properties(tool[io], `${tool.name}.${io}`)) {
+            count++;
+            if (!described(property)) missing.push(path);
+          }
+        }
+      }
+      assert.deepEqual(missing, [], `${missing.length} of ${count} properties lack a description`);
+      assert.ok(count > 80, `only ${count} properties walked`);
+    });
   }
 });

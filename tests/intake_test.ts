@@ -26,9 +26,11 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
     "ok",
     "request_id",
     "requires_human_approval",
+    "service_id",
     "status",
   ]);
   assert.equal(body.ok, true);
+  assert.equal(body.service_id, null, "no service_type given");
   assert.match(body.request_id, /^lead_[0-9A-HJKMNP-TV-Z]{26}$/);
   assert.equal(body.status, "pending_review");
   assert.equal(body.requires_human_approval, true);
@@ -461,4 +463,54 @@ Deno.test("RATE_LIMIT_SUBMIT_GLOBAL caps submissions from all addresses together
     } else await res.body?.cancel();
   }
   assert.deepEqual(statuses, [202, 202, 202, 429, 429]);
+});
+
+Deno.test("REST takes the idempotency key as the idempotency_key field too, and refuses a field that contradicts the header", async (t) => {
+  await using app = await createApp();
+  await t.step("the field alone replays like the header", async () => {
+    const body = { ...LEAD, idempotency_key: "field-1" };
+    const first = await (await post(app, "/api/v1/intake", body)).json();
+    const again = await post(app, "/api/v1/intake", body);
+    assert.equal(again.headers.get("idempotent-replayed"), "true");
+    assert.equal((await again.json()).request_id, first.request_id);
+    // The header with the same key and the same request is the same replay.
+    const viaHeader = await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": "field-1" });
+    assert.equal((await viaHeader.json()).request_id, first.request_id);
+    const stored = await getSubmissionPayload(
+      app.kv,
+      (await getSubmission(app.kv, first.request_id)).value!,
+    );
+    assert.equal(JSON.parse(stored).idempotency_key, undefined, "the key is not stored");
+  });
+  await t.step("a header and a field that differ are 400 invalid_idempotency_key", async () => {
+    const res = await post(app, "/api/v1/intake", { ...LEAD, idempotency_key: "a-1" }, {
+      "Idempotency-Key": "b-2",
+    });
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, "invalid_idempotency_key");
+  });
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+});
+
+Deno.test("a lead's service_type is stored as the catalog id when it names a service, and kept as free text when not", async () => {
+  await using app = await createApp();
+  const understood = await (await post(app, "/api/v1/intake", { ...LEAD, service_type: "RMA" }))
+    .json();
+  assert.equal(understood.service_id, "hardware-swap");
+  assert.equal(
+    (await getSubmission(app.kv, understood.request_id)).value?.service_id,
+    "hardware-swap",
+  );
+  const free = await (await post(app, "/api/v1/intake", {
+    ...LEAD,
+    service_type: "help with our UPS batteries",
+  })).json();
+  assert.equal(free.service_id, null);
+  const record = (await getSubmission(app.kv, free.request_id)).value!;
+  assert.equal(record.service_id, null);
+  assert.equal(
+    JSON.parse(await getSubmissionPayload(app.kv, record)).service_type,
+    "help with our UPS batteries",
+    "kept as written, for a person",
+  );
 });

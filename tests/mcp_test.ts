@@ -5,13 +5,33 @@ import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextproto
 import { getSubmission } from "../src/kv.ts";
 import { LEAD, QUOTE, TOOL_NAMES } from "./_fixtures.ts";
 import { listen } from "./_helpers.ts";
-import { startService } from "./_service.ts";
+import { reviewCli, reviewListJson, startService, startServiceOnTempKv } from "./_service.ts";
 
 type ToolResult = {
   isError?: boolean;
   content: { type: string; text?: string }[];
   structuredContent?: Record<string, unknown>;
 };
+
+type ToolErrorBody = {
+  ok: false;
+  error: string;
+  message: string;
+  issues: { path: string; message: string }[];
+  retry_after_s?: number;
+};
+
+/** The structured error of a failed call, checked to be the same as its text. */
+function toolError(r: ToolResult): ToolErrorBody {
+  assert.equal(r.isError, true);
+  const body = r.structuredContent as ToolErrorBody;
+  assert.equal(body.ok, false);
+  assert.equal(typeof body.error, "string");
+  assert.equal(typeof body.message, "string");
+  assert.ok(Array.isArray(body.issues));
+  assert.deepEqual(JSON.parse(r.content[0]!.text!), body, "the text is the same JSON");
+  return body;
+}
 
 /** The same checks for every client: list, call each tool, bad input, unknown tool. */
 async function exercise(
@@ -69,29 +89,78 @@ async function exercise(
     assert.equal(estimate.currency, "EUR");
     assert.ok(estimate.low > 0);
   });
-  await t.step("invalid arguments give an isError result an agent can act on", async () => {
-    const r = await call("submit_lead", { email: "not-an-email" });
-    assert.equal(r.isError, true);
-    assert.match(r.content[0]!.text!, /email/);
-    assert.match(r.content[0]!.text!, /description is required/);
+  await t.step(
+    "invalid arguments give an isError result with the structured error, also as text",
+    async () => {
+      const r = await call("submit_lead", { email: "not-an-email" });
+      const err = toolError(r);
+      assert.equal(err.error, "validation_failed");
+      assert.deepEqual(err.issues, [
+        { path: "email", message: "email must be a valid email address" },
+        { path: "description", message: "description is required" },
+      ]);
+    },
+  );
+  await t.step("check_coverage refuses additional properties, in the same format", async () => {
+    const err = toolError(await call("check_coverage", { city: "Paris", radius: 10 }));
+    assert.equal(err.error, "validation_failed");
+    assert.match(JSON.stringify(err.issues), /radius/);
   });
-  await t.step("check_coverage refuses additional properties", async () => {
-    const r = await call("check_coverage", { city: "Paris", radius: 10 });
-    assert.equal(r.isError, true);
-    assert.match(r.content[0]!.text!, /radius/);
+  await t.step("request_quote understands service names written any way", async () => {
+    for (const written of ["remote_hands", "Remote Hands", "REMOTE-HANDS"]) {
+      const r = await call("request_quote", { ...QUOTE, service_type: written });
+      assert.equal(r.structuredContent?.service_id, "remote-hands", written);
+    }
+    const stack = await call("request_quote", { ...QUOTE, service_type: "rack & stack" });
+    assert.equal(stack.structuredContent?.service_id, "rack-and-stack");
+    const cabling = await call("request_quote", { ...QUOTE, service_type: "cabling" });
+    assert.equal(cabling.structuredContent?.service_id, "structured-cabling");
   });
-  await t.step("request_quote with an unknown service lists the valid ids", async () => {
-    const r = await call("request_quote", { ...QUOTE, service_type: "teleportation" });
-    assert.equal(r.isError, true);
-    assert.match(r.content[0]!.text!, /service_type.*remote-hands/s);
-  });
+  await t.step(
+    "request_quote refuses an unknown service, listing the ids and the closest",
+    async () => {
+      const err = toolError(
+        await call("request_quote", { ...QUOTE, service_type: "teleportation" }),
+      );
+      const issue = err.issues.find((i) => i.path === "service_type")!;
+      assert.match(issue.message, /did you mean [a-z-]+\?/);
+      assert.match(issue.message, /remote-hands, smart-hands, rack-and-stack/);
+    },
+  );
+  await t.step(
+    "three missing fields and an unknown service: four problems in one answer",
+    async () => {
+      const { company: _c, contact_name: _n, email: _e, ...rest } = QUOTE;
+      const err = toolError(
+        await call("request_quote", { ...rest, service_type: "teleportation" }),
+      );
+      assert.deepEqual(err.issues.map((i) => i.path).sort(), [
+        "company",
+        "contact_name",
+        "email",
+        "service_type",
+      ]);
+    },
+  );
   await t.step("deeply nested arguments give an isError result, not a crash", async () => {
     let nested: unknown = [];
     for (let i = 0; i < 2_000; i++) nested = [nested];
-    const r = await call("submit_lead", { ...LEAD, nested });
-    assert.equal(r.isError, true);
-    assert.match(r.content[0]!.text!, /nested deeper than 32 levels/);
+    const err = toolError(await call("submit_lead", { ...LEAD, nested }));
+    assert.match(err.issues[0]!.message, /nested deeper than 32 levels/);
   });
+  await t.step(
+    "check_coverage answers an ambiguous name and a wrong country usefully",
+    async () => {
+      const ambiguous = await call("check_coverage", { city: "San Jose" });
+      const a = ambiguous.structuredContent?.coverage as Record<string, unknown>;
+      assert.equal(a.match, "ambiguous");
+      assert.match(String(a.summary), /San Jose, US \(covered\)/);
+      const wrong = await call("check_coverage", { city: "Frankfurt", country: "US" });
+      const w = wrong.structuredContent?.coverage as Record<string, unknown>;
+      assert.equal(w.match, "other_country");
+      assert.match(String(w.summary), /Frankfurt, DE is covered/);
+    },
+  );
   await t.step("an unknown tool is refused", async () => {
     await assert.rejects(call("create_billable_order", {}), /create_billable_order/);
   });
@@ -277,8 +346,9 @@ Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions
     const first = await client.callTool({ name: "submit_lead", arguments: LEAD });
     assert.equal(first.isError ?? false, false);
     const second = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
-    assert.equal(second.isError, true);
-    assert.match(second.content[0]!.text!, /rate_limited.*Retry after \d+ s/s);
+    const err = toolError(second);
+    assert.equal(err.error, "rate_limited");
+    assert.ok(err.retry_after_s! >= 1);
     // Reads are not limited.
     const read = await client.callTool({ name: "list_services", arguments: {} });
     assert.equal(read.isError ?? false, false);
@@ -289,7 +359,8 @@ Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions
 });
 
 Deno.test("MCP clients against the real service started with deno task start", async (t) => {
-  await using service = await startService();
+  // Each client makes a dozen submissions: more than one address may in a minute.
+  await using service = await startService({ RATE_LIMIT_SUBMIT: "0" });
   const url = new URL(`${service.baseUrl}/api/v1/mcp`);
   for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
     await t.step(`@modelcontextprotocol/client@2, ${JSON.stringify(mode)}`, async (t) => {
@@ -350,8 +421,8 @@ Deno.test("an unexpected failure inside a tool is a generic isError result; deta
   await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
   try {
     const r = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
-    assert.equal(r.isError, true);
-    assert.equal(r.content[0]!.text, "internal_error: internal error; retry later");
+    const err = toolError(r);
+    assert.deepEqual([err.error, err.message], ["internal_error", "internal error; retry later"]);
   } finally {
     await client.close();
     real.close();
@@ -360,4 +431,54 @@ Deno.test("an unexpected failure inside a tool is a generic isError result; deta
   assert.equal(logged?.tool, "submit_lead");
   assert.match(String(logged?.request_id), /^[0-9a-f-]{36}$/, "correlated with the request");
   assert.match(String(logged?.error), /disk failure/);
+});
+
+Deno.test("MCP idempotency: a retry with the same idempotency_key returns the first result and stores nothing new", async (t) => {
+  await using service = await startServiceOnTempKv();
+  const client = new Client({ name: "retry", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/api/v1/mcp`)));
+  try {
+    const args = { ...LEAD, idempotency_key: "3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10" };
+    const first = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
+    const again = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
+    await t.step("the replay is the first answer, request id included", () => {
+      assert.equal(first.isError ?? false, false);
+      assert.deepEqual(again.structuredContent, first.structuredContent);
+    });
+    await t.step("deno task review list --json shows one record, without the key", async () => {
+      const items = await reviewListJson(service.kvPath);
+      assert.deepEqual(items.map((i) => i.request_id), [first.structuredContent!.request_id]);
+      const shown = await reviewCli(service.kvPath, "show", String(items[0]!.request_id), "--json");
+      assert.equal(JSON.parse(shown.stdout).request.idempotency_key, undefined);
+    });
+    await t.step("the same key with other arguments is an error result that says so", async () => {
+      const other = await client.callTool({
+        name: "submit_lead",
+        arguments: { ...args, description: "Something else entirely" },
+      }) as ToolResult;
+      const err = toolError(other);
+      assert.equal(err.error, "idempotency_key_reused");
+      assert.equal((await reviewListJson(service.kvPath)).length, 1);
+    });
+    await t.step("request_quote takes a key the same way", async () => {
+      const quote = { ...QUOTE, idempotency_key: "quote-retry-1" };
+      const a = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
+      const b = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
+      assert.equal(b.structuredContent?.request_id, a.structuredContent?.request_id);
+      assert.equal((await reviewListJson(service.kvPath)).length, 2);
+    });
+    await t.step("a malformed key is a validation issue like any other", async () => {
+      const err = toolError(
+        await client.callTool({
+          name: "submit_lead",
+          arguments: { ...LEAD, idempotency_key: "has spaces" },
+        }) as ToolResult,
+      );
+      assert.deepEqual(err.issues.map((i) => i.path), ["idempotency_key"]);
+    });
+  } finally {
+    await client.close();
+  }
 });

@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import servicesFile from "../data/services.v1.json" with { type: "json" };
+import locationsFile from "../data/locations.v1.json" with { type: "json" };
+import placesFile from "../data/places.v1.json" with { type: "json" };
+import { buildCatalog } from "../src/catalog.ts";
 import { getSubmission, getSubmissionPayload } from "../src/kv.ts";
 import { catalog, createApp, post } from "./_helpers.ts";
 
@@ -103,15 +107,57 @@ Deno.test("the budget estimate applies the minimum hours, defaults and the call-
   });
 });
 
-Deno.test("POST /api/v1/quotes matches service_type by id or name, ignoring case", async (t) => {
-  await using app = await createApp();
-  for (const name of ["rack-and-stack", "RACK-AND-STACK", "Rack and stack", "rack AND stack"]) {
-    await t.step(name, async () => {
-      const res = await post(app, "/api/v1/quotes", { ...QUOTE, service_type: name });
+Deno.test("POST /api/v1/quotes understands service_type written any way: id, name or alias", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  const cases: [string, string][] = [
+    ["rack-and-stack", "rack-and-stack"],
+    ["RACK-AND-STACK", "rack-and-stack"],
+    ["Rack and stack", "rack-and-stack"],
+    ["rack & stack", "rack-and-stack"],
+    ["Rack & Stack", "rack-and-stack"],
+    ["remote_hands", "remote-hands"],
+    ["Remote Hands", "remote-hands"],
+    ["REMOTE-HANDS", "remote-hands"],
+    ["smart hands", "smart-hands"],
+    ["cabling", "structured-cabling"],
+    ["fibre", "fiber-testing"],
+    ["fiber", "fiber-testing"],
+    ["decom", "decommissioning"],
+    ["RMA", "hardware-swap"],
+    ["Décommissioning.", "decommissioning"],
+  ];
+  for (const [written, id] of cases) {
+    await t.step(`${written} → ${id}`, async () => {
+      const res = await post(app, "/api/v1/quotes", { ...QUOTE, service_type: written });
       assert.equal(res.status, 202);
-      assert.equal((await res.json()).budget_estimate.basis.service_id, "rack-and-stack");
+      const body = await res.json();
+      assert.equal(body.service_id, id);
+      assert.equal(body.budget_estimate.basis.service_id, id);
     });
   }
+});
+
+Deno.test("three missing fields and an unknown service_type are four problems in one 400", async () => {
+  await using app = await createApp();
+  const { company: _c, contact_name: _n, email: _e, ...rest } = QUOTE;
+  const res = await post(app, "/api/v1/quotes", { ...rest, service_type: "teleportation" });
+  assert.equal(res.status, 400);
+  const { issues } = await res.json();
+  assert.deepEqual(issues.map((i: { path: string }) => i.path).sort(), [
+    "company",
+    "contact_name",
+    "email",
+    "service_type",
+  ]);
+});
+
+Deno.test("catalog aliases may not name two services", () => {
+  const services = structuredClone(servicesFile);
+  services.services[1]!.aliases.push("Remote Hand");
+  assert.throws(
+    () => buildCatalog({ services, locations: locationsFile, places: placesFile }),
+    /"remotehand" names both remote-hands and smart-hands/,
+  );
 });
 
 Deno.test("POST /api/v1/quotes rejects an unknown service_type with 400 listing the valid ids", async () => {
@@ -123,6 +169,9 @@ Deno.test("POST /api/v1/quotes rejects an unknown service_type with 400 listing 
   assert.equal(body.issues.length, 1);
   assert.equal(body.issues[0].path, "service_type");
   for (const s of catalog().services) assert.ok(body.issues[0].message.includes(s.id), s.id);
+  const near = await (await post(app, "/api/v1/quotes", { ...QUOTE, service_type: "rak and stak" }))
+    .json();
+  assert.match(near.issues[0].message, /did you mean rack-and-stack\?/);
 });
 
 Deno.test("POST /api/v1/quotes lists every field problem at once and stores nothing", async (t) => {
@@ -228,7 +277,7 @@ Deno.test("a quote for an ambiguous city records coverage as unknown and asks fo
   await using app = await createApp();
   const res = await post(app, "/api/v1/quotes", { ...QUOTE, city: "San Jose" });
   const body = await res.json();
-  assert.match(body.budget_estimate.note, /send country/);
+  assert.match(body.budget_estimate.note, /San Jose, US \(covered\).*Ask again with country/);
   assert.doesNotMatch(body.budget_estimate.note, /outside published coverage/);
   assert.equal((await getSubmission(app.kv, body.request_id)).value?.covered, null);
   const us =

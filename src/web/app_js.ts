@@ -281,11 +281,16 @@ function coverageNode(coverage, form) {
       }, "Request a quote in " + loc.city),
     );
   }
-  if (coverage.match === "ambiguous" && coverage.candidates.length) {
+  if (
+    (coverage.match === "ambiguous" || coverage.match === "other_country") &&
+    coverage.candidates.length
+  ) {
     return notice(
       "info",
-      "“" + asked + "” matches several cities",
-      h("p", null, "Choose the one you mean:"),
+      coverage.match === "ambiguous"
+        ? "“" + asked + "” matches several cities"
+        : "“" + asked + "” is not in that country",
+      h("p", null, coverage.match === "ambiguous" ? "Choose the one you mean:" : "It is here:"),
       h(
         "ul",
         { class: "choice-list" },
@@ -313,7 +318,7 @@ function coverageNode(coverage, form) {
     );
   }
   const nearest = Array.isArray(coverage.nearest) ? coverage.nearest : [];
-  if (coverage.match === "reference_place" || nearest.length) {
+  if (coverage.match === "known_uncovered" || nearest.length) {
     return notice(
       "warn",
       "Not covered: " + asked,

@@ -224,8 +224,12 @@ async function exerciseEra(
     const res = invalid.out.result!;
     assertEra(res, era.modern);
     assert.equal(res.isError, true);
-    assert.equal(res.structuredContent, undefined);
+    // The structured error fits the advertised output schema: the Inspector checks it.
+    const body = res.structuredContent as { ok: boolean; error: string; issues: unknown[] };
+    assert.equal(body.ok, false);
+    assert.equal(body.error, "validation_failed");
     const text = (res.content as { text: string }[])[0]!.text;
+    assert.deepEqual(JSON.parse(text), body);
     assert.match(text, /email must be a valid email address/);
     assert.match(text, /description is required/);
   });

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { normalizeName } from "../../src/coverage.ts";
-import { findService } from "../../src/estimate.ts";
+import { findService } from "../../src/service_match.ts";
 import { HttpError, parseForm } from "../../src/http.ts";
 import { decodeBasic } from "../../src/oauth/client_auth.ts";
 import { parseScope, SCOPES } from "../../src/oauth/scopes.ts";
@@ -828,9 +828,11 @@ Deno.test("city names: coverage answers 200 or 400, never 5xx; normalizeName is 
           assert.equal(res.status, valid ? 200 : 400, `${path}: ${JSON.stringify(body)}`);
           if (res.status === 200) {
             assert.equal(body.coverage.query.city, seenCity);
-            assert.ok(["covered", "reference_place", "ambiguous", "unknown"].includes(
-              body.coverage.match,
-            ));
+            assert.ok(
+              ["covered", "known_uncovered", "ambiguous", "other_country", "unknown"].includes(
+                body.coverage.match,
+              ),
+            );
           } else {
             assert.equal(body.error, "invalid_query");
           }

@@ -1,0 +1,222 @@
+/**
+ * @module
+ * zod schemas of what the tools and their REST endpoints answer (SPEC §2.3–2.5), every
+ * field described. They are the MCP tools' output schemas and the OpenAPI responses.
+ * Objects are loose: a client must ignore fields it does not know.
+ */
+
+import { z } from "zod";
+
+const _money = (what: string) =>
+  z.number().meta({ description: `${what}, in the service's currency (see currency).` });
+
+const ServiceItem = z.looseObject({
+  id: z.string().meta({
+    description: "Stable identifier: what service_type takes.",
+    examples: ["remote-hands"],
+  }),
+  name: z.string().meta({ description: "Display name; also accepted as service_type." }),
+  aliases: z.array(z.string().meta({ description: "One alias." })).meta({
+    description: "Other names accepted as service_type, such as cabling or RMA.",
+  }),
+  description: z.string().meta({ description: "What the service covers, in a sentence." }),
+  category: z.string().meta({
+    description: "Group of the service: operations, installation, cabling, hardware, " +
+      "lifecycle or assurance.",
+  }),
+  pricing: z.looseObject({
+    currency: z.string().meta({ description: "ISO 4217 currency code.", examples: ["EUR"] }),
+    hourly_rate: _money("Price of one engineer for one hour in business hours"),
+    minimum_hours: z.number().meta({
+      description: "Hours billed at least, per engineer and visit.",
+    }),
+    out_of_hours_multiplier: z.number().meta({
+      description: "Factor on the hourly rate outside business hours (out_of_hours: true).",
+    }),
+    call_out_fee: _money("Fixed fee per visit, on top of the hours"),
+  }).meta({ description: "Published rates; what a quote's budget estimate is computed from." }),
+}).meta({ description: "One field service of the catalog." });
+
+/** SPEC §2.3: `ok` and `services`, both required. */
+export const ServicesOutput = z.looseObject({
+  ok: z.boolean().meta({ description: "true: the catalog follows." }),
+  services: z.array(ServiceItem).meta({ description: "Every service offered." }),
+}).meta({ description: "The service catalog." });
+
+const _city = z.string().meta({ description: "City name as published." });
+const _country = z.string().meta({ description: "ISO 3166-1 alpha-2 country code." });
+
+/** The values of `coverage.match`, each explained where an agent reads the schema. */
+export const COVERAGE_MATCHES = {
+  covered: "The name is one covered city: covered is true, location and services are set.",
+  known_uncovered: "The name is one known city outside coverage: covered is false and " +
+    "nearest lists the closest covered cities. A quote can still be requested.",
+  ambiguous: "The name fits several cities (candidates, each with covered): ask again with " +
+    "country to choose one. covered is false until then.",
+  other_country: "No city of that name is known in the given country, but there is one " +
+    "elsewhere: candidates says where and whether it is covered.",
+  unknown: "The name is not a city we know: check the spelling or try the nearest large city.",
+} as const;
+
+/** SPEC §2.3: `ok` and `coverage`, both required. */
+export const CoverageOutput = z.looseObject({
+  ok: z.boolean().meta({ description: "true: the answer follows (even when not covered)." }),
+  coverage: z.looseObject({
+    query: z.looseObject({
+      city: z.string().meta({ description: "The city as asked." }),
+      country: z.string().nullable().meta({
+        description: "The country as asked, upper case; null when none was given.",
+      }),
+    }).meta({ description: "What was asked." }),
+    match: z.enum(Object.keys(COVERAGE_MATCHES) as [keyof typeof COVERAGE_MATCHES]).meta({
+      description: "How the name was resolved: " +
+        Object.entries(COVERAGE_MATCHES).map(([k, v]) => `${k}: ${v}`).join(" "),
+      "x-enumDescriptions": COVERAGE_MATCHES,
+    }),
+    covered: z.boolean().meta({
+      description: "true only when the name resolved to exactly one covered city.",
+    }),
+    summary: z.string().meta({
+      description: "The answer in a sentence or two, naming the covered city or what to ask " +
+        "next; fit to show a user as it is.",
+    }),
+    location: z.looseObject({
+      id: z.string().meta({ description: "Location identifier." }),
+      city: _city,
+      country: _country,
+      region: z.string().meta({ description: "World region, such as Europe." }),
+      timezone: z.string().meta({
+        description: "IANA time zone of the site; requested_time is in this local time.",
+        examples: ["Europe/Zurich"],
+      }),
+    }).nullable().meta({ description: "The covered location, when match is covered." }),
+    services: z.array(
+      z.looseObject({
+        id: z.string().meta({ description: "Service id, for service_type." }),
+        name: z.string().meta({ description: "Service name." }),
+      }).meta({ description: "One service offered there." }),
+    ).meta({
+      description: "Services offered at the covered location; empty otherwise.",
+    }),
+    response_time_hours: z.number().nullable().meta({
+      description: "Hours until an engineer can be on site, at the covered location.",
+    }),
+    nearest: z.array(
+      z.looseObject({
+        id: z.string().meta({ description: "Location identifier." }),
+        city: _city,
+        country: _country,
+        distance_km: z.number().meta({ description: "Great-circle distance, in kilometres." }),
+        response_time_hours: z.number().meta({
+          description: "Hours until an engineer can be on site there.",
+        }),
+      }).meta({ description: "One covered city near the one asked for." }),
+    ).meta({
+      description: "For a known city outside coverage: the closest covered cities, nearest first.",
+    }),
+    candidates: z.array(
+      z.looseObject({
+        city: _city,
+        country: _country,
+        covered: z.boolean().meta({ description: "Whether this candidate is covered." }),
+      }).meta({ description: "One city the name may mean." }),
+    ).meta({
+      description: "For ambiguous: every city the name may mean. For other_country: where a " +
+        "city of that name is. Ask again with one of their country codes.",
+    }),
+  }).meta({ description: "Published coverage for the city asked for." }),
+}).meta({ description: "Whether a city is covered, and what to do if not." });
+
+/** SPEC §2.4 output: the four fields are required. */
+export const LeadOutput = z.looseObject({
+  ok: z.boolean().meta({ description: "true: the request was stored for review." }),
+  request_id: z.string().meta({
+    description: "Reference of the request; quote it when you write to us.",
+    examples: ["lead_01KAKX2Q3M8Y6T0V5W9R4B7C1D"],
+  }),
+  requires_human_approval: z.boolean().meta({
+    description: "Always true: a person reviews every request before anything happens.",
+  }),
+  billable_order_created: z.boolean().meta({
+    description: "Always false: no order, booking or invoice is created.",
+  }),
+  status: z.literal("pending_review").optional().meta({
+    description: "pending_review: waiting for a person.",
+  }),
+  next_steps: z.string().optional().meta({
+    description: "What happens next, in a sentence to relay to the user.",
+  }),
+  service_id: z.string().nullable().optional().meta({
+    description: "The catalog service service_type was understood as; null when it named " +
+      "none (kept as free text) or was not given.",
+  }),
+}).meta({ description: "The stored request, waiting for human review." });
+
+/** SPEC §2.5 output: the lead's fields plus the non-binding `budget_estimate`. */
+export const QuoteOutput = LeadOutput.extend({
+  budget_estimate: z.looseObject({
+    currency: z.string().meta({ description: "ISO 4217 currency code of the amounts." }),
+    low: _money("Lower end of the estimate"),
+    high: _money("Upper end of the estimate, with a contingency for overruns"),
+    non_binding: z.literal(true).meta({
+      description: "Always true: the binding quotation comes from a person.",
+    }),
+    basis: z.looseObject({
+      service_id: z.string().meta({ description: "The service quoted." }),
+      hourly_rate: _money("Hourly rate used"),
+      engineers: z.number().meta({ description: "Engineers assumed (engineer_count, or 1)." }),
+      hours: z.number().meta({
+        description: "Hours per engineer assumed: estimated_hours, at least the minimum.",
+      }),
+      hours_assumed: z.boolean().meta({
+        description: "true when no estimated_hours was given and the minimum was used.",
+      }),
+      minimum_hours: z.number().meta({ description: "The service's minimum hours." }),
+      out_of_hours: z.boolean().meta({ description: "Whether out-of-hours rates apply." }),
+      out_of_hours_multiplier: z.number().meta({ description: "The multiplier applied, or 1." }),
+      call_out_fee: _money("Call-out fee included"),
+      contingency: z.number().meta({
+        description: "Share added to the labour cost for high, such as 0.25.",
+      }),
+    }).meta({ description: "The inputs the estimate was computed from." }),
+    note: z.string().nullable().meta({
+      description: "Why the estimate is less certain (hours assumed, city not covered or " +
+        "ambiguous), or null.",
+    }),
+  }).meta({
+    description: "A non-binding budget range computed from published rates: rate × engineers " +
+      "× hours × out-of-hours multiplier + call-out fee.",
+  }),
+}).meta({ description: "The stored quote request with its non-binding budget estimate." });
+
+/** The `list_services` input: nothing, and nothing else. */
+export const NoInput = z.strictObject({}).meta({ description: "No arguments." });
+
+/**
+ * What a failed tool call carries as `structuredContent` (with `isError: true`): the
+ * same `{ok: false, error, message, issues}` as a REST error body.
+ */
+export const ToolErrorOutput = z.looseObject({
+  ok: z.literal(false).meta({ description: "false: the call failed; nothing was stored." }),
+  error: z.string().meta({
+    description: "Machine-readable code: validation_failed, idempotency_key_reused, " +
+      "rate_limited, payload_too_large, invalid_idempotency_key or internal_error.",
+    examples: ["validation_failed"],
+  }),
+  message: z.string().meta({ description: "What went wrong, in a sentence." }),
+  issues: z.array(
+    z.looseObject({
+      path: z.string().meta({
+        description: "The argument at fault, as a dotted path (attachments_optional.0), or " +
+          "(body) for the arguments as a whole.",
+      }),
+      message: z.string().meta({ description: "What is wrong with it and what is accepted." }),
+    }).meta({ description: "One problem." }),
+  ).meta({
+    description: "Every problem with the arguments, all found in one pass; empty for " +
+      "errors that are not about the arguments.",
+  }),
+  retry_after_s: z.number().optional().meta({
+    description: "For rate_limited: seconds to wait before trying again.",
+  }),
+}).meta({ description: "Why a tool call failed." });
