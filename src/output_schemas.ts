@@ -71,7 +71,6 @@ export const CoverageOutput = z.looseObject({
     match: z.enum(Object.keys(COVERAGE_MATCHES) as [keyof typeof COVERAGE_MATCHES]).meta({
       description: "How the name was resolved: " +
         Object.entries(COVERAGE_MATCHES).map(([k, v]) => `${k}: ${v}`).join(" "),
-      "x-enumDescriptions": COVERAGE_MATCHES,
     }),
     covered: z.boolean().meta({
       description: "true only when the name resolved to exactly one covered city.",
