@@ -7,13 +7,17 @@
 import { z } from "zod";
 import type { CoverageQuery } from "./coverage.ts";
 import { HttpError } from "./http.ts";
-import { CountryCode, fieldIssues } from "./schemas.ts";
+import { lenientArguments, type LenientFields } from "./lenient.ts";
+import { CountryCode, fieldIssues, got } from "./schemas.ts";
 
 /** Longest accepted city name; the longest real ones are well under this. */
 export const CITY_MAX = 100;
 
 export const CoverageQuerySchema = z.strictObject({
-  city: z.string({ error: "city is required" }).trim()
+  city: z.string({
+    error: (iss) =>
+      iss.input === undefined ? "city is required" : `city must be a string; got ${got(iss.input)}`,
+  }).trim()
     .min(1, "city must not be empty")
     .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`)
     .meta({
@@ -30,6 +34,9 @@ export const CoverageQuerySchema = z.strictObject({
 
 const _LocationQuery = CoverageQuerySchema.partial({ city: true });
 
+/** `country: null` is no country; a country name is its code (see lenient.ts). */
+export const COVERAGE_LENIENCY: LenientFields = { optional: ["country"], countries: ["country"] };
+
 /** Validates `city` (optional here) and `country` from a query string; 400 lists every problem. */
 export function parseLocationQuery(search: URLSearchParams): Partial<CoverageQuery> {
   const input: Record<string, string> = {};
@@ -42,7 +49,7 @@ export function parseLocationQuery(search: URLSearchParams): Partial<CoverageQue
     }
     if (values[0] !== undefined) input[name] = values[0];
   }
-  const res = _LocationQuery.safeParse(input);
+  const res = _LocationQuery.safeParse(lenientArguments(input, COVERAGE_LENIENCY));
   if (!res.success) {
     const issues = fieldIssues(res.error);
     throw new HttpError(400, "invalid_query", issues.map((i) => i.message).join("; "), { issues });

@@ -9,6 +9,7 @@
 import { z } from "zod";
 import servicesFile from "../data/services.v1.json" with { type: "json" };
 import { type FieldIssue, HttpError } from "./http.ts";
+import type { LenientFields } from "./lenient.ts";
 
 /** Bounds of submitted fields; documented in the README. */
 export const LIMITS = {
@@ -26,8 +27,21 @@ export const LIMITS = {
 
 const _required = (name: string) => ({
   error: (iss: { input: unknown }) =>
-    iss.input === undefined ? `${name} is required` : `${name} must be a string`,
+    iss.input === undefined
+      ? `${name} is required`
+      : `${name} must be a string; got ${got(iss.input)}`,
 });
+
+/** What a caller sent, for an error message: `the number 2`, `an array`, `null`. */
+export function got(input: unknown): string {
+  if (input === null) return "null";
+  if (Array.isArray(input)) return "an array";
+  if (typeof input === "string") {
+    return `the string ${JSON.stringify(input.length > 40 ? `${input.slice(0, 40)}…` : input)}`;
+  }
+  if (typeof input === "object") return "an object";
+  return `the ${typeof input} ${String(input)}`;
+}
 
 /** A trimmed, non-empty string of at most `max` characters. */
 function text(name: string, max: number = LIMITS.shortText) {
@@ -38,12 +52,22 @@ function text(name: string, max: number = LIMITS.shortText) {
 
 const email = z.email({
   error: (iss) =>
-    iss.input === undefined ? "email is required" : "email must be a valid email address",
+    iss.input === undefined
+      ? "email is required"
+      : typeof iss.input === "string"
+      ? "email must be a valid email address such as ops@example.com"
+      : `email must be a string; got ${got(iss.input)}`,
 }).max(LIMITS.email, `email must be at most ${LIMITS.email} characters`);
 
 /** ISO 3166-1 alpha-2, any case in, upper case out. */
-export const CountryCode = z.string({ error: "country must be a string" }).trim()
-  .regex(/^[A-Za-z]{2}$/, "country must be an ISO 3166-1 alpha-2 code such as DE")
+export const CountryCode = z.string({
+  error: (iss) => `country must be a string; got ${got(iss.input)}`,
+}).trim()
+  .regex(
+    /^[A-Za-z]{2}$/,
+    "country must be an ISO 3166-1 alpha-2 code such as DE, US or GB (a country's English name " +
+      "is understood too)",
+  )
   .transform((c) => c.toUpperCase());
 
 const _utf8 = new TextEncoder();
@@ -94,6 +118,20 @@ const _agentContext = agentContext.meta({
   examples: [{ agent: "procurement-assistant", user_request: "quote for rack work in Zurich" }],
 });
 
+const _phone = z.string(_required("phone")).trim()
+  .regex(/^\+?[0-9 ()./-]{5,40}$/, "phone must be 5 to 40 digits, spaces or + ( ) . / -")
+  .optional().meta({
+    description: "A phone number to reach the contact: 5 to 40 characters of digits, spaces " +
+      "and + ( ) . / -.",
+    examples: ["+49 69 1234 5678"],
+  });
+const _country = CountryCode.optional().meta({
+  description: "The site's country as an ISO 3166-1 alpha-2 code, any case (an English " +
+    "country name such as Germany is understood too). Tells apart cities that share a name " +
+    "(San Jose, US or CR).",
+  examples: ["CH", "US"],
+});
+
 /** SPEC §2.4. Additional properties are allowed and kept (at most 16, 4 KiB together). */
 export const LeadInput = z.looseObject({
   email: _email,
@@ -111,6 +149,8 @@ export const LeadInput = z.looseObject({
       "case, spaces, _, -, & and punctuation; anything else is kept as free text for a person.",
     examples: ["remote-hands", "Rack and stack"],
   }),
+  country: _country,
+  phone: _phone,
   agent_context_optional: _agentContext.optional(),
   idempotency_key: IdempotencyKey.optional(),
 }).meta({
@@ -137,18 +177,8 @@ export const QuoteInput = z.looseObject({
     examples: ["remote-hands", "rack and stack"],
   }),
   description: _description,
-  phone: z.string(_required("phone")).trim()
-    .regex(/^\+?[0-9 ()./-]{5,40}$/, "phone must be 5 to 40 digits, spaces or + ( ) . / -")
-    .optional().meta({
-      description: "A phone number for the engineer to call on site: 5 to 40 characters of " +
-        "digits, spaces and + ( ) . / -.",
-      examples: ["+49 69 1234 5678"],
-    }),
-  country: CountryCode.optional().meta({
-    description: "The site's country as an ISO 3166-1 alpha-2 code, any case. Tells apart " +
-      "cities that share a name (San Jose, US or CR).",
-    examples: ["CH", "US"],
-  }),
+  phone: _phone,
+  country: _country,
   site_address: text("site_address", LIMITS.siteAddress).optional().meta({
     description: "Street address of the site or datacenter, at most 500 characters.",
     examples: ["Hardturmstrasse 161, 8005 Zürich"],
@@ -165,8 +195,10 @@ export const QuoteInput = z.looseObject({
       description: "Preferred start time, HH:MM on a 24-hour clock, in local time at the site.",
       examples: ["09:30"],
     }),
-  engineer_count: z.number({ error: "engineer_count must be a whole number" })
-    .int("engineer_count must be a whole number")
+  engineer_count: z.number({
+    error: (iss) => `engineer_count must be a whole number such as 2; got ${got(iss.input)}`,
+  })
+    .int("engineer_count must be a whole number such as 2")
     .min(1, "engineer_count must be at least 1")
     .max(LIMITS.engineers, `engineer_count must be at most ${LIMITS.engineers}`)
     .optional().meta({
@@ -174,7 +206,9 @@ export const QuoteInput = z.looseObject({
       default: 1,
       examples: [2],
     }),
-  estimated_hours: z.number({ error: "estimated_hours must be a number" })
+  estimated_hours: z.number({
+    error: (iss) => `estimated_hours must be a number of hours such as 3; got ${got(iss.input)}`,
+  })
     .gt(0, "estimated_hours must be greater than 0")
     .max(LIMITS.hours, `estimated_hours must be at most ${LIMITS.hours}`)
     .optional().meta({
@@ -182,7 +216,9 @@ export const QuoteInput = z.looseObject({
         "absent or below the service's minimum, the estimate assumes the minimum.",
       examples: [3],
     }),
-  out_of_hours: z.boolean({ error: "out_of_hours must be true or false" }).optional().meta({
+  out_of_hours: z.boolean({
+    error: (iss) => `out_of_hours must be true or false; got ${got(iss.input)}`,
+  }).optional().meta({
     description: "true when the work must happen outside business hours at the site " +
       "(evenings, nights, weekends, public holidays): the service's out-of-hours multiplier " +
       "applies to the estimate. Default false.",
@@ -210,6 +246,27 @@ export const QuoteInput = z.looseObject({
 });
 export type QuoteInput = z.infer<typeof QuoteInput>;
 
+/** The fields of an object schema that may be left out. */
+function _optional(schema: z.ZodObject): string[] {
+  return Object.entries(schema.shape)
+    .filter(([, field]) => (field as z.ZodType).safeParse(undefined).success)
+    .map(([name]) => name);
+}
+
+/** How leniently a lead's fields are read before validation (see lenient.ts). */
+export const LEAD_LENIENCY: LenientFields = {
+  optional: _optional(LeadInput),
+  countries: ["country"],
+};
+
+/** How leniently a quote's fields are read before validation (see lenient.ts). */
+export const QUOTE_LENIENCY: LenientFields = {
+  optional: _optional(QuoteInput),
+  numbers: ["engineer_count", "estimated_hours"],
+  booleans: ["out_of_hours"],
+  countries: ["country"],
+};
+
 /** 400 `validation_failed` listing every problem, the one answer to bad input. */
 export function validationFailed(issues: FieldIssue[]): HttpError {
   const n = issues.length;
@@ -230,10 +287,20 @@ export function parseArguments<T>(schema: z.ZodType<T>, raw: unknown): T {
 
 /** zod issues → the `issues` list of an error body, one entry per problem. */
 export function fieldIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.map((i) => ({
-    path: i.path.join(".") || "(body)",
-    message: i.path.length === 0 && i.code === "invalid_type"
-      ? "the body must be a JSON object"
-      : i.message,
-  }));
+  return error.issues.flatMap((i): FieldIssue[] => {
+    // A strict object names every key it does not take; one issue each, at that key.
+    if (i.code === "unrecognized_keys") {
+      const at = i.path.length ? `${i.path.join(".")}.` : "";
+      return i.keys.map((key) => ({
+        path: `${at}${key}`,
+        message: `${key} is not an argument here; remove it`,
+      }));
+    }
+    return [{
+      path: i.path.join(".") || "(body)",
+      message: i.path.length === 0 && i.code === "invalid_type"
+        ? "the body must be a JSON object"
+        : i.message,
+    }];
+  });
 }

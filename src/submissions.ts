@@ -22,7 +22,15 @@ import {
   type SubmissionRecord,
 } from "./kv.ts";
 import { enforceRateLimit } from "./rate_limit.ts";
-import { CountryCode, fieldIssues, LeadInput, QuoteInput, validationFailed } from "./schemas.ts";
+import { lenientArguments } from "./lenient.ts";
+import {
+  fieldIssues,
+  LEAD_LENIENCY,
+  LeadInput,
+  QUOTE_LENIENCY,
+  QuoteInput,
+  validationFailed,
+} from "./schemas.ts";
 
 /** Largest accepted submission: the request body, and the JSON stored for it. */
 export const SUBMISSION_MAX_BODY = 64 * 1024;
@@ -75,10 +83,11 @@ export async function enforceSubmitLimit(ctx: Context): Promise<void> {
 /** Validates and stores a lead (SPEC §2.4). */
 export async function submitLead(
   ctx: Context,
-  raw: unknown,
+  sent: unknown,
   headerKey?: string,
 ): Promise<SubmitOutcome> {
-  checkNesting(raw);
+  checkNesting(sent);
+  const raw = lenientArguments(sent, LEAD_LENIENCY);
   const parsed = LeadInput.safeParse(raw);
   const issues = [
     ...(parsed.success ? [] : fieldIssues(parsed.error)),
@@ -86,9 +95,9 @@ export async function submitLead(
   ];
   if (!parsed.success || issues.length) throw validationFailed(issues);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
-  // A lead's country is an additional property; it is used only when it is a valid code.
-  const country = CountryCode.safeParse(input.country).data;
-  const coverage = input.city ? checkCoverage(ctx.catalog, { city: input.city, country }) : null;
+  const coverage = input.city
+    ? checkCoverage(ctx.catalog, { city: input.city, country: input.country })
+    : null;
   return await _store(ctx, "lead", raw, input, {
     service_id: input.service_type
       ? findService(ctx.catalog, input.service_type)?.id ?? null
@@ -100,10 +109,11 @@ export async function submitLead(
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
 export async function submitQuote(
   ctx: Context,
-  raw: unknown,
+  sent: unknown,
   headerKey?: string,
 ): Promise<SubmitOutcome> {
-  checkNesting(raw);
+  checkNesting(sent);
+  const raw = lenientArguments(sent, QUOTE_LENIENCY);
   const parsed = QuoteInput.safeParse(raw);
   const issues = [
     ...(parsed.success ? [] : fieldIssues(parsed.error)),

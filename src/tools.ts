@@ -9,7 +9,8 @@
 import type { z } from "zod";
 import type { Context } from "./context.ts";
 import { checkCoverage } from "./coverage.ts";
-import { CoverageQuerySchema } from "./coverage_query.ts";
+import { COVERAGE_LENIENCY, CoverageQuerySchema } from "./coverage_query.ts";
+import { lenientArguments } from "./lenient.ts";
 import { LeadInput, parseArguments, QuoteInput } from "./schemas.ts";
 import {
   CoverageOutput,
@@ -56,7 +57,10 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: (ctx, args) =>
       Promise.resolve({
         ok: true,
-        coverage: checkCoverage(ctx.catalog, parseArguments(CoverageQuerySchema, args)),
+        coverage: checkCoverage(
+          ctx.catalog,
+          parseArguments(CoverageQuerySchema, lenientArguments(args, COVERAGE_LENIENCY)),
+        ),
       }),
   },
   {

@@ -96,7 +96,7 @@ async function exercise(
       const err = toolError(r);
       assert.equal(err.error, "validation_failed");
       assert.deepEqual(err.issues, [
-        { path: "email", message: "email must be a valid email address" },
+        { path: "email", message: "email must be a valid email address such as ops@example.com" },
         { path: "description", message: "description is required" },
       ]);
     },
