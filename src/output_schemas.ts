@@ -172,7 +172,10 @@ export const QuoteOutput = LeadOutput.extend({
       }),
       minimum_hours: z.number().meta({ description: "The service's minimum hours." }),
       out_of_hours: z.boolean().meta({ description: "Whether out-of-hours rates apply." }),
-      out_of_hours_multiplier: z.number().meta({ description: "The multiplier applied, or 1." }),
+      out_of_hours_multiplier: z.number().meta({
+        description:
+          "The service's out-of-hours multiplier; applied only when out_of_hours is true.",
+      }),
       call_out_fee: _money("Call-out fee included"),
       contingency: z.number().meta({
         description: "Share added to the labour cost for high, such as 0.25.",

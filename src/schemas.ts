@@ -219,9 +219,10 @@ export const QuoteInput = z.looseObject({
   out_of_hours: z.boolean({
     error: (iss) => `out_of_hours must be true or false; got ${got(iss.input)}`,
   }).optional().meta({
-    description: "true when the work must happen outside business hours at the site " +
-      "(evenings, nights, weekends, public holidays): the service's out-of-hours multiplier " +
-      "applies to the estimate. Default false.",
+    description: "true when the work must happen outside business hours at the site (08:00 " +
+      "to 18:00 local time, Monday to Friday): the service's out-of-hours multiplier applies " +
+      "to the estimate. Default false; the estimate's note says when requested_time or " +
+      "requested_date fall outside business hours but this is false.",
     default: false,
   }),
   attachments_optional: z.array(

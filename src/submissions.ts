@@ -121,14 +121,52 @@ export async function submitQuote(
   ];
   // The catalog check runs even when other fields failed, so every problem is listed at once.
   const service = _quotedService(ctx.catalog, raw, issues);
+  const date = parsed.data?.requested_date;
+  if (date && Date.parse(date) < ctx.now() - 2 * DAY_MS) {
+    // Two days' grace: "today" at the site may still be yesterday in UTC.
+    issues.push({ path: "requested_date", message: `requested_date ${date} is in the past` });
+  }
   if (!parsed.success || !service || issues.length) throw validationFailed(issues);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
   const coverage = checkCoverage(ctx.catalog, { city: input.city, country: input.country });
   return await _store(ctx, "quote", raw, input, {
     service_id: service.id,
     covered: coveredFact(coverage),
-    budget_estimate: estimateBudget(service, input, coverage),
+    budget_estimate: estimateBudget(service, input, coverage, misnamedEstimateInputs(raw)),
   }, idempotencyKeyOf(headerKey, argumentKey));
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The estimate's inputs, and names agents give them. */
+const _ESTIMATE_INPUTS: Readonly<Record<string, readonly string[]>> = {
+  engineer_count: ["engineers", "technicians", "techs", "people", "headcount", "staff"],
+  estimated_hours: ["hours", "duration", "hours_per_engineer", "estimated_time", "time_hours"],
+  out_of_hours: ["after_hours", "outside_hours", "overnight", "night", "weekend", "ooh"],
+  requested_date: ["date", "start_date", "preferred_date", "day"],
+  requested_time: ["time", "start_time", "preferred_time"],
+};
+
+/**
+ * Additional properties of a quote that look like one of the estimate's inputs under
+ * another name (`engineers`, `hours`, `after_hours`): kept, like every additional
+ * property, but named in the estimate's note, since they did not change the price.
+ */
+export function misnamedEstimateInputs(raw: unknown): { name: string; meant: string }[] {
+  if (raw === null || typeof raw !== "object") return [];
+  const squash = (s: string) => s.toLowerCase().replace(/[^a-z]/g, "");
+  const found: { name: string; meant: string }[] = [];
+  for (const name of Object.keys(raw)) {
+    if (Object.hasOwn(QuoteInput.shape, name)) continue;
+    const key = squash(name);
+    for (const [meant, others] of Object.entries(_ESTIMATE_INPUTS)) {
+      if (key === squash(meant) || others.some((o) => squash(o) === key)) {
+        found.push({ name, meant });
+        break;
+      }
+    }
+  }
+  return found;
 }
 
 /**

@@ -273,11 +273,14 @@ Deno.test("POST /api/v1/quotes: 415 for non-JSON, 413 over 64 KiB, idempotent re
   });
 });
 
-Deno.test("a quote for an ambiguous city records coverage as unknown and asks for country", async () => {
+Deno.test("a quote for an ambiguous city records coverage as unknown, and a person confirms the city", async () => {
   await using app = await createApp();
   const res = await post(app, "/api/v1/quotes", { ...QUOTE, city: "San Jose" });
   const body = await res.json();
-  assert.match(body.budget_estimate.note, /San Jose, US \(covered\).*Ask again with country/);
+  assert.match(
+    body.budget_estimate.note,
+    /San Jose, US \(covered\).*a person will confirm the city/,
+  );
   assert.doesNotMatch(body.budget_estimate.note, /outside published coverage/);
   assert.equal((await getSubmission(app.kv, body.request_id)).value?.covered, null);
   const us =
@@ -303,5 +306,68 @@ Deno.test("POST /api/v1/quotes accepts 200-character short fields and refuses 20
   assert.deepEqual((await bad.json()).issues.map((i: { path: string }) => i.path), [
     "company",
     "city",
+  ]);
+});
+
+Deno.test("the estimate's note warns of everything that makes the price less certain", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  const note = async (body: Record<string, unknown>) => {
+    const res = await post(app, "/api/v1/quotes", { ...QUOTE, estimated_hours: 3, ...body });
+    assert.equal(res.status, 202, await res.clone().text());
+    return String((await res.json()).budget_estimate.note);
+  };
+  await t.step("arguments that look like the estimate's inputs under other names", async () => {
+    const text = await note({
+      engineers: 2,
+      hours: 3,
+      after_hours: true,
+      estimated_hours: undefined,
+    });
+    assert.match(
+      text,
+      /^Not used for the estimate: engineers \(did you mean engineer_count\?\), hours \(did you mean estimated_hours\?\), after_hours \(did you mean out_of_hours\?\)\./,
+    );
+  });
+  await t.step("hours below the service's minimum", async () => {
+    assert.match(
+      await note({ estimated_hours: 1 }),
+      /estimated_hours 1 is below the 2 h minimum of Rack and stack: 2 h per engineer is billed/,
+    );
+  });
+  await t.step("a time or a weekend outside business hours without out_of_hours", async () => {
+    assert.match(
+      await note({ requested_time: "22:00" }),
+      /requested_time 22:00 is outside business hours/,
+    );
+    assert.match(
+      await note({ requested_date: "2026-11-28" }),
+      /requested_date 2026-11-28, a Saturday, is outside business hours/,
+    );
+    assert.equal(await note({ requested_time: "22:00", out_of_hours: true }), "null");
+    assert.equal(await note({ requested_time: "09:30", requested_date: "2026-11-26" }), "null");
+  });
+  await t.step("an ambiguous city: stored, a person confirms, no need to resend", async () => {
+    const text = await note({ city: "San Jose" });
+    assert.match(
+      text,
+      /San Jose, US \(covered\); San José, CR \(not covered\)\. The request is stored/,
+    );
+    assert.match(text, /there is no need to send it again\.$/);
+    assert.doesNotMatch(text, /Ask again/);
+  });
+  await t.step("a covered city that does not list the service", async () => {
+    assert.match(
+      await note({ city: "San Jose", country: "US", service_type: "data destruction" }),
+      /Data destruction is not listed at San Jose, US: a person will confirm/,
+    );
+  });
+});
+
+Deno.test("a requested_date in the past is refused", async () => {
+  await using app = await createApp();
+  const res = await post(app, "/api/v1/quotes", { ...QUOTE, requested_date: "2020-01-01" });
+  assert.equal(res.status, 400);
+  assert.deepEqual((await res.json()).issues, [
+    { path: "requested_date", message: "requested_date 2020-01-01 is in the past" },
   ]);
 });
