@@ -6,6 +6,11 @@
  */
 
 import type { Catalog, Location, Place } from "./catalog.ts";
+import { countryCode } from "./lenient.ts";
+import { normalizeName } from "./names.ts";
+
+export { normalizeName };
+import { editDistance } from "./service_match.ts";
 
 export interface CoverageQuery {
   city: string;
@@ -50,7 +55,7 @@ export interface Coverage {
   nearest: NearbyLocation[];
   /**
    * For an ambiguous name, every city it could mean; for a city not found in the given
-   * country, the countries where it is. Repeat the query with one of their `country`.
+   * country, the countries where it is; for an unknown name, close spellings.
    */
   candidates: { city: string; country: string; covered: boolean }[];
 }
@@ -61,26 +66,6 @@ export interface CoverageIndex {
 }
 
 const NEAREST = 3;
-
-// Letters that Unicode decomposition does not reduce to ASCII.
-const _FOLD: Readonly<Record<string, string>> = {
-  "ø": "o",
-  "æ": "ae",
-  "œ": "oe",
-  "ß": "ss",
-  "ł": "l",
-  "đ": "d",
-  "ð": "d",
-  "þ": "th",
-  "ı": "i",
-};
-
-/** "Zürich" → "zurich", "Frankfurt/Main" → "frankfurt main", "København" → "kobenhavn". */
-export function normalizeName(name: string): string {
-  return name.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()
-    .replace(/[øæœßłđðþı]/g, (c) => _FOLD[c] ?? c)
-    .replace(/[^\p{L}\p{N}]+/gu, " ").trim();
-}
 
 /** Indexes every name and alias once, at catalog load. */
 export function indexCoverage(
@@ -100,10 +85,13 @@ function _index<T extends { city: string; aliases: string[] }>(items: readonly T
   return map;
 }
 
-/** Resolves a city (and optional country) to its published coverage. */
+/**
+ * Resolves a city (and optional country) to its published coverage. "Frankfurt, Germany"
+ * and "San Jose, CA" are read as the city before the comma; the part after it is taken as
+ * the country only when it names one where that city is.
+ */
 export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
-  const name = normalizeName(query.city);
-  const country = query.country?.toUpperCase();
+  const { name, country } = _resolveName(catalog, query);
   const allCovered = catalog.coverage.locations.get(name) ?? [];
   const allPlaces = catalog.coverage.places.get(name) ?? [];
   const inCountry = <T extends { country: string }>(xs: readonly T[]) =>
@@ -178,13 +166,55 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
         `${elsewhere.country} if that is the one.`,
     };
   }
+  const near = _closeSpellings(catalog, name);
+  const covered_cities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
+    .sort().join(", ");
   return {
     ...base,
     match: "unknown",
-    summary: `"${asked}"${country ? ` in ${country}` : ""} is not a city we know. ` +
-      "Check the spelling, or ask for the nearest large city; the covered cities are listed by " +
-      "GET /api/v1/locations.",
+    candidates: near,
+    summary: `"${asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
+      (near.length
+        ? ` Did you mean ${
+          near.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`).join(" or ")
+        }?`
+        : " Try the nearest large city.") +
+      ` Covered cities: ${covered_cities}.`,
   };
+}
+
+/** The name to look up, and the country: the query's, or one given after a comma. */
+function _resolveName(catalog: Catalog, query: CoverageQuery) {
+  const country = query.country?.toUpperCase();
+  const name = normalizeName(query.city);
+  const comma = query.city.indexOf(",");
+  const known = (n: string) => catalog.coverage.locations.has(n) || catalog.coverage.places.has(n);
+  if (comma <= 0 || known(name)) return { name, country };
+  const head = normalizeName(query.city.slice(0, comma));
+  if (!known(head)) return { name, country };
+  if (country) return { name: head, country };
+  const tail = query.city.slice(comma + 1).trim();
+  const code = countryCode(tail) ?? (/^[A-Za-z]{2}$/.test(tail) ? tail.toUpperCase() : undefined);
+  const there = [
+    ...(catalog.coverage.locations.get(head) ?? []),
+    ...(catalog.coverage.places.get(head) ?? []),
+  ].some((x) => x.country === code);
+  return { name: head, country: there ? code : undefined };
+}
+
+/** Known cities spelled within a typo or two of `name` (Frankfrut → Frankfurt). */
+function _closeSpellings(catalog: Catalog, name: string) {
+  const budget = Math.max(1, Math.floor(name.length / 4));
+  const close = <T extends { city: string }>(index: ReadonlyMap<string, readonly T[]>) => {
+    const out: T[] = [];
+    for (const [key, items] of index) {
+      if (Math.abs(key.length - name.length) <= budget && editDistance(key, name) <= budget) {
+        out.push(...items);
+      }
+    }
+    return [...new Set(out)];
+  };
+  return _candidates(close(catalog.coverage.locations), close(catalog.coverage.places)).slice(0, 3);
 }
 
 function _candidates(locations: readonly Location[], places: readonly Place[]) {

@@ -7,7 +7,7 @@
  * advertise, stay strict; anything still wrong is reported by them.
  */
 
-import { normalizeName } from "./coverage.ts";
+import { normalizeName } from "./names.ts";
 
 export interface LenientFields {
   /** Fields that may be left out: `null` is taken as left out. */

@@ -55,7 +55,8 @@ export const COVERAGE_MATCHES = {
     "country to choose one. covered is false until then.",
   other_country: "No city of that name is known in the given country, but there is one " +
     "elsewhere: candidates says where and whether it is covered.",
-  unknown: "The name is not a city we know: check the spelling or try the nearest large city.",
+  unknown: "The name is not a city we know: candidates holds close spellings (Frankfrut: " +
+    "Frankfurt), and summary lists the covered cities.",
 } as const;
 
 /** SPEC §2.3: `ok` and `coverage`, both required. */
@@ -121,7 +122,8 @@ export const CoverageOutput = z.looseObject({
       }).meta({ description: "One city the name may mean." }),
     ).meta({
       description: "For ambiguous: every city the name may mean. For other_country: where a " +
-        "city of that name is. Ask again with one of their country codes.",
+        "city of that name is. For unknown: cities spelled almost the same. Ask again with one " +
+        "of them.",
     }),
   }).meta({ description: "Published coverage for the city asked for." }),
 }).meta({ description: "Whether a city is covered, and what to do if not." });

@@ -50,14 +50,14 @@ export function closestService(catalog: Catalog, text: string): Service {
   const wanted = serviceKey(text);
   let best: { service: Service; distance: number } | undefined;
   for (const [key, service] of catalog.serviceByKey) {
-    const distance = _editDistance(wanted, key);
+    const distance = editDistance(wanted, key);
     if (!best || distance < best.distance) best = { service, distance };
   }
   return best!.service;
 }
 
-/** Levenshtein distance; the keys are short, so the plain two-row table is enough. */
-function _editDistance(a: string, b: string): number {
+/** Levenshtein distance; the names are short, so the plain two-row table is enough. */
+export function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     const current = [i];

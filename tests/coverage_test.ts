@@ -147,3 +147,28 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
     );
   });
 });
+
+Deno.test("a city written with its country or state after a comma is the city before it", async (t) => {
+  const cases: [string, string, boolean][] = [
+    ["Frankfurt, Germany", "covered", true],
+    ["Paris, FR", "covered", true],
+    ["Ashburn, VA", "covered", true], // VA is Virginia here, not the Vatican
+    ["San Jose, CA", "ambiguous", false], // California: no country, still two cities
+  ];
+  for (const [city, match, covered] of cases) {
+    await t.step(city, () => {
+      const c = checkCoverage(catalog(), { city });
+      assert.deepEqual([c.match, c.covered], [match, covered]);
+      assert.equal(c.query.city, city, "the query is reported as asked");
+    });
+  }
+});
+
+Deno.test("an unknown name suggests close spellings and lists the covered cities", () => {
+  const c = checkCoverage(catalog(), { city: "Frankfrut" });
+  assert.equal(c.match, "unknown");
+  assert.deepEqual(c.candidates, [{ city: "Frankfurt", country: "DE", covered: true }]);
+  assert.match(c.summary, /Did you mean Frankfurt, DE \(covered\)\?/);
+  assert.match(c.summary, /Covered cities: Amsterdam \(NL\), Ashburn \(US\), /);
+  assert.doesNotMatch(c.summary, /GET \//, "no REST path an MCP agent cannot follow");
+});

@@ -109,9 +109,11 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
       "city",
       "company",
       "contact_name",
+      "country",
       "description",
       "email",
       "idempotency_key",
+      "phone",
       "service_type",
     ]);
     const quote = by.request_quote.input_schema;
