@@ -10,14 +10,28 @@ import type { Catalog, Service } from "./catalog.ts";
 
 /**
  * The key a service name is compared by: "Rack & Stack" → "rackstack",
- * "remote_hands" → "remotehands", "Décom." → "decom".
+ * "remote_hands" → "remotehands", "Décom." → "decom", "cabling services" → "cabling".
  */
 export function serviceKey(text: string): string {
-  return text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()
+  return _words(text).filter((word) => word !== "and").join("");
+}
+
+/**
+ * Every key a name may be written as: `serviceKey`'s, and the words run together with
+ * their "and" ("RackAndStack" → "rackandstack"), which no separator splits.
+ */
+export function serviceKeys(text: string): string[] {
+  return [...new Set([serviceKey(text), _words(text).join("")])];
+}
+
+function _words(text: string): string[] {
+  const words = text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase()
     .replaceAll("&", " and ")
     .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== "" && word !== "and")
-    .join("");
+    .filter((word) => word !== "");
+  // "Remote hands service", "cabling services": the catalog only has services.
+  while (words.length > 1 && /^services?$/.test(words.at(-1)!)) words.pop();
+  return words;
 }
 
 /**
@@ -27,7 +41,8 @@ export function serviceKey(text: string): string {
 export function indexServices(services: readonly Service[]): Map<string, Service> {
   const byKey = new Map<string, Service>();
   for (const service of services) {
-    for (const key of new Set([service.id, service.name, ...service.aliases].map(serviceKey))) {
+    const names = [service.id, service.name, ...service.aliases];
+    for (const key of new Set(names.flatMap(serviceKeys))) {
       const other = byKey.get(key);
       if (other && other !== service) {
         throw new Error(
@@ -42,18 +57,27 @@ export function indexServices(services: readonly Service[]): Map<string, Service
 
 /** The catalog service `text` names, or undefined. */
 export function findService(catalog: Catalog, text: string): Service | undefined {
-  return catalog.serviceByKey.get(serviceKey(text));
+  for (const key of serviceKeys(text)) {
+    const service = catalog.serviceByKey.get(key);
+    if (service) return service;
+  }
+  return undefined;
 }
 
-/** The service whose id, name or alias is closest to `text` (fewest edits). */
-export function closestService(catalog: Catalog, text: string): Service {
+/**
+ * The service whose id, name or alias is a few edits from `text` ("rak and stak"), or
+ * undefined when none is close: a far-fetched guess would mislead more than none.
+ */
+export function closestService(catalog: Catalog, text: string): Service | undefined {
   const wanted = serviceKey(text);
   let best: { service: Service; distance: number } | undefined;
   for (const [key, service] of catalog.serviceByKey) {
     const distance = editDistance(wanted, key);
     if (!best || distance < best.distance) best = { service, distance };
   }
-  return best!.service;
+  return best && best.distance <= Math.max(2, Math.floor(wanted.length / 3))
+    ? best.service
+    : undefined;
 }
 
 /** Levenshtein distance; the names are short, so the plain two-row table is enough. */

@@ -242,12 +242,14 @@ function _quotedService(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
   if (typeof serviceType !== "string" || !serviceType.trim()) return undefined;
   const service = findService(catalog, serviceType);
   if (!service) {
+    const close = closestService(catalog, serviceType);
     issues.push({
       path: "service_type",
-      message: `service_type "${serviceType.trim().slice(0, 60)}" is not a catalog service; ` +
-        `did you mean ${closestService(catalog, serviceType).id}? Valid ids: ${
-          catalog.services.map((s) => s.id).join(", ")
-        }`,
+      message: `service_type "${serviceType.trim().slice(0, 60)}" is not a catalog service` +
+        (close ? `; did you mean ${close.id}?` : ".") +
+        ` Valid ids: ${catalog.services.map((s) => s.id).join(", ")}` +
+        " (list_services gives their names and aliases). For anything else, submit_lead " +
+        "takes the request in your own words.",
     });
   }
   return service;

@@ -123,8 +123,13 @@ async function exercise(
         await call("request_quote", { ...QUOTE, service_type: "teleportation" }),
       );
       const issue = err.issues.find((i) => i.path === "service_type")!;
-      assert.match(issue.message, /did you mean [a-z-]+\?/);
+      assert.doesNotMatch(issue.message, /did you mean/, "nothing is close to teleportation");
       assert.match(issue.message, /remote-hands, smart-hands, rack-and-stack/);
+      assert.match(issue.message, /submit_lead takes the request in your own words/);
+      const near = toolError(
+        await call("request_quote", { ...QUOTE, service_type: "rak and stak" }),
+      );
+      assert.match(near.issues[0]!.message, /did you mean rack-and-stack\?/);
     },
   );
   await t.step(

@@ -125,6 +125,10 @@ Deno.test("POST /api/v1/quotes understands service_type written any way: id, nam
     ["decom", "decommissioning"],
     ["RMA", "hardware-swap"],
     ["Décommissioning.", "decommissioning"],
+    ["rackandstack", "rack-and-stack"],
+    ["RackAndStack", "rack-and-stack"],
+    ["Remote-Hands service", "remote-hands"],
+    ["rack and stack services", "rack-and-stack"],
   ];
   for (const [written, id] of cases) {
     await t.step(`${written} → ${id}`, async () => {
