@@ -542,7 +542,13 @@ function _submission(
       },
       "409": apiError("The Idempotency-Key was used with a different body", [
         "idempotency_key_reused",
-        "this Idempotency-Key was already used with a different request body",
+        "this idempotency key was already used with other arguments: send the same arguments " +
+        "to get the first answer again, or a new key for a new request",
+        [{
+          path: "idempotency_key",
+          message: "this idempotency key was already used with other arguments: send the same " +
+            "arguments to get the first answer again, or a new key for a new request",
+        }],
       ]),
       ...bodyLimits("api", SUBMISSION_MAX_BODY),
       "415": apiError("The body is not JSON", [

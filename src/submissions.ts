@@ -368,11 +368,11 @@ async function _replay(
     return { staleVersion: entry.versionstamp };
   }
   if (entry.value.body_hash !== bodyHash) {
-    throw new HttpError(
-      409,
-      "idempotency_key_reused",
-      "this Idempotency-Key was already used with a different request body",
-    );
+    const message = "this idempotency key was already used with other arguments: send the " +
+      "same arguments to get the first answer again, or a new key for a new request";
+    throw new HttpError(409, "idempotency_key_reused", message, {
+      issues: [{ path: "idempotency_key", message }],
+    });
   }
   return { outcome: { result: JSON.parse(entry.value.response), replayed: true } };
 }

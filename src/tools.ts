@@ -40,7 +40,8 @@ export interface ToolDefinition {
 }
 
 const REVIEW = "A human reviews every submission before anything happens; nothing is ordered, " +
-  "scheduled or billed by this tool.";
+  "scheduled or billed by this tool. Submissions from one address are limited per minute " +
+  "(20 by default), failed calls included; a rate_limited error says how long to wait.";
 
 export const TOOLS: readonly ToolDefinition[] = [
   {

@@ -465,6 +465,8 @@ Deno.test("MCP idempotency: a retry with the same idempotency_key returns the fi
       }) as ToolResult;
       const err = toolError(other);
       assert.equal(err.error, "idempotency_key_reused");
+      assert.equal(err.issues[0]!.path, "idempotency_key");
+      assert.match(err.message, /send the same arguments .*or a new key for a new request/);
       assert.equal((await reviewListJson(service.kvPath)).length, 1);
     });
     await t.step("request_quote takes a key the same way", async () => {
