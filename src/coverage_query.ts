@@ -26,8 +26,9 @@ export const CoverageQuerySchema = z.strictObject({
       examples: ["Frankfurt", "San Jose"],
     }),
   country: CountryCode.optional().meta({
-    description: "ISO 3166-1 alpha-2 code of the city's country, any case. Optional; give it " +
-      "when a name exists in several countries, or to confirm the one you mean.",
+    description: "ISO 3166-1 alpha-2 code of the city's country, any case (an English country " +
+      "name such as Germany is understood too). Optional; give it when a name exists in " +
+      "several countries, or to confirm the one you mean.",
     examples: ["DE", "US"],
   }),
 }).meta({ description: "A city, and optionally its country." });

@@ -27,10 +27,21 @@ export const OAuthErrorBody = z.strictObject({
 
 /** The layout of every error outside the OAuth endpoints (`errorResponse` in `http.ts`). */
 export const ApiErrorBody = z.strictObject({
-  ok: z.literal(false),
-  error: z.string().describe("The error code; see the README's error table"),
+  ok: z.literal(false).describe("false: the request failed; nothing was stored"),
+  error: z.string().describe(
+    "Machine-readable code, such as validation_failed, invalid_query, rate_limited, " +
+      "idempotency_key_reused, forbidden_origin, payload_too_large, not_found, overloaded or " +
+      "internal_error (each response below lists its own)",
+  ),
   message: z.string().describe("For people and agents: what went wrong and how to fix it"),
-  issues: z.array(z.strictObject({ path: z.string(), message: z.string() }))
+  issues: z.array(
+    z.strictObject({
+      path: z.string().describe(
+        "The field at fault, as a dotted path (attachments_optional.0), or (body)",
+      ),
+      message: z.string().describe("What is wrong with it and what is accepted"),
+    }).describe("One problem"),
+  )
     .describe("Every field problem of a validation failure, all at once")
     .optional(),
 }).describe("API error");

@@ -46,6 +46,7 @@ import {
 import { LeadInput, QuoteInput } from "./schemas.ts";
 import { CoverageOutput, LeadOutput, QuoteOutput, ServicesOutput } from "./output_schemas.ts";
 import { SUBMISSION_MAX_BODY } from "./submissions.ts";
+import { TOOLS } from "./tools.ts";
 
 const FORM = "application/x-www-form-urlencoded";
 
@@ -240,7 +241,7 @@ export function operationDocs(config: Config) {
     publicServices: {
       operationId: "listServices",
       summary: "The service catalog",
-      description: "Anonymous; the MCP tool `list_services`. Cacheable 5 minutes.",
+      description: _withTool("Anonymous, cacheable 5 minutes.", "list_services"),
       tags: ["Public"],
       responses: {
         "200": {
@@ -253,9 +254,11 @@ export function operationDocs(config: Config) {
     publicLocations: {
       operationId: "checkCoverage",
       summary: "Coverage for a city, or the published locations",
-      description: "With `city`: the coverage check (the MCP tool `check_coverage`); names " +
-        "match ignoring case, accents and aliases. Without: the published locations, only " +
-        "`country`'s when given. Anonymous, cacheable 5 minutes.",
+      description: _withTool(
+        "With `city`: the coverage check; without: the published locations, only " +
+          "`country`'s when given. Anonymous, cacheable 5 minutes.",
+        "check_coverage",
+      ),
       tags: ["Public"],
       query: CoverageQuerySchema.partial(),
       params: _COVERAGE_PARAMS,
@@ -271,8 +274,11 @@ export function operationDocs(config: Config) {
     submitLead: _submission({
       operationId: "submitLead",
       summary: "Submit a lead",
-      description: "Anonymous; the MCP tool `submit_lead`. Stored durably and reviewed by a " +
-        "human; nothing is ordered, scheduled or billed. Other members are kept.",
+      description: _withTool(
+        "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
+          "billed. Other members are kept.",
+        "submit_lead",
+      ),
       requestBody: {
         contentType: "application/json",
         schema: LeadInput,
@@ -301,9 +307,11 @@ export function operationDocs(config: Config) {
     requestQuote: _submission({
       operationId: "requestQuote",
       summary: "Request a quote",
-      description: "Anonymous; the MCP tool `request_quote`. The answer carries a non-binding " +
-        "budget estimate from published rates; a human reviews the request and sends the " +
-        "quotation. Nothing is ordered, scheduled or billed. Other members are kept.",
+      description: _withTool(
+        "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
+          "billed. Other members are kept.",
+        "request_quote",
+      ),
       requestBody: {
         contentType: "application/json",
         schema: QuoteInput,
@@ -448,13 +456,21 @@ export function operationDocs(config: Config) {
   } satisfies Record<string, OperationDoc>;
 }
 
+/** The query parameters carry the descriptions of the tool's arguments, word for word. */
 const _COVERAGE_PARAMS = {
-  city: {
-    description: "City name, 1–100 characters; any case, accents optional",
-    example: "Zurich",
-  },
-  country: { description: "ISO 3166-1 alpha-2 code, any case", example: "CH" },
+  city: { description: _described(CoverageQuerySchema.shape.city), example: "Zurich" },
+  country: { description: _described(CoverageQuerySchema.shape.country), example: "CH" },
 } as const;
+
+function _described(schema: z.ZodType): string {
+  return String(schema.meta()?.description ?? "");
+}
+
+/** An operation's description: what the REST endpoint adds, then its MCP tool's words. */
+function _withTool(rest: string, toolName: string): string {
+  const tool = TOOLS.find((t) => t.name === toolName)!;
+  return `${rest} As the MCP tool \`${toolName}\`: ${tool.description}`;
+}
 
 function _invalidQuery(): ResponseDoc {
   return apiError(
