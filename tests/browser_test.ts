@@ -140,7 +140,10 @@ Deno.test({
       await page.fill("#l-description", "Two racks to install in Frankfurt next month.");
       await page.click("#lead-form button[type=submit]");
       await page.locator("#l-email-error").waitFor();
-      assert.equal(await text(page, "#l-email-error"), "email must be a valid email address");
+      assert.equal(
+        await text(page, "#l-email-error"),
+        "email must be a valid email address such as ops@example.com",
+      );
       assert.equal(await page.getAttribute("#l-email", "aria-invalid"), "true");
       assert.ok(await page.locator("#l-description-error").isHidden());
       assert.match(await text(page, "#lead-result .notice-error"), /Please correct 1 field/);
