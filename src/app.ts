@@ -6,6 +6,7 @@
 
 import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
 import { clientAddress } from "./client_address.ts";
+import { groupCommit } from "./group_commit.ts";
 import type { Config } from "./config.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
@@ -96,7 +97,9 @@ export function createHandler(deps: Deps): ServiceHandler {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? createJsonLineLogger();
   const { config } = deps;
-  const rateCounter = createRateCounter(deps.kv);
+  // Every write of a request joins a group commit (see group_commit.ts); reads are direct.
+  const kv = groupCommit(deps.kv);
+  const rateCounter = createRateCounter(kv);
   const routes = compileRoutes(buildRoutes(config));
 
   const maxInFlight = config.maxInFlight;
@@ -112,7 +115,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     const incoming = req.headers.get("x-request-id");
     const requestId = incoming && _REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
     const ctx: Context = {
-      kv: deps.kv,
+      kv,
       config,
       catalog: deps.catalog,
       now,
