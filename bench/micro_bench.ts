@@ -12,6 +12,7 @@ import type { Context } from "../src/context.ts";
 import { checkCoverage } from "../src/coverage.ts";
 import { parseForm, parseJson } from "../src/http.ts";
 import { type ClientRecord, createClient, getClient, storeToken } from "../src/kv.ts";
+import { createStoreCache } from "../src/store_cache.ts";
 import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
@@ -53,6 +54,7 @@ const ctx: Context = {
   requestId: "bench",
   address: "192.0.2.1",
   rateCounter: createRateCounter(kv),
+  cache: createStoreCache(kv),
   headers: new Map(),
 };
 const bearerRequest = new Request(`${config.baseUrl}/api/v1/agent/services`, {

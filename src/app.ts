@@ -7,6 +7,7 @@
 import { agentCoverage, agentLocations, agentServices } from "./agent.ts";
 import { clientAddress } from "./client_address.ts";
 import { groupCommit } from "./group_commit.ts";
+import { createStoreCache } from "./store_cache.ts";
 import type { Config } from "./config.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
@@ -100,6 +101,7 @@ export function createHandler(deps: Deps): ServiceHandler {
   // Every write of a request joins a group commit (see group_commit.ts); reads are direct.
   const kv = groupCommit(deps.kv);
   const rateCounter = createRateCounter(kv);
+  const cache = createStoreCache(kv);
   const routes = compileRoutes(buildRoutes(config));
 
   const maxInFlight = config.maxInFlight;
@@ -123,6 +125,7 @@ export function createHandler(deps: Deps): ServiceHandler {
       requestId,
       address: clientAddress(req, info, config.trustProxy),
       rateCounter,
+      cache,
       headers: new Map(),
     };
 

@@ -7,6 +7,7 @@
 import type { Catalog } from "./catalog.ts";
 import type { Config } from "./config.ts";
 import type { RateCounter } from "./rate_limit.ts";
+import type { StoreCache } from "./store_cache.ts";
 
 /** A structured log sink; receives one JSON-serialisable record per call. */
 export type Logger = (record: Record<string, unknown>) => void;
@@ -39,6 +40,8 @@ export interface Context {
   readonly address: string;
   /** Shared by every request of one handler. */
   readonly rateCounter: RateCounter;
+  /** Token and client records, served exactly (see store_cache.ts); one per handler. */
+  readonly cache: StoreCache;
   /** Headers added to the final response whatever it is, errors included (usually none). */
   readonly headers: Map<string, string>;
 }

@@ -7,7 +7,8 @@
 import type { Context } from "../context.ts";
 import { PATHS } from "../discovery.ts";
 import { HttpError } from "../http.ts";
-import { getToken, type TokenRecord } from "../kv.ts";
+import type { TokenRecord } from "../kv.ts";
+import { cachedToken } from "../store_cache.ts";
 import type { Scope } from "./scopes.ts";
 import { digest } from "./secrets.ts";
 
@@ -36,7 +37,7 @@ export async function verifyBearer(
     throw _challenge(ctx, 401, "missing_token", "a Bearer token is required", {});
   }
   const token = header.match(_BEARER)?.[1];
-  const record = token ? await getToken(ctx.kv, digest(token)) : null;
+  const record = token ? await cachedToken(ctx.kv, ctx.cache, digest(token)) : null;
   if (
     !record || record.expires_at <= ctx.now() || record.audience !== ctx.config.baseUrl
   ) {

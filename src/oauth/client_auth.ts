@@ -5,7 +5,8 @@
 
 import type { Context } from "../context.ts";
 import { decodeUtf8, formDecode, HttpError } from "../http.ts";
-import { type ClientRecord, getClient } from "../kv.ts";
+import type { ClientRecord } from "../kv.ts";
+import { cachedClient } from "../store_cache.ts";
 import { digest, matchesDigest } from "./secrets.ts";
 
 export interface AuthenticatedClient {
@@ -27,10 +28,17 @@ const _B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 export async function authenticateClient(
   req: Request,
   ctx: Context,
+  options: { fresh?: boolean; checkedLater?: boolean } = {},
 ): Promise<AuthenticatedClient> {
   const creds = decodeBasic(req.headers.get("authorization"));
   if (!creds) throw invalidClient(ctx);
-  const entry = creds.id.length <= 128 ? await getClient(ctx.kv, creds.id) : null;
+  let entry = creds.id.length <= 128
+    ? await cachedClient(ctx.kv, ctx.cache, creds.id, options)
+    : null;
+  // A cached record that has lapsed may have been extended on another instance since.
+  if (entry?.value && entry.value.expires_at <= ctx.now() && !options.fresh) {
+    entry = await cachedClient(ctx.kv, ctx.cache, creds.id, { fresh: true });
+  }
   const record = entry?.value;
   const ok = matchesDigest(creds.secret, record?.secret_hash ?? _DUMMY_DIGEST);
   // KV may still return a lapsed registration after its expireIn. A disabled client

@@ -5,7 +5,8 @@
 
 import type { Context } from "../context.ts";
 import { HttpError, json, NO_STORE } from "../http.ts";
-import { deleteToken, getToken } from "../kv.ts";
+import { deleteToken } from "../kv.ts";
+import { cachedToken } from "../store_cache.ts";
 import { enforceRateLimit } from "../rate_limit.ts";
 import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
 import { digest } from "./secrets.ts";
@@ -22,14 +23,14 @@ export async function revokeToken(req: Request, ctx: Context): Promise<Response>
   // token_type_hint is only a hint (RFC 7009 §2.1); access tokens are the only kind.
 
   const hash = digest(token);
-  const found = await getToken(ctx.kv, hash);
+  const found = await cachedToken(ctx.kv, ctx.cache, hash);
   // An expired token is as good as unknown (SPEC §3), whoever it was issued to.
   const record = found && found.expires_at > ctx.now() ? found : null;
   if (record && record.client_id !== client.clientId) {
     // RFC 7009 §2.1: the token was not issued to this client; refuse, leave it valid.
     throw new HttpError(400, "unauthorized_client", "the token was not issued to this client");
   }
-  if (record) await deleteToken(ctx.kv, record, hash);
+  if (record) await deleteToken(ctx.kv, hash);
   // RFC 7009 §2.2: 200 whether or not the token was valid or known. The body may be
   // anything; an empty JSON object keeps clients that parse every answer as JSON working
   // (simple-oauth2's revoke() threw on an empty body without a Content-Type).

@@ -20,7 +20,9 @@ export const TOKEN_LIFETIME_S = 900;
 export async function issueToken(req: Request, ctx: Context): Promise<Response> {
   await enforceRateLimit(ctx, "token", ctx.config.rateLimits.token);
   const form = await readOAuthForm(req, ["resource"]);
-  let client = await authenticateClient(req, ctx);
+  // The token commit is checked against the client record read here, so a cached record
+  // needs no marker read: a disabled or changed client fails that check (see below).
+  let client = await authenticateClient(req, ctx, { checkedLater: true });
   const params = form();
   rejectBodyCredentials(params, client, ctx);
 
@@ -71,7 +73,8 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
     const extended = _extension(client.record, now);
     if (await storeToken(ctx.kv, digest(token), record, client.entry, extended)) break;
     if (attempt >= 5) throw new Error("token commit kept failing its client check");
-    client = await authenticateClient(req, ctx);
+    // The cached record may be older than the one in the store: read the store.
+    client = await authenticateClient(req, ctx, { fresh: true });
   }
   // RFC 6749 §5.1
   return json({
