@@ -31,15 +31,18 @@ import { ownOrigins } from "./origins.ts";
 import { operationDocs } from "./openapi_operations.ts";
 import {
   compileRoutes,
-  dispatch,
   matchRoute,
+  respond,
   type Route,
   route,
-  type RouteTable,
+  type RouteMatch,
 } from "./router.ts";
 import { homePage, webAsset } from "./web.ts";
 
-export type Handler = (req: Request, info?: Deno.ServeHandlerInfo) => Promise<Response>;
+export type Handler = (
+  req: Request,
+  info?: Deno.ServeHandlerInfo,
+) => Response | Promise<Response>;
 
 /** The service's handler, which also knows how many requests it is handling. */
 export interface ServiceHandler extends Handler {
@@ -108,7 +111,8 @@ export function createHandler(deps: Deps): ServiceHandler {
   let inFlight = 0;
   const idle: (() => void)[] = [];
 
-  const handle = async (req: Request, info: Deno.ServeHandlerInfo | undefined) => {
+  // Synchronous when the route answers synchronously (see `respond` in router.ts).
+  const handle = (req: Request, info: Deno.ServeHandlerInfo | undefined) => {
     const started = performance.now();
     // Deno builds req.url from the Host header and the request target. A Host that is
     // not a host (`x|y`, or `a\api\v1\intake?`, which moves the real target into the
@@ -116,6 +120,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     const path = _pathname(req);
     const incoming = req.headers.get("x-request-id");
     const requestId = incoming && _REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    let address: string | undefined;
     const ctx: Context = {
       kv,
       config,
@@ -123,55 +128,76 @@ export function createHandler(deps: Deps): ServiceHandler {
       now,
       log,
       requestId,
-      address: clientAddress(req, info, config.trustProxy),
+      // Parsed when a rate limit or an idempotency scope first asks: most reads never do.
+      get address() {
+        return address ??= clientAddress(req, info, config.trustProxy);
+      },
       rateCounter,
       cache,
       headers: new Map(),
     };
+    const matched = path === undefined ? undefined : matchRoute(routes, path);
 
-    let res: Response;
+    const failed = (err: unknown) => {
+      // Never echoed: the caller sees a generic 500 that carries no internals.
+      log({ level: "error", request_id: requestId, ...unexpectedErrorFields(err) });
+      return errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+    };
+    const finish = (res: Response) => {
+      for (const [k, v] of ctx.headers) res.headers.set(k, v);
+      res.headers.set("X-Request-Id", requestId);
+      res.headers.set("X-Content-Type-Options", "nosniff");
+      log({
+        level: "info",
+        // Only what the service defines is logged, never what the caller typed: a method
+        // outside HTTP's, or a path that matches no route, could hold a name or a number.
+        method: KNOWN_METHODS.has(req.method) ? req.method : "(other)",
+        path: path === undefined ? "(invalid url)" : _routeOf(matched, path),
+        status: res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+        request_id: requestId,
+      });
+      return res;
+    };
+
+    let out: Response | Promise<Response>;
     const cap = maxInFlight + (path === "/healthz" ? HEALTH_RESERVE : 0);
     try {
       if (path === undefined) {
         const err = new HttpError(400, "invalid_request", "the Host header is not a host name");
-        res = errorResponse(err, "api");
+        out = errorResponse(err, "api");
       } else if (deps.draining?.()) {
-        res = unavailable("unavailable", "the service is shutting down; retry shortly", true);
+        out = unavailable("unavailable", "the service is shutting down; retry shortly", true);
       } else if (maxInFlight > 0 && inFlight > cap) {
         // Admission control: a burst is refused at once, before its body is read, so it
         // can hold no more than MAX_IN_FLIGHT requests' worth of memory and store calls.
-        res = unavailable("overloaded", "too many requests in flight; retry shortly", false);
+        out = unavailable("overloaded", "too many requests in flight; retry shortly", false);
       } else {
-        res = await dispatch(routes, req, ctx, path);
+        out = respond(matched, req, ctx, path);
       }
     } catch (err) {
-      // Never echoed: the caller sees a generic 500 that carries no internals.
-      log({ level: "error", request_id: requestId, ...unexpectedErrorFields(err) });
-      res = errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+      out = failed(err);
     }
-    for (const [k, v] of ctx.headers) res.headers.set(k, v);
-    res.headers.set("X-Request-Id", requestId);
-    res.headers.set("X-Content-Type-Options", "nosniff");
-    log({
-      level: "info",
-      // Only what the service defines is logged, never what the caller typed: a method
-      // outside HTTP's, or a path that matches no route, could hold a name or a number.
-      method: KNOWN_METHODS.has(req.method) ? req.method : "(other)",
-      path: path === undefined ? "(invalid url)" : _routeOf(routes, path),
-      status: res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-      request_id: requestId,
-    });
-    return res;
+    return out instanceof Response ? finish(out) : out.then(undefined, failed).then(finish);
   };
 
-  const handler = async (req: Request, info?: Deno.ServeHandlerInfo) => {
+  const done = () => {
+    if (--inFlight === 0) { for (const wake of idle.splice(0)) wake(); }
+  };
+  const handler = (req: Request, info?: Deno.ServeHandlerInfo) => {
     inFlight++;
+    let out: Response | Promise<Response>;
     try {
-      return await handle(req, info);
-    } finally {
-      if (--inFlight === 0) { for (const wake of idle.splice(0)) wake(); }
+      out = handle(req, info);
+    } catch (err) {
+      done();
+      throw err;
     }
+    if (out instanceof Response) {
+      done();
+      return out;
+    }
+    return out.finally(done);
   };
   return Object.defineProperties(handler, {
     inFlight: { get: () => inFlight },
@@ -216,8 +242,7 @@ function _pathname(req: Request): string | undefined {
  * The path as logged: a fixed route's path; a route with parameters, its pattern
  * (`/assets/:name`, whatever name was asked for); no route, "(no route)".
  */
-function _routeOf(routes: RouteTable<Context>, path: string): string {
-  const matched = matchRoute(routes, path);
+function _routeOf(matched: RouteMatch<Context> | undefined, path: string): string {
   if (!matched) return "(no route)";
   return Object.keys(matched.params).length ? matched.group.pattern.pathname : path;
 }

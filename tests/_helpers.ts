@@ -69,10 +69,10 @@ export async function createApp(options: AppOptions = {}): Promise<TestApp> {
     clock,
     config,
     logs,
-    request(path, init = {}) {
+    async request(path, init = {}) {
       const { address = "192.0.2.1", ...rest } = init;
       const req = new Request(new URL(path, config.baseUrl), rest);
-      return handler(req, {
+      return await handler(req, {
         remoteAddr: { transport: "tcp", hostname: address, port: 40000 },
         completed: Promise.resolve(),
       });
