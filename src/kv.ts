@@ -126,10 +126,20 @@ export async function getToken(kv: Deno.Kv, tokenHash: string): Promise<TokenRec
 
 /**
  * Revokes a token by deleting it, bumping the revocation marker in the same commit so
- * that no instance serves it from a cache afterwards; every later lookup misses.
+ * that no instance serves it from a cache afterwards; every later lookup misses. The
+ * commit is checked against the revoking client's record as authentication read it:
+ * false when the client changed meanwhile (disabled, or extended), so the caller reads
+ * it again.
  */
-export async function deleteToken(kv: Deno.Kv, tokenHash: string) {
-  await _retry(() => kv.atomic().delete(tokenKey(tokenHash)).sum(revocationKey, 1n).commit());
+export async function deleteToken(
+  kv: Deno.Kv,
+  tokenHash: string,
+  client: Deno.KvEntry<ClientRecord>,
+): Promise<boolean> {
+  const res = await _retry(() =>
+    kv.atomic().check(client).delete(tokenKey(tokenHash)).sum(revocationKey, 1n).commit()
+  );
+  return res.ok;
 }
 
 /**

@@ -5,17 +5,25 @@
  * at most once a day to extend its life. Every revocation and every disabled client
  * also bumps one marker key, `["revocations"]`, in the same commit as its delete.
  *
- * A record is served from this process's cache only after a read of the marker that
- * **started after the request arrived** came back with the versionstamp the record was
- * cached under. So a request that arrives after a revocation's `200` (on any instance)
- * always sees the new marker, misses, and reads the store, where the token is gone. One
- * marker read is shared by every request that arrived before it started: under load the
- * store sees a marker read every few hundred microseconds, not one read per request.
- * Expiry is still decided by each record's `expires_at` against the clock, per request.
+ * **The rule.** A record is cached under a marker value `M` only when it was present in
+ * the store at some moment after `M` was written: it was read after a read of the
+ * marker that returned `M` had come back, or it was written by this process after
+ * that. A read of the marker that returns `M` again proves no record was deleted since,
+ * so the cached record is still there.
  *
- * A client record whose lifetime was extended elsewhere is still served from the cache
- * with its older versionstamp; the token commit checks that versionstamp, fails, and the
- * caller authenticates again with `fresh: true`, which reads the store.
+ * **Freshness**, chosen by the caller:
+ * - `"exact"` (a Bearer check): the entry is served only after a marker read that
+ *   **started after the request arrived** came back with the value it was cached under.
+ *   A request that arrives after a revocation's `200` (on any instance) sees the new
+ *   marker, misses, and reads the store, where the token is gone. One marker read is
+ *   shared by every request that arrived before it started: under load the store sees
+ *   a marker read every few hundred microseconds, not one per request.
+ * - `"cached"`: any cached entry, for a caller whose commit is checked against the
+ *   entry (a token issued for a client record), or whose answer cannot depend on it
+ *   being current (a revocation needs only the token's client, which never changes).
+ * - `"store"`: the store, always.
+ *
+ * Expiry is still decided by each record's `expires_at` against the clock, per request.
  */
 
 import { type ClientRecord, getClient, getToken, revocationKey, type TokenRecord } from "./kv.ts";
@@ -23,9 +31,18 @@ import { type ClientRecord, getClient, getToken, revocationKey, type TokenRecord
 /** Entries kept per cache; the least recently used goes first. */
 export const CACHE_ENTRIES = 10_000;
 
+/** How current a cached record must be; see the module documentation. */
+export type Freshness = "exact" | "cached" | "store";
+
+/** The marker value of an entry cached before this process read the marker at all. */
+export const NO_MARKER = Symbol("no marker read yet");
+type Marker = string | null | typeof NO_MARKER;
+
 export interface StoreCache {
   /** The marker's versionstamp, from a read that started after this call. */
   marker(): Promise<string | null>;
+  /** The value of the last marker read that came back (see the rule above). */
+  lastMarker(): Marker;
   /** Cache hits and misses, for tests and benches. */
   readonly stats: { hits: number; misses: number; markerReads: number };
   readonly tokens: Lru<TokenRecord>;
@@ -36,9 +53,10 @@ export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCac
   const stats = { hits: 0, misses: 0, markerReads: 0 };
   let current: Promise<string | null> | undefined;
   let waiting: Promise<string | null> | undefined;
+  let last: Marker = NO_MARKER;
   const start = () => {
     stats.markerReads++;
-    const read = kv.get(revocationKey).then((e) => e.versionstamp);
+    const read = kv.get(revocationKey).then((e) => last = e.versionstamp);
     current = read;
     const clear = () => {
       if (current === read) current = undefined;
@@ -50,6 +68,7 @@ export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCac
     stats,
     tokens: new Lru(entries),
     clients: new Lru(entries),
+    lastMarker: () => last,
     marker() {
       // A read in flight began before this call: it may predate a revocation this caller
       // has already seen answered. Wait for it, then share the one that starts next.
@@ -64,50 +83,51 @@ export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCac
   };
 }
 
-/** The token record for a digest: from the cache when the marker allows, else the store. */
-export async function cachedToken(
+/** The token record for a digest, from the cache as `freshness` allows, else the store. */
+export function cachedToken(
   kv: Deno.Kv,
   cache: StoreCache,
   tokenHash: string,
+  freshness: Freshness = "exact",
 ): Promise<TokenRecord | null> {
-  const marker = await cache.marker();
-  const hit = cache.tokens.get(tokenHash, marker);
-  if (hit) {
-    cache.stats.hits++;
-    return hit;
-  }
-  cache.stats.misses++;
-  const record = await getToken(kv, tokenHash);
-  if (record) cache.tokens.set(tokenHash, record, marker);
-  return record;
+  return _cached(cache, cache.tokens, tokenHash, freshness, () => getToken(kv, tokenHash));
 }
 
-/**
- * The client entry for an id: from the cache when the marker allows, else the store.
- * With `checkedLater`, the caller commits a write checked against the entry's
- * versionstamp (a token), which refuses a stale entry by itself: then any cached entry
- * will do, and no marker read is waited for.
- */
-export async function cachedClient(
+/** The client entry for an id, from the cache as `freshness` allows, else the store. */
+export function cachedClient(
   kv: Deno.Kv,
   cache: StoreCache,
   clientId: string,
-  options: { fresh?: boolean; checkedLater?: boolean } = {},
-): Promise<Deno.KvEntryMaybe<ClientRecord>> {
-  const marker = options.checkedLater ? ANY_MARKER : await cache.marker();
-  const hit = options.fresh ? undefined : cache.clients.get(clientId, marker);
-  if (hit) {
-    cache.stats.hits++;
-    return hit;
+  freshness: Freshness = "exact",
+): Promise<Deno.KvEntry<ClientRecord> | null> {
+  return _cached(cache, cache.clients, clientId, freshness, async () => {
+    const entry = await getClient(kv, clientId);
+    return entry.value ? entry as Deno.KvEntry<ClientRecord> : null;
+  });
+}
+
+async function _cached<T>(
+  cache: StoreCache,
+  lru: Lru<T>,
+  key: string,
+  freshness: Freshness,
+  read: () => Promise<T | null>,
+): Promise<T | null> {
+  let marker: Marker = cache.lastMarker();
+  if (freshness === "exact") marker = await cache.marker();
+  if (freshness !== "store") {
+    const hit = lru.get(key, freshness === "cached" ? ANY_MARKER : marker);
+    if (hit !== undefined) {
+      cache.stats.hits++;
+      return hit;
+    }
   }
   cache.stats.misses++;
-  // Stored under a marker read before the record (never ANY_MARKER): a revocation after
-  // the marker read makes the marker differ next time.
-  const stored = marker === ANY_MARKER ? await cache.marker() : marker;
-  const entry = await getClient(kv, clientId);
-  if (entry.value) cache.clients.set(clientId, entry as Deno.KvEntry<ClientRecord>, stored);
-  else cache.clients.delete(clientId);
-  return entry;
+  // `marker` came back before this read started: the rule holds for what it finds.
+  const found = await read();
+  if (found === null) lru.delete(key);
+  else lru.set(key, found, marker);
+  return found;
 }
 
 /** Matches an entry whatever marker it was stored under (see `checkedLater`). */
@@ -115,11 +135,11 @@ export const ANY_MARKER = Symbol("any marker");
 
 /** A bounded map of values, each stored under the marker it is valid for. */
 export class Lru<T> {
-  #map = new Map<string, { value: T; marker: string | null }>();
+  #map = new Map<string, { value: T; marker: Marker }>();
   constructor(private readonly limit: number) {}
 
   /** The value, if it was stored under `marker` (or any, with ANY_MARKER); else dropped. */
-  get(key: string, marker: string | null | typeof ANY_MARKER): T | undefined {
+  get(key: string, marker: Marker | typeof ANY_MARKER): T | undefined {
     const entry = this.#map.get(key);
     if (!entry) return undefined;
     this.#map.delete(key);
@@ -128,7 +148,7 @@ export class Lru<T> {
     return entry.value;
   }
 
-  set(key: string, value: T, marker: string | null): void {
+  set(key: string, value: T, marker: Marker): void {
     this.#map.delete(key);
     this.#map.set(key, { value, marker });
     if (this.#map.size > this.limit) this.#map.delete(this.#map.keys().next().value!);

@@ -6,7 +6,7 @@
 import type { Context } from "../context.ts";
 import { decodeUtf8, formDecode, HttpError } from "../http.ts";
 import type { ClientRecord } from "../kv.ts";
-import { cachedClient } from "../store_cache.ts";
+import { cachedClient, type Freshness } from "../store_cache.ts";
 import { digest, matchesDigest } from "./secrets.ts";
 
 export interface AuthenticatedClient {
@@ -24,29 +24,33 @@ const _B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
  * Authenticates the client from the `Authorization: Basic` header. Every failure —
  * no header, another scheme, bad base64, unknown client, wrong secret — is the same
  * generic 401 `invalid_client`, so nobody can tell which client ids exist.
+ * `freshness` says how current the client record must be (see store_cache.ts): a caller
+ * whose commit is checked against `entry` may take any cached one.
  */
 export async function authenticateClient(
   req: Request,
   ctx: Context,
-  options: { fresh?: boolean; checkedLater?: boolean } = {},
+  freshness: Freshness = "exact",
 ): Promise<AuthenticatedClient> {
   const creds = decodeBasic(req.headers.get("authorization"));
   if (!creds) throw invalidClient(ctx);
   let entry = creds.id.length <= 128
-    ? await cachedClient(ctx.kv, ctx.cache, creds.id, options)
+    ? await cachedClient(ctx.kv, ctx.cache, creds.id, freshness)
     : null;
   // A cached record that has lapsed may have been extended on another instance since.
-  if (entry?.value && entry.value.expires_at <= ctx.now() && !options.fresh) {
-    entry = await cachedClient(ctx.kv, ctx.cache, creds.id, { fresh: true });
+  if (entry && entry.value.expires_at <= ctx.now() && freshness !== "store") {
+    entry = await cachedClient(ctx.kv, ctx.cache, creds.id, "store");
   }
   const record = entry?.value;
   const ok = matchesDigest(creds.secret, record?.secret_hash ?? _DUMMY_DIGEST);
   // KV may still return a lapsed registration after its expireIn. A disabled client
   // (`review disable-client`) fails like any other: no caller learns why.
-  if (!record || !ok || record.expires_at <= ctx.now() || record.disabled_at !== undefined) {
+  if (
+    !entry || !record || !ok || record.expires_at <= ctx.now() || record.disabled_at !== undefined
+  ) {
     throw invalidClient(ctx);
   }
-  return { clientId: creds.id, record, entry: entry as Deno.KvEntry<ClientRecord> };
+  return { clientId: creds.id, record, entry };
 }
 
 /**
@@ -78,7 +82,10 @@ export function decodeBasic(header: string | null): { id: string; secret: string
   if (!m || !_B64.test(m[1]!)) return null;
   let decoded: string;
   try {
-    decoded = decodeUtf8(Uint8Array.from(atob(m[1]!), (c) => c.charCodeAt(0)));
+    const binary = atob(m[1]!);
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    decoded = decodeUtf8(bytes);
   } catch {
     return null;
   }

@@ -15,7 +15,9 @@ import { readOAuthForm } from "./form.ts";
 export async function revokeToken(req: Request, ctx: Context): Promise<Response> {
   await enforceRateLimit(ctx, "revoke", ctx.config.rateLimits.revoke);
   const form = await readOAuthForm(req);
-  const client = await authenticateClient(req, ctx);
+  // Any cached client record will do: the delete below is checked against it, and the
+  // answers that commit nothing authenticate against the store first.
+  let client = await authenticateClient(req, ctx, "cached");
   const params = form();
   rejectBodyCredentials(params, client, ctx);
   const token = params.get("token");
@@ -23,14 +25,29 @@ export async function revokeToken(req: Request, ctx: Context): Promise<Response>
   // token_type_hint is only a hint (RFC 7009 §2.1); access tokens are the only kind.
 
   const hash = digest(token);
-  const found = await cachedToken(ctx.kv, ctx.cache, hash);
+  // Any cached record will do as well: a token's client never changes, and deleting a
+  // token another instance revoked a moment ago changes nothing.
+  const found = await cachedToken(ctx.kv, ctx.cache, hash, "cached");
   // An expired token is as good as unknown (SPEC §3), whoever it was issued to.
   const record = found && found.expires_at > ctx.now() ? found : null;
+  if (!record || record.client_id !== client.clientId) {
+    // No commit checks the client here: a client disabled on another instance must still
+    // get invalid_client, so authenticate against the store.
+    client = await authenticateClient(req, ctx, "store");
+  }
   if (record && record.client_id !== client.clientId) {
     // RFC 7009 §2.1: the token was not issued to this client; refuse, leave it valid.
     throw new HttpError(400, "unauthorized_client", "the token was not issued to this client");
   }
-  if (record) await deleteToken(ctx.kv, hash);
+  if (record) {
+    for (let attempt = 0;; attempt++) {
+      if (await deleteToken(ctx.kv, hash, client.entry)) break;
+      if (attempt >= 5) throw new Error("revocation kept failing its client check");
+      // The client changed (disabled, or its life extended): read it from the store.
+      client = await authenticateClient(req, ctx, "store");
+    }
+    ctx.cache.tokens.delete(hash);
+  }
   // RFC 7009 §2.2: 200 whether or not the token was valid or known. The body may be
   // anything; an empty JSON object keeps clients that parse every answer as JSON working
   // (simple-oauth2's revoke() threw on an empty body without a Content-Type).

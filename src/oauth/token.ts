@@ -22,7 +22,7 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
   const form = await readOAuthForm(req, ["resource"]);
   // The token commit is checked against the client record read here, so a cached record
   // needs no marker read: a disabled or changed client fails that check (see below).
-  let client = await authenticateClient(req, ctx, { checkedLater: true });
+  let client = await authenticateClient(req, ctx, "cached");
   const params = form();
   rejectBodyCredentials(params, client, ctx);
 
@@ -69,13 +69,18 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
   // The commit is checked against the client record read by authentication. It fails
   // when the client changed meanwhile (disabled, or extended by a concurrent request);
   // then authenticate again, which refuses a disabled client.
+  const hash = digest(token);
+  // Read before the commit, so the rule of store_cache.ts holds for the new record.
+  const marker = ctx.cache.lastMarker();
   for (let attempt = 0;; attempt++) {
     const extended = _extension(client.record, now);
-    if (await storeToken(ctx.kv, digest(token), record, client.entry, extended)) break;
+    if (await storeToken(ctx.kv, hash, record, client.entry, extended)) break;
     if (attempt >= 5) throw new Error("token commit kept failing its client check");
     // The cached record may be older than the one in the store: read the store.
-    client = await authenticateClient(req, ctx, { fresh: true });
+    client = await authenticateClient(req, ctx, "store");
   }
+  // Its revocation, most often on this instance, then needs no read of the store.
+  ctx.cache.tokens.set(hash, record, marker);
   // RFC 6749 §5.1
   return json({
     access_token: token,
