@@ -6,10 +6,14 @@
  * - `json` (default), the baseline every ratio is taken against: answers every
  *   request with a small JSON object;
  * - `catalog-body`: the catalog document the service sends (3.5 KB) instead of the
- *   small object, with the same `Content-Type`: what the size of the answer costs;
+ *   small object, with the same headers (a fresh `X-Request-Id` each): what the answer
+ *   itself costs;
  * - `kv-read`: the same after one `kv.get` (what a protected read cannot avoid);
  * - `kv-write`: the same after one `kv.set` with `expireIn` (a durable write, as for a
  *   token or a submission);
+ * - `kv-group-write`: the same write through the service's group commit
+ *   (src/group_commit.ts): the most durable writes a second this design can make here,
+ *   with nothing else done per request;
  * - `mcp-sdk`: the MCP SDK's `createMcpHandler` with one trivial tool, answering the
  *   same `tools/call` as the service.
  *
@@ -21,11 +25,29 @@
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { loadCatalog } from "../src/catalog.ts";
+import { groupCommit } from "../src/group_commit.ts";
 
-export const FLOORS = ["json", "catalog-body", "kv-read", "kv-write", "mcp-sdk"] as const;
+export const FLOORS = [
+  "json",
+  "catalog-body",
+  "kv-read",
+  "kv-write",
+  "kv-group-write",
+  "mcp-sdk",
+] as const;
 export type Floor = typeof FLOORS[number];
 
 type Handler = (req: Request) => Response | Promise<Response>;
+
+/** The headers the service sends with the catalog, but for the request id and Date. */
+export const CATALOG_HEADERS = {
+  "Content-Type": "application/json; charset=utf-8",
+  "Cache-Control": "public, max-age=300",
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers":
+    "WWW-Authenticate, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Location",
+  "X-Content-Type-Options": "nosniff",
+};
 
 async function floorHandler(floor: Floor): Promise<Handler> {
   const answer = () => Response.json({ ok: true });
@@ -35,8 +57,8 @@ async function floorHandler(floor: Floor): Promise<Handler> {
   if (floor === "json") return (req) => req.body ? req.arrayBuffer().then(answer) : answer();
   if (floor === "catalog-body") {
     const body = loadCatalog().servicesBody;
-    const headers = { "Content-Type": "application/json; charset=utf-8" };
-    return () => new Response(body, { headers });
+    return () =>
+      new Response(body, { headers: { ...CATALOG_HEADERS, "X-Request-Id": crypto.randomUUID() } });
   }
   if (floor === "mcp-sdk") {
     const mcp = createMcpHandler(() => {
@@ -51,7 +73,8 @@ async function floorHandler(floor: Floor): Promise<Handler> {
     }, { responseMode: "auto" });
     return (req) => mcp.fetch(req);
   }
-  const kv = await Deno.openKv(Deno.env.get("KV_PATH"));
+  const opened = await Deno.openKv(Deno.env.get("KV_PATH"));
+  const kv = floor === "kv-group-write" ? groupCommit(opened) : opened;
   const record = { client_id: "floor", scopes: ["services:read"], expires_at: 0 };
   await kv.set(["tokens", "floor"], record);
   if (floor === "kv-read") {
@@ -59,7 +82,8 @@ async function floorHandler(floor: Floor): Promise<Handler> {
   }
   return async (req) => {
     await drained(req);
-    await kv.set(["tokens", crypto.randomUUID()], record, { expireIn: 900_000 });
+    // Through atomic(): group commit takes part in atomic operations only, as the service's writes are.
+    await kv.atomic().set(["tokens", crypto.randomUUID()], record, { expireIn: 900_000 }).commit();
     return answer();
   };
 }

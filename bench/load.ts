@@ -1,76 +1,90 @@
 /**
  * @module
- * The HTTP load benchmark, side by side with the cost floor.
+ * The HTTP load benchmark: this service, its peer and bare handlers, side by side.
  *
- * Starts the real service (`deno task start`, rate limits off, a temporary KV file)
- * and `bench/baseline.ts` (a bare `Deno.serve` answering a small JSON object), then
- * drives each scenario with autocannon at 32 connections, pipelining off, in
- * interleaved runs (service, baseline, service, baseline…) so that machine drift
- * cancels out. The baseline gets the same requests as the service. Scenarios bound by
- * something the service cannot avoid (a KV read, a durable KV write, the MCP SDK) also
- * run against that floor (see `bench/baseline.ts`), in the same interleaving. Prints a
- * markdown table and saves it, with the raw figures as JSON, under `bench/results/`.
+ * - **The service**: `deno task start` with rate limits off and a temporary KV file.
+ * - **The peer**: node-oidc-provider (pinned in `bench/peer/package-lock.json`), installed
+ *   with `npm ci` into a temporary folder and run on Node with its in-memory adapter and
+ *   one client-credentials client (`bench/peer/server.mjs`): the OAuth server most users
+ *   would pick instead. Each scenario is matched with what the peer does instead: its
+ *   discovery document for the catalog, introspection for a protected read, its token
+ *   endpoint, its revocation endpoint.
+ * - **A bare handler** per scenario (`bench/baseline.ts`): what this scenario cannot skip
+ *   (the same 3.5 KB body and headers, one `kv.get`, one durable `kv.set`, the MCP SDK).
  *
- *   deno task bench:load [--seconds 5] [--rounds 2] [--only token,intake] [--no-save]
+ * Every side is driven by `wrk` (2 threads, 32 connections, no pipelining) with the same
+ * script, `bench/wrk/drive.lua`, in interleaved rounds (service, peer, bare, service…)
+ * so that machine drift cancels out. When `wrk` is missing and the bench runs as root
+ * on Debian, it is installed with apt-get; otherwise the bench says how to get it. (A
+ * load generator inside the bench process, such as autocannon, shares a core with the
+ * servers and flatters every ratio.) Prints a markdown table and saves it, with the raw
+ * figures as JSON, under `bench/results/`.
+ *
+ *   deno task bench:load [--seconds 5] [--rounds 2] [--only token,cycle] [--no-peer] [--no-save]
  */
 
-import autocannon from "autocannon";
 import { parseArgs } from "node:util";
 import { RATE_LIMITS_OFF } from "../tests/_fixtures.ts";
-import {
-  basic,
-  type Client,
-  issueToken,
-  overHttp,
-  registerClient,
-  revokeRequest,
-} from "../tests/_helpers.ts";
+import { basic, type Client, issueToken, overHttp, registerClient } from "../tests/_helpers.ts";
 import { freePort, leafPid, memoryMiB } from "../tests/_service.ts";
-import { percentile } from "./_stats.ts";
 import type { Floor } from "./baseline.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const CONNECTIONS = 32;
+const THREADS = 2;
 const FORM = "application/x-www-form-urlencoded";
+const DRIVE_LUA = new URL("wrk/drive.lua", import.meta.url).pathname;
+const PEER_DIR = new URL("peer/", import.meta.url);
+/** The peer's one client (bench/peer/server.mjs). */
+const PEER_CLIENT = { client_id: "bench", client_secret: "bench-secret" };
 
-/** Targets from the performance issue: a ratio to the baseline, and p99 for reads. */
-interface Target {
-  ratio?: number;
-  p99Ms?: number;
-}
-
-/** One request shape; `next` gives a different body per request when needed. */
-interface RequestShape {
+/** One request shape as wrk sends it; `revokePath` makes it the issue + revoke cycle. */
+export interface Shape {
   method: "GET" | "POST";
   path: string;
   headers?: Record<string, string>;
   body?: string;
-  /** A fresh body per request. */
-  next?: { body: () => string };
+  revokePath?: string;
+}
+
+/** Targets from the store-layer issue, all ratios within one run. */
+interface Target {
+  /** At least this many times the peer's figure. */
+  peer?: number;
+  /** At least this share of the bare handler's figure. */
+  bare?: number;
+  /** At least this share of another scenario's figure (the catalog read). */
+  of?: { id: string; ratio: number };
+  p99Ms?: number;
 }
 
 interface Scenario {
   id: string;
   label: string;
+  /** What the peer does instead, when it has a counterpart. */
+  peerLabel?: string;
+  /** `cycles`: one token issued and revoked counts once. */
+  unit: "req/s" | "cycles/s";
   target: Target;
-  /** The bare handler that does the one thing this scenario cannot avoid. */
-  floor?: Exclude<Floor, "json">;
-  /** Builds the request (and anything it consumes) against a running service. */
-  prepare(svc: Setup, seconds: number): Promise<RequestShape>;
+  bare: Floor;
+  service(s: Setup): Shape;
+  peer?(p: PeerSetup): Shape;
 }
 
 interface Setup {
-  base: string;
   client: Client;
   basic: string;
   bearer: string;
-  /** A token already revoked, and how often a revocation run had to fall back on it. */
-  spent: string;
-  reused: number;
+}
+
+interface PeerSetup {
+  basic: string;
+  token: string;
 }
 
 export interface RunResult {
-  rps: number;
+  /** Requests (or cycles) per second. */
+  rate: number;
   requests: number;
   p50: number;
   p99: number;
@@ -78,157 +92,167 @@ export interface RunResult {
   errors: number;
 }
 
+type SideName = "service" | "peer" | "bare";
+
 export interface ScenarioResult {
   id: string;
   label: string;
+  peerLabel?: string;
+  unit: Scenario["unit"];
+  bare: Floor;
   target: Target;
-  service: RunResult[];
-  baseline: RunResult[];
-  floor?: { name: string; runs: RunResult[] };
-  /** Means over the rounds, and the ratio of the means. */
+  runs: Partial<Record<SideName, RunResult[]>>;
   summary: {
-    serviceRps: number;
-    baselineRps: number;
-    ratio: number;
-    floorRps?: number;
-    /** Service throughput as a share of its floor's. */
-    ofFloor?: number;
+    service: number;
+    peer?: number;
+    bare: number;
+    /** service / peer */
+    ofPeer?: number;
+    /** service / bare */
+    ofBare: number;
+    /** service / the scenario named in `target.of` */
+    ofOther?: number;
     p50: number;
     p99: number;
-    baselineP99: number;
+    peerP99?: number;
+    bareP99: number;
     meets: boolean;
+    /** What was missed, in words; empty when met. */
+    missed: string[];
   };
 }
 
 export interface LoadReport {
   date: string;
   machine: Record<string, string | number>;
-  settings: { seconds: number; rounds: number; connections: number; pipelining: 1 };
+  settings: { seconds: number; rounds: number; connections: number; threads: number };
   startup: { runsMs: number[]; medianMs: number; target: number; meets: boolean };
   scenarios: ScenarioResult[];
-  revocationsReusingAToken: number;
-  peakRssMiB: { service: number; baseline: number; target: number; meets: boolean };
+  peakRssMiB: { service: number; peer?: number; meets?: boolean };
+  peer?: string;
 }
+
+const JSON_POST = { "Content-Type": "application/json" };
 
 const SCENARIOS: Scenario[] = [
   {
     id: "catalog",
-    label: "GET /api/v1/services (public)",
-    target: { ratio: 0.7, p99Ms: 10 },
-    floor: "catalog-body",
-    prepare: () => Promise.resolve({ method: "GET", path: "/api/v1/services" }),
+    label: "public catalog GET",
+    peerLabel: "discovery document GET",
+    unit: "req/s",
+    target: { bare: 0.8, p99Ms: 10 },
+    bare: "catalog-body",
+    service: () => ({ method: "GET", path: "/api/v1/services" }),
+    peer: () => ({ method: "GET", path: "/.well-known/openid-configuration" }),
   },
   {
     id: "protected",
-    label: "GET /api/v1/agent/services (Bearer)",
-    target: { ratio: 0.5, p99Ms: 10 },
-    floor: "kv-read",
-    prepare: (s) =>
-      Promise.resolve({
-        method: "GET",
-        path: "/api/v1/agent/services",
-        headers: { Authorization: s.bearer },
-      }),
+    label: "protected read (Bearer)",
+    peerLabel: "introspection",
+    unit: "req/s",
+    target: { peer: 4, of: { id: "catalog", ratio: 0.8 }, p99Ms: 10 },
+    bare: "kv-read",
+    service: (s) => ({
+      method: "GET",
+      path: "/api/v1/agent/services",
+      headers: { Authorization: s.bearer },
+    }),
+    peer: (p) => ({
+      method: "POST",
+      path: "/token/introspection",
+      headers: { Authorization: p.basic, "Content-Type": FORM },
+      body: `token=${p.token}`,
+    }),
   },
   {
     id: "coverage",
-    label: "GET /api/v1/locations?city=zurich",
+    label: "coverage check GET",
+    unit: "req/s",
     target: { p99Ms: 10 },
-    prepare: () => Promise.resolve({ method: "GET", path: "/api/v1/locations?city=zurich" }),
+    bare: "json",
+    service: () => ({ method: "GET", path: "/api/v1/locations?city=zurich" }),
   },
   {
     id: "token",
-    label: "POST /oauth2/token",
-    target: { ratio: 0.2 },
-    floor: "kv-write",
-    prepare: (s) =>
-      Promise.resolve({
-        method: "POST",
-        path: "/oauth2/token",
-        headers: { Authorization: s.basic, "Content-Type": FORM },
-        body: "grant_type=client_credentials",
-      }),
+    label: "token issuance",
+    peerLabel: "token issuance",
+    unit: "req/s",
+    target: { peer: 2 },
+    bare: "kv-group-write",
+    service: (s) => tokenShape(s.basic, "/oauth2/token"),
+    peer: (p) => tokenShape(p.basic, "/token"),
   },
   {
-    id: "revoke",
-    label: "POST /oauth2/revoke (a fresh token each)",
-    target: {},
-    floor: "kv-write",
-    async prepare(s, seconds) {
-      // More than a run can spend (revocation is slower than issuance); should they run
-      // out, the rest revoke a token already revoked, which is counted as `reused`.
-      const tokens = await issueTokens(s, Math.ceil(seconds * TOKENS_PER_SECOND));
-      return {
-        method: "POST",
-        path: "/oauth2/revoke",
-        headers: { Authorization: s.basic, "Content-Type": FORM },
-        next: { body: () => `token=${tokens.pop() ?? (s.reused++, s.spent)}` },
-      };
-    },
+    id: "cycle",
+    label: "issue + revoke cycle",
+    peerLabel: "issue + revoke cycle",
+    unit: "cycles/s",
+    target: { peer: 2 },
+    bare: "kv-group-write",
+    service: (s) => ({ ...tokenShape(s.basic, "/oauth2/token"), revokePath: "/oauth2/revoke" }),
+    peer: (p) => ({ ...tokenShape(p.basic, "/token"), revokePath: "/token/revocation" }),
   },
   {
     id: "mcp",
-    label: "MCP tools/call list_services (2026-07-28)",
-    target: { ratio: 0.25, p99Ms: 10 },
-    floor: "mcp-sdk",
-    prepare: () =>
-      Promise.resolve({
-        method: "POST",
-        path: "/api/v1/mcp",
-        headers: {
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-          "MCP-Protocol-Version": "2026-07-28",
-          "Mcp-Method": "tools/call",
-          "Mcp-Name": "list_services",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: {
-            name: "list_services",
-            arguments: {},
-            _meta: {
-              "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-              "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
-              "io.modelcontextprotocol/clientCapabilities": {},
-            },
+    label: "MCP tools/call list_services",
+    unit: "req/s",
+    target: { p99Ms: 10 },
+    bare: "mcp-sdk",
+    service: () => ({
+      method: "POST",
+      path: "/api/v1/mcp",
+      headers: {
+        ...JSON_POST,
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "list_services",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "list_services",
+          arguments: {},
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
           },
-        }),
+        },
       }),
+    }),
   },
   {
     id: "intake",
-    label: "POST /api/v1/intake",
-    target: { ratio: 0.2 },
-    floor: "kv-write",
-    prepare: () =>
-      Promise.resolve({
-        method: "POST",
-        path: "/api/v1/intake",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({
-          email: "bench@example.com",
-          description: "Replace a failed PSU in rack B12",
-          city: "Zurich",
-        }),
+    label: "lead intake POST",
+    unit: "req/s",
+    target: {},
+    bare: "kv-group-write",
+    service: () => ({
+      method: "POST",
+      path: "/api/v1/intake",
+      headers: JSON_POST,
+      body: JSON.stringify({
+        email: "bench@example.com",
+        description: "Replace a failed PSU in rack B12",
+        city: "Zurich",
       }),
+    }),
   },
 ];
 
-/** Fresh tokens issued per second of a revocation run. */
-const TOKENS_PER_SECOND = 3000;
-const BASELINE_ARGS = [
-  "run",
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--allow-write",
-  "bench/baseline.ts",
-];
+function tokenShape(authorization: string, path: string): Shape {
+  return {
+    method: "POST",
+    path,
+    headers: { Authorization: authorization, "Content-Type": FORM },
+    body: "grant_type=client_credentials",
+  };
+}
+
 const STARTUP_TARGET_MS = 1000;
-const RSS_TARGET_MIB = 150;
 
 // ---------------------------------------------------------------------------
 
@@ -240,27 +264,39 @@ interface Server extends AsyncDisposable {
   startedInMs: number;
 }
 
-/** Spawns a server, and times spawn → the first answered `GET /healthz` (any status). */
-async function spawnServer(args: string[], env: Record<string, string>): Promise<Server> {
+interface SpawnOptions {
+  command: string;
+  args: string[];
+  cwd: string | URL;
+  env: Record<string, string>;
+  /** Polled until it answers (any status). */
+  ready: string;
+}
+
+/** Spawns a server on a free port, and times spawn → the first answer on `ready`. */
+async function spawnServer(o: SpawnOptions): Promise<Server> {
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args,
-    cwd: ROOT,
-    env: { NO_COLOR: "1", PORT: String(port), HOSTNAME: "127.0.0.1", BASE_URL: base, ...env },
+  const child = new Deno.Command(o.command, {
+    args: o.args,
+    cwd: o.cwd,
+    env: { NO_COLOR: "1", PORT: String(port), HOSTNAME: "127.0.0.1", BASE_URL: base, ...o.env },
     stdout: "null",
-    stderr: "inherit",
+    stderr: "null",
   }).spawn();
   let startedInMs = 0;
   for (;;) {
     try {
-      const res = await fetch(`${base}/healthz`);
+      const res = await fetch(base + o.ready);
       await res.body?.cancel();
       startedInMs = performance.now() - started;
       break;
     } catch {
-      if (performance.now() - started > 30_000) throw new Error(`${args.join(" ")}: no answer`);
+      if (performance.now() - started > 30_000) {
+        child.kill("SIGKILL");
+        throw new Error(`${o.command} ${o.args.join(" ")}: no answer`);
+      }
       await new Promise((r) => setTimeout(r, 5));
     }
   }
@@ -277,118 +313,214 @@ async function spawnServer(args: string[], env: Record<string, string>): Promise
   };
 }
 
-async function setup(base: string): Promise<Setup> {
+const spawnService = (kvPath: string) =>
+  spawnServer({
+    command: Deno.execPath(),
+    args: ["task", "--quiet", "start"],
+    cwd: ROOT,
+    env: { KV_PATH: kvPath, ...RATE_LIMITS_OFF },
+    ready: "/healthz",
+  });
+
+const spawnBare = (floor: Floor, kvPath: string) =>
+  spawnServer({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "--allow-net",
+      "--allow-env",
+      "--allow-read",
+      "--allow-write",
+      "bench/baseline.ts",
+    ],
+    cwd: ROOT,
+    env: { FLOOR: floor, KV_PATH: kvPath },
+    ready: "/",
+  });
+
+/**
+ * Installs the pinned peer into `dir` and starts it on Node, or says why it cannot
+ * (no Node or npm, no registry): the bench then runs without the peer's columns.
+ */
+async function spawnPeer(dir: string): Promise<{ server: Server; version: string } | string> {
+  for (const name of ["package.json", "package-lock.json", "server.mjs"]) {
+    await Deno.copyFile(new URL(name, PEER_DIR), `${dir}/${name}`);
+  }
+  try {
+    const ci = await new Deno.Command("npm", {
+      args: ["ci", "--omit=dev", "--no-audit", "--no-fund", "--loglevel=error"],
+      cwd: dir,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!ci.success) return `npm ci failed: ${new TextDecoder().decode(ci.stderr).trim()}`;
+  } catch (err) {
+    return `npm is not available (${err instanceof Error ? err.message : err})`;
+  }
+  const lock = JSON.parse(await Deno.readTextFile(`${dir}/package-lock.json`));
+  const node = await new Deno.Command("node", { args: ["--version"] }).output();
+  const version = `oidc-provider ${lock.packages["node_modules/oidc-provider"].version} on Node ` +
+    new TextDecoder().decode(node.stdout).trim().replace(/^v/, "");
+  const server = await spawnServer({
+    command: "node",
+    args: ["server.mjs"],
+    cwd: dir,
+    env: {
+      NODE_ENV: "production",
+      CLIENT_ID: PEER_CLIENT.client_id,
+      CLIENT_SECRET: PEER_CLIENT.client_secret,
+    },
+    ready: "/.well-known/openid-configuration",
+  });
+  return { server, version };
+}
+
+async function setupService(base: string): Promise<Setup> {
   const app = overHttp(base);
   const client = await registerClient(app);
-  const s = {
-    base,
+  return {
     client,
     basic: basic(client.client_id, client.client_secret),
-    bearer: "",
-    spent: "",
-    reused: 0,
+    bearer: `Bearer ${await issueToken(app, client)}`,
   };
-  const [bearer, spent] = await issueTokens(s, 2);
-  s.bearer = `Bearer ${bearer}`;
-  s.spent = spent!;
-  const revoked = await revokeRequest(app, client, s.spent);
-  if (revoked.status !== 200) throw new Error(`revocation: ${revoked.status}`);
-  return s;
 }
 
-/** Issues `n` tokens, 32 requests at a time. */
-async function issueTokens(s: Setup, n: number): Promise<string[]> {
-  const app = overHttp(s.base);
-  const tokens: string[] = [];
-  const worker = async () => {
-    while (tokens.length < n) tokens.push(await issueToken(app, s.client));
-  };
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker));
-  return tokens.slice(0, n);
-}
-
-/** One autocannon run; latencies are kept per request, to a hundredth of a millisecond. */
-function drive(base: string, shape: RequestShape, seconds: number): Promise<RunResult> {
-  const latencies: number[] = [];
-  return new Promise((resolve, reject) => {
-    const opts: Record<string, unknown> = {
-      url: base + shape.path,
-      connections: CONNECTIONS,
-      pipelining: 1,
-      method: shape.method,
-      headers: shape.headers ?? {},
-      body: shape.body,
-    };
-    opts.duration = seconds;
-    const next = shape.next;
-    if (next) opts.requests = [{ setupRequest: (req: object) => ({ ...req, body: next.body() }) }];
-    const started = performance.now();
-    const instance = autocannon(opts, (err: unknown, r: AutocannonResult) => {
-      if (err) return reject(err);
-      const seconds = (performance.now() - started) / 1000;
-      latencies.sort((a, b) => a - b);
-      resolve({
-        rps: Math.round(r.requests.total / seconds),
-        requests: r.requests.total,
-        p50: hundredths(percentile(latencies, 0.5)),
-        p99: hundredths(percentile(latencies, 0.99)),
-        non2xx: r.non2xx,
-        errors: r.errors + r.timeouts,
-      });
-    });
-    instance.on(
-      "response",
-      (_c: unknown, _s: number, _b: number, ms: number) => latencies.push(ms),
-    );
+async function setupPeer(base: string): Promise<PeerSetup> {
+  const auth = basic(PEER_CLIENT.client_id, PEER_CLIENT.client_secret);
+  const res = await fetch(`${base}/token`, {
+    method: "POST",
+    headers: { Authorization: auth, "Content-Type": FORM },
+    body: "grant_type=client_credentials",
   });
+  if (res.status !== 200) throw new Error(`the peer issued no token: ${res.status}`);
+  return { basic: auth, token: (await res.json()).access_token };
 }
 
-interface AutocannonResult {
-  requests: { total: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
+/** Makes sure `wrk` is there: installs it as root on Debian, else explains and exits. */
+async function ensureWrk(): Promise<string> {
+  const version = async () => {
+    try {
+      const out = await new Deno.Command("wrk", { args: ["-v"] }).output();
+      const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      return text.match(/wrk (\S+)/)?.[1] ?? "unknown";
+    } catch {
+      return undefined;
+    }
+  };
+  const found = await version();
+  if (found) return found;
+  if (Deno.uid() === 0) {
+    console.error("wrk is not installed; installing it with apt-get…");
+    const apt = (args: string[]) =>
+      new Deno.Command("apt-get", { args, stdout: "null", stderr: "inherit" }).output();
+    try {
+      await apt(["update", "-qq"]);
+      await apt(["install", "-y", "-qq", "wrk"]);
+    } catch { /* not Debian: reported below */ }
+    const installed = await version();
+    if (installed) return installed;
+  }
+  console.error(
+    "bench:load needs wrk (https://github.com/wg/wrk): `apt-get install wrk` on Debian or " +
+      "Ubuntu, `brew install wrk` on macOS.",
+  );
+  Deno.exit(2);
+}
+
+/** One wrk run of `shape` against `base`, through bench/wrk/drive.lua. */
+export async function drive(base: string, shape: Shape, seconds: number): Promise<RunResult> {
+  const headers = Object.entries(shape.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+  const out = await new Deno.Command("wrk", {
+    args: [
+      `-t${THREADS}`,
+      `-c${CONNECTIONS}`,
+      `-d${seconds}s`,
+      "--timeout",
+      "10s",
+      "-s",
+      DRIVE_LUA,
+      base + shape.path,
+    ],
+    env: {
+      WRK_METHOD: shape.method,
+      WRK_BODY: shape.body ?? "",
+      WRK_HEADERS: headers,
+      ...(shape.revokePath ? { WRK_REVOKE_PATH: shape.revokePath } : {}),
+    },
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  const last = text.trim().split("\n").at(-1) ?? "";
+  if (!out.success || !last.startsWith("{")) {
+    throw new Error(`wrk failed: ${text}${new TextDecoder().decode(out.stderr)}`);
+  }
+  const r = JSON.parse(last);
+  const counted = shape.revokePath ? r.cycles : r.requests;
+  return {
+    rate: Math.round(counted / r.duration_s),
+    requests: r.requests,
+    p50: hundredths(r.p50_ms),
+    p99: hundredths(r.p99_ms),
+    non2xx: r.non2xx,
+    errors: r.errors,
+  };
 }
 
 const hundredths = (ms: number) => Math.round(ms * 100) / 100;
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 function summarize(
   s: Scenario,
-  service: RunResult[],
-  baseline: RunResult[],
-  floor: RunResult[],
+  runs: Partial<Record<SideName, RunResult[]>>,
+  done: ScenarioResult[],
 ): ScenarioResult {
-  const serviceRps = Math.round(mean(service.map((r) => r.rps)));
-  const baselineRps = Math.round(mean(baseline.map((r) => r.rps)));
-  const ratio = Math.round((serviceRps / baselineRps) * 1000) / 1000;
-  const floorRps = floor.length ? Math.round(mean(floor.map((r) => r.rps))) : undefined;
-  const p50 = hundredths(mean(service.map((r) => r.p50)));
-  const p99 = Math.max(...service.map((r) => r.p99));
-  const clean = service.every((r) => r.non2xx === 0 && r.errors === 0);
-  const meets = clean && (s.target.ratio === undefined || ratio >= s.target.ratio) &&
-    (s.target.p99Ms === undefined || p99 < s.target.p99Ms);
+  const rate = (side: SideName) => {
+    const r = runs[side];
+    return r?.length ? Math.round(mean(r.map((x) => x.rate))) : undefined;
+  };
+  const service = rate("service")!;
+  const peer = rate("peer");
+  const bare = rate("bare")!;
+  const other = s.target.of && done.find((d) => d.id === s.target.of!.id)?.summary.service;
+  const p99 = Math.max(...runs.service!.map((r) => r.p99));
+  const summary: ScenarioResult["summary"] = {
+    service,
+    ...(peer ? { peer, ofPeer: ratio(service, peer) } : {}),
+    bare,
+    ofBare: ratio(service, bare),
+    ...(other ? { ofOther: ratio(service, other) } : {}),
+    p50: hundredths(mean(runs.service!.map((r) => r.p50))),
+    p99,
+    ...(runs.peer?.length ? { peerP99: Math.max(...runs.peer.map((r) => r.p99)) } : {}),
+    bareP99: Math.max(...runs.bare!.map((r) => r.p99)),
+    meets: true,
+    missed: [],
+  };
+  const t = s.target;
+  const miss = (what: string) => summary.missed.push(what);
+  if (runs.service!.some((r) => r.non2xx || r.errors)) miss("answers other than 2xx");
+  if (t.peer && summary.ofPeer !== undefined && summary.ofPeer < t.peer) miss(`≥ ${t.peer}× peer`);
+  if (t.bare && summary.ofBare < t.bare) miss(`≥ ${t.bare}× bare`);
+  if (t.of && summary.ofOther !== undefined && summary.ofOther < t.of.ratio) {
+    miss(`≥ ${t.of.ratio}× ${t.of.id}`);
+  }
+  if (t.p99Ms && p99 >= t.p99Ms) miss(`p99 < ${t.p99Ms} ms`);
+  summary.meets = summary.missed.length === 0;
   return {
     id: s.id,
     label: s.label,
+    ...(s.peerLabel ? { peerLabel: s.peerLabel } : {}),
+    unit: s.unit,
+    bare: s.bare,
     target: s.target,
-    service,
-    baseline,
-    ...(s.floor ? { floor: { name: s.floor, runs: floor } } : {}),
-    summary: {
-      serviceRps,
-      baselineRps,
-      ratio,
-      ...(floorRps ? { floorRps, ofFloor: hundredths(serviceRps / floorRps) } : {}),
-      p50,
-      p99,
-      baselineP99: Math.max(...baseline.map((r) => r.p99)),
-      meets,
-    },
+    runs,
+    summary,
   };
 }
 
-function machine(): Record<string, string | number> {
+function machine(wrk: string): Record<string, string | number> {
   let cpu = "unknown";
   let memGiB = NaN;
   try {
@@ -402,34 +534,49 @@ function machine(): Record<string, string | number> {
     memory_gib: memGiB,
     os: `${Deno.build.os} ${Deno.osRelease()}`,
     deno: Deno.version.deno,
-    load_generator: "autocannon 9.0.0 (in the bench process)",
+    load_generator: `wrk ${wrk}`,
   };
 }
 
+function describeTarget(t: Target): string {
+  return [
+    t.bare !== undefined ? `≥ ${t.bare} × bare` : "",
+    t.peer !== undefined ? `≥ ${t.peer} × peer` : "",
+    t.of ? `≥ ${t.of.ratio} × ${t.of.id}` : "",
+    t.p99Ms !== undefined ? `p99 < ${t.p99Ms} ms` : "",
+  ].filter(Boolean).join(", ") || "—";
+}
+
 export function formatReport(r: LoadReport): string {
-  const yes = (ok: boolean) => (ok ? "yes" : "**no**");
+  const yes = (ok: boolean) => (ok ? "yes" : `**no**`);
+  const n = (x: number | undefined) => x === undefined ? "—" : x.toLocaleString("en-US");
+  const x2 = (x: number | undefined) => x === undefined ? "—" : x.toFixed(2);
   const lines = [
     `Measured ${r.date} on ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memory_gib} GiB, ` +
     `${r.machine.os}, Deno ${r.machine.deno}; ${r.machine.load_generator}, ` +
-    `${r.settings.connections} connections, no pipelining, ${r.settings.rounds} interleaved rounds ` +
-    `of ${r.settings.seconds} s per side; revocations that found no fresh token left: ` +
-    `${r.revocationsReusingAToken}.`,
+    `${r.settings.threads} threads, ${r.settings.connections} connections, no pipelining, ` +
+    `${r.settings.rounds} interleaved rounds of ${r.settings.seconds} s per side; ` +
+    `peer: ${r.peer ?? "not run"}.`,
     "",
-    "| scenario | service req/s | p50 ms | p99 ms | baseline req/s | ratio | target | met " +
-    "| floor | floor req/s | service / floor |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: | ---: |",
-    ...r.scenarios.map(({ label, target, floor, summary: s }) => {
-      const t = [
-        target.ratio !== undefined ? `≥ ${target.ratio.toFixed(2)}` : "",
-        target.p99Ms !== undefined ? `p99 < ${target.p99Ms} ms` : "",
-      ].filter(Boolean).join(", ") || "—";
-      return `| ${label} | ${s.serviceRps} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ` +
-        `${s.baselineRps} | ${s.ratio.toFixed(2)} | ${t} | ${yes(s.meets)} | ` +
-        (floor ? `${floor.name} | ${s.floorRps} | ${s.ofFloor?.toFixed(2)} |` : "— | — | — |");
+    "| scenario | this service | peer | bare | this / peer | this / bare | p50 ms | p99 ms | " +
+    "peer p99 ms | bare p99 ms | target | met |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    ...r.scenarios.map(({ label, peerLabel, unit, bare, target, summary: s }) => {
+      const name = unit === "cycles/s" ? `${label} (cycles/s)` : label;
+      const peer = peerLabel && peerLabel !== label ? `${n(s.peer)} (${peerLabel})` : n(s.peer);
+      const other = s.ofOther !== undefined && target.of
+        ? `; ${x2(s.ofOther)} × ${target.of.id}`
+        : "";
+      return `| ${name} | ${n(s.service)} | ${peer} | ${n(s.bare)} (${bare}) | ${x2(s.ofPeer)} | ` +
+        `${x2(s.ofBare)}${other} | ${s.p50.toFixed(2)} | ${s.p99.toFixed(2)} | ` +
+        `${s.peerP99 === undefined ? "—" : s.peerP99.toFixed(2)} | ${s.bareP99.toFixed(2)} | ` +
+        `${describeTarget(target)} | ` +
+        `${s.meets ? "yes" : `**no**: ${s.missed.join(", ")}`} |`;
     }),
     "",
-    `Peak RSS of the service: ${r.peakRssMiB.service} MiB (target < ${r.peakRssMiB.target} MiB: ` +
-    `${yes(r.peakRssMiB.meets)}); the bare baseline: ${r.peakRssMiB.baseline} MiB.`,
+    `Peak RSS: the service ${r.peakRssMiB.service} MiB, the peer ` +
+    `${r.peakRssMiB.peer ?? "—"} MiB (target: not above the peer: ` +
+    `${r.peakRssMiB.meets === undefined ? "—" : yes(r.peakRssMiB.meets)}). ` +
     `Start to first answered request (\`deno task start\`, cached): median ` +
     `${r.startup.medianMs} ms of ${r.startup.runsMs.join(", ")} ms ` +
     `(target < ${r.startup.target} ms: ${yes(r.startup.meets)}).`,
@@ -438,107 +585,95 @@ export function formatReport(r: LoadReport): string {
 }
 
 export async function runLoad(
-  options: { seconds: number; rounds: number; only?: string[] },
+  options: { seconds: number; rounds: number; only?: string[]; peer: boolean },
 ): Promise<LoadReport> {
+  const wrk = await ensureWrk();
   const dir = await Deno.makeTempDir({ prefix: "dcfs-bench-" });
-  const serviceArgs = ["task", "--quiet", "start"];
-  const env = (n: number) => ({ KV_PATH: `${dir}/kv-${n}.sqlite3`, ...RATE_LIMITS_OFF });
+  const kvPath = (name: string) => `${dir}/${name}.sqlite3`;
+  const started: AsyncDisposable[] = [];
   try {
     // Start-up time: three cold processes, each on a fresh store.
     const runsMs: number[] = [];
     for (let i = 0; i < 3; i++) {
-      await using probe = await spawnServer(serviceArgs, env(i));
+      await using probe = await spawnService(kvPath(`start-${i}`));
       runsMs.push(Math.round(probe.startedInMs));
     }
     const medianMs = [...runsMs].sort((a, b) => a - b)[1]!;
 
-    await using service = await spawnServer(serviceArgs, env(9));
-    await using baseline = await spawnServer(BASELINE_ARGS, { FLOOR: "json" });
-    const floors = new Map<Floor, Server>();
-    const s = await setup(service.base);
+    const service = await spawnService(kvPath("service"));
+    started.push(service);
+    let peer: { server: Server; version: string } | undefined;
+    let peerNote: string | undefined;
+    if (options.peer) {
+      await Deno.mkdir(`${dir}/peer`);
+      const spawned = await spawnPeer(`${dir}/peer`);
+      if (typeof spawned === "string") {
+        peerNote = `not run: ${spawned}`;
+        console.error(`the peer is left out: ${spawned}`);
+      } else {
+        peer = spawned;
+        started.push(peer.server);
+      }
+    }
+    const s = await setupService(service.base);
+    const p = peer ? await setupPeer(peer.server.base) : undefined;
+    const bares = new Map<Floor, Server>();
     const scenarios = SCENARIOS.filter((x) => !options.only || options.only.includes(x.id));
     const results: ScenarioResult[] = [];
-    try {
-      for (const scenario of scenarios) {
-        let floor: Server | undefined;
-        if (scenario.floor && !floors.has(scenario.floor)) {
-          floors.set(
-            scenario.floor,
-            await spawnServer(BASELINE_ARGS, { FLOOR: scenario.floor, ...env(10 + floors.size) }),
-          );
-        }
-        if (scenario.floor) floor = floors.get(scenario.floor);
-        const runs = {
-          service: [] as RunResult[],
-          baseline: [] as RunResult[],
-          floor: [] as RunResult[],
-        };
-        for (let round = 0; round < options.rounds; round++) {
-          const shape = await scenario.prepare(s, options.seconds);
-          // The other servers get the same requests; a revocation's fresh tokens are the
-          // service's, so they get a body of the same length instead.
-          const copy = sameAmount(shape);
-          if (round === 0) {
-            for (const target of [service, baseline, floor]) {
-              if (target) await warmUp(target.base, target === service ? shape : copy);
-            }
-          }
-          runs.service.push(await drive(service.base, shape, options.seconds));
-          runs.baseline.push(await drive(baseline.base, copy, options.seconds));
-          if (floor) runs.floor.push(await drive(floor.base, copy, options.seconds));
-        }
-        const result = summarize(scenario, runs.service, runs.baseline, runs.floor);
-        results.push(result);
-        const x = result.summary;
-        console.error(
-          `${scenario.id}: ${x.serviceRps} req/s vs ${x.baselineRps} (ratio ${x.ratio})` +
-            (x.floorRps ? `, ${scenario.floor} floor ${x.floorRps} (${x.ofFloor})` : "") +
-            `, p50 ${x.p50} ms, p99 ${x.p99} ms` +
-            (runs.service.some((r) => r.non2xx || r.errors)
-              ? ` — NON-2xx ${runs.service.map((r) => r.non2xx)} errors ${
-                runs.service.map((r) => r.errors)
-              }`
-              : ""),
-        );
+    for (const scenario of scenarios) {
+      if (!bares.has(scenario.bare)) {
+        const bare = await spawnBare(scenario.bare, kvPath(`bare-${scenario.bare}`));
+        bares.set(scenario.bare, bare);
+        started.push(bare);
       }
-    } finally {
-      for (const f of floors.values()) await f[Symbol.asyncDispose]();
+      const sides: [SideName, string, Shape][] = [
+        ["service", service.base, scenario.service(s)],
+        ...(peer && p && scenario.peer
+          ? [["peer", peer.server.base, scenario.peer(p)] as [SideName, string, Shape]]
+          : []),
+        // The bare handler gets the service's requests; the cycle, plain token POSTs.
+        ["bare", bares.get(scenario.bare)!.base, { ...scenario.service(s), revokePath: undefined }],
+      ];
+      const runs: Partial<Record<SideName, RunResult[]>> = {};
+      for (const [, base, shape] of sides) await drive(base, shape, 1); // for the JIT
+      for (let round = 0; round < options.rounds; round++) {
+        for (const [name, base, shape] of sides) {
+          (runs[name] ??= []).push(await drive(base, shape, options.seconds));
+        }
+      }
+      const result = summarize(scenario, runs, results);
+      results.push(result);
+      const x = result.summary;
+      console.error(
+        `${scenario.id}: ${x.service} ${scenario.unit}` +
+          (x.peer ? `, peer ${x.peer} (× ${x.ofPeer})` : "") +
+          `, bare ${x.bare} (× ${x.ofBare}), p99 ${x.p99} ms` +
+          (x.meets ? "" : ` — missed: ${x.missed.join(", ")}`),
+      );
     }
-    const rss = await memoryMiB(service.pid, "VmHWM");
+    const serviceRss = await memoryMiB(service.pid, "VmHWM");
+    const peerRss = peer ? await memoryMiB(peer.server.pid, "VmHWM") : undefined;
     return {
       date: new Date().toISOString(),
-      machine: machine(),
+      machine: machine(wrk),
       settings: {
         seconds: options.seconds,
         rounds: options.rounds,
         connections: CONNECTIONS,
-        pipelining: 1,
+        threads: THREADS,
       },
       startup: { runsMs, medianMs, target: STARTUP_TARGET_MS, meets: medianMs < STARTUP_TARGET_MS },
       scenarios: results,
-      revocationsReusingAToken: s.reused,
       peakRssMiB: {
-        service: rss,
-        baseline: await memoryMiB(baseline.pid, "VmHWM"),
-        target: RSS_TARGET_MIB,
-        meets: rss < RSS_TARGET_MIB,
+        service: serviceRss,
+        ...(peerRss !== undefined ? { peer: peerRss, meets: serviceRss <= peerRss } : {}),
       },
+      peer: peer?.version ?? peerNote,
     };
   } finally {
+    for (const server of started.reverse()) await server[Symbol.asyncDispose]();
     await Deno.remove(dir, { recursive: true });
   }
-}
-
-/** A second of load before the first measured round, for the JIT. */
-async function warmUp(base: string, shape: RequestShape) {
-  if (shape.next) return; // it would spend the fresh tokens; issuing them warmed the path
-  await drive(base, shape, 1);
-}
-
-function sameAmount(shape: RequestShape): RequestShape {
-  if (!shape.next) return shape;
-  const body = `token=dcfs_at_${"x".repeat(43)}`; // the length of a real one
-  return { ...shape, next: { body: () => body } };
 }
 
 if (import.meta.main) {
@@ -548,19 +683,22 @@ if (import.meta.main) {
       seconds: { type: "string", default: "5" },
       rounds: { type: "string", default: "2" },
       only: { type: "string" },
+      "no-peer": { type: "boolean", default: false },
       "no-save": { type: "boolean", default: false },
     },
   });
   const seconds = Number(values.seconds);
   const rounds = Number(values.rounds);
-  if (!(seconds > 0) || !Number.isInteger(rounds) || rounds < 1) {
+  const only = values.only?.split(",");
+  const unknown = only?.filter((id) => !SCENARIOS.some((s) => s.id === id)) ?? [];
+  if (!(seconds > 0) || !Number.isInteger(rounds) || rounds < 1 || unknown.length) {
     console.error(
-      "usage: deno task bench:load [--seconds 5] [--rounds 2] [--only id,id] [--no-save]",
+      "usage: deno task bench:load [--seconds 5] [--rounds 2] [--only id,id] [--no-peer] " +
+        `[--no-save]\nscenarios: ${SCENARIOS.map((s) => s.id).join(", ")}`,
     );
     Deno.exit(2);
   }
-  const only = values.only?.split(",");
-  const report = await runLoad({ seconds, rounds, only });
+  const report = await runLoad({ seconds, rounds, only, peer: !values["no-peer"] });
   const md = formatReport(report);
   console.log(md);
   if (!values["no-save"] && !only) {
