@@ -130,7 +130,7 @@ async function _cached<T>(
   return found;
 }
 
-/** Matches an entry whatever marker it was stored under (see `checkedLater`). */
+/** Matches an entry whatever marker it was stored under (the `"cached"` freshness). */
 export const ANY_MARKER = Symbol("any marker");
 
 /** A bounded map of values, each stored under the marker it is valid for. */

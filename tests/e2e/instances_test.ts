@@ -195,6 +195,42 @@ Deno.test({
       );
 
       await t.step(
+        "revokes under concurrent reads on two instances: no 200 after the revocation's 200",
+        async () => {
+          const client = await registerClient(a);
+          const token = await issueToken(a, client);
+          // Both instances have the token cached before the revocation.
+          assert.equal(await read(a, token), 200);
+          assert.equal(await read(b, token), 200);
+          const reads: { sent: number; status: number; on: string }[] = [];
+          let revokedAt = Infinity;
+          let stop = false;
+          const reader = async (s: Service, on: string) => {
+            while (!stop) {
+              const sent = performance.now();
+              reads.push({ sent, status: await read(s, token), on });
+            }
+          };
+          const readers = [a, b, a, b, a, b].map((s, i) => reader(s, i % 2 ? "B" : "A"));
+          await new Promise((r) => setTimeout(r, 200));
+          assert.equal(await revoke(a, client, token), 200);
+          revokedAt = performance.now();
+          await new Promise((r) => setTimeout(r, 300));
+          stop = true;
+          await Promise.all(readers);
+
+          const before = reads.filter((r) => r.sent < revokedAt);
+          const after = reads.filter((r) => r.sent > revokedAt);
+          assert.ok(before.some((r) => r.status === 200), "reads before the revocation succeed");
+          for (const on of ["A", "B"]) {
+            assert.ok(after.some((r) => r.on === on), `reads on ${on} after the revocation`);
+          }
+          const late = after.filter((r) => r.status !== 401);
+          assert.deepEqual(late, [], `${after.length} reads sent after the revocation's 200`);
+        },
+      );
+
+      await t.step(
         `a rate limit counts requests across both: ${RATE_BURST} concurrent registrations ` +
           `from one address, ${RATE_ROUNDS} times, admit at most ${REGISTER_LIMIT} ` +
           `(and at least ${REGISTER_LIMIT - REGISTER_UNDERSHOOT}) each time`,
