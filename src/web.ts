@@ -1,13 +1,21 @@
 /**
  * @module
- * The home page for people and browser agents (WebMCP): one HTML page, one script
- * and one stylesheet, all served from this module with a strict CSP ('self' only).
+ * The home page for people and browser agents (WebMCP): one HTML page, one script and
+ * one stylesheet, served with a strict CSP ('self' only). The files live in `src/web/`
+ * as what they are (`home.html`, `app.js` with `// @ts-check`, `styles.css`), imported
+ * as text, so `deno lint`, `deno check` and `deno fmt` see them.
+ *
+ * The page is rendered once per catalog: the catalog, the covered cities and the
+ * choices of the forms are written into the HTML, so it is useful with JavaScript off.
+ * The script only enhances it (the coverage check and the forms, WebMCP).
  */
 
-import type { Context } from "./context.ts";
-import { FAVICON_SVG, HOME_HTML } from "./web/home_html.ts";
-import { APP_JS } from "./web/app_js.ts";
-import { STYLES_CSS } from "./web/styles_css.ts";
+import HOME_HTML from "./web/home.html" with { type: "text" };
+import APP_JS from "./web/app.js" with { type: "text" };
+import STYLES_CSS from "./web/styles.css" with { type: "text" };
+import FAVICON_SVG from "./web/favicon.svg" with { type: "text" };
+import type { Catalog, Location, Service } from "./catalog.ts";
+import { BUSINESS_HOURS } from "./estimate.ts";
 import { HttpError } from "./http.ts";
 import type { Params } from "./router.ts";
 
@@ -29,20 +37,25 @@ const _ASSETS: Record<string, { body: string; type: string }> = {
   "favicon.svg": { body: FAVICON_SVG, type: "image/svg+xml" },
 };
 
-/** `GET /`: the home page. */
-export function homePage(_req: Request, _ctx: Context): Response {
-  return new Response(HOME_HTML, {
-    headers: {
-      "Content-Type": "text/html; charset=utf-8",
-      "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-      "Cache-Control": "public, max-age=300",
-      "Referrer-Policy": "no-referrer",
-    },
-  });
+const _PAGE_HEADERS = {
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "Cache-Control": "public, max-age=300",
+  "Referrer-Policy": "no-referrer",
+};
+
+/** Each catalog's page, rendered on its first request (a catalog never changes). */
+const _rendered = new WeakMap<Catalog, string>();
+
+/** `GET /`: the home page, rendered from the request's catalog. */
+export function homePage(_req: Request, ctx: { catalog: Catalog }): Response {
+  let html = _rendered.get(ctx.catalog);
+  if (html === undefined) _rendered.set(ctx.catalog, html = renderHome(ctx.catalog));
+  return new Response(html, { headers: _PAGE_HEADERS });
 }
 
-/** `GET /assets/:name`: the page's script and stylesheet. */
-export function webAsset(_req: Request, _ctx: Context, params: Params): Response {
+/** `GET /assets/:name`: the page's script, stylesheet and icon. */
+export function webAsset(_req: Request, _ctx: unknown, params: Params): Response {
   const asset = _ASSETS[params.name ?? ""];
   if (!asset) throw new HttpError(404, "not_found", "no such asset");
   return new Response(asset.body, {
@@ -52,4 +65,124 @@ export function webAsset(_req: Request, _ctx: Context, params: Params): Response
       "Cache-Control": "public, max-age=300",
     },
   });
+}
+
+/**
+ * The home page with its slots (`<!-- slot:name -->` in home.html) filled from the
+ * catalog. Throws when the file and the slots disagree, so a renamed slot fails at
+ * start-up, not as a page with a hole.
+ */
+export function renderHome(catalog: Catalog): string {
+  const slots: Record<string, string> = {
+    facts: _facts(catalog),
+    services: catalog.services.map(_serviceCard).join("\n"),
+    "service-options": catalog.services
+      .map((s) => `<option value="${esc(s.id)}">${esc(s.name)}</option>`).join(""),
+    "country-options": _countries(catalog.locations)
+      .map(([code, name]) => `<option value="${esc(code)}">${esc(name)}</option>`).join(""),
+    cities: _cities(catalog.locations),
+  };
+  const used = new Set<string>();
+  const html = HOME_HTML.replace(/<!-- slot:([a-z-]+) -->/g, (_, name: string) => {
+    const value = slots[name];
+    if (value === undefined) throw new Error(`home.html: unknown slot ${name}`);
+    used.add(name);
+    return value;
+  });
+  const unused = Object.keys(slots).filter((name) => !used.has(name));
+  if (unused.length) throw new Error(`home.html: slot(s) missing: ${unused.join(", ")}`);
+  return html;
+}
+
+/** Escapes text for HTML content and double-quoted attributes. */
+export function esc(text: string | number): string {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function _money(amount: number, currency: string): string {
+  return new Intl.NumberFormat("en-GB", {
+    style: "currency",
+    currency,
+    minimumFractionDigits: Number.isInteger(amount) ? 0 : 2,
+    maximumFractionDigits: 2,
+  }).format(amount);
+}
+
+function _facts(catalog: Catalog): string {
+  const countries = new Set(catalog.locations.map((l) => l.country)).size;
+  const hours = catalog.locations.map((l) => l.response_time_hours);
+  const fastest = Math.min(...hours);
+  const slowest = Math.max(...hours);
+  const facts = [
+    [
+      `${catalog.locations.length} cities, ${countries} countries`,
+      `Our own engineers in ${
+        _regions(catalog.locations).length
+      } regions, listed city by city below.`,
+    ],
+    [
+      `On site in ${fastest}–${slowest} hours`,
+      "Typical response time from your request to an engineer at the rack, per city.",
+    ],
+    [
+      `${BUSINESS_HOURS.from}–${BUSINESS_HOURS.to} local, and out of hours`,
+      "Nights, weekends and holidays at each service's published multiplier.",
+    ],
+    [
+      "A person answers",
+      "Every request is read by our team, who reply by email with a written quotation.",
+    ],
+  ];
+  return facts.map(([title, text]) =>
+    `<li>\n          <h2 class="assurance-title">${esc(title!)}</h2>\n` +
+    `          <p>${esc(text!)}</p>\n        </li>`
+  ).join("\n        ");
+}
+
+function _serviceCard(s: Service): string {
+  const p = s.pricing;
+  const callOut = p.call_out_fee > 0 ? _money(p.call_out_fee, p.currency) : "None";
+  return `<li class="service-card">
+  <div class="service-head"><h3>${esc(s.name)}</h3><span class="tag">${esc(s.category)}</span></div>
+  <p class="service-desc">${esc(s.description)}</p>
+  <dl class="price-list">
+    <div><dt>Rate</dt><dd>${esc(_money(p.hourly_rate, p.currency))} / h</dd></div>
+    <div><dt>Minimum</dt><dd>${esc(p.minimum_hours)} h</dd></div>
+    <div><dt>Out of hours</dt><dd>× ${esc(p.out_of_hours_multiplier)}</dd></div>
+    <div><dt>Call-out fee</dt><dd>${esc(callOut)}</dd></div>
+  </dl>
+  <a class="card-link" href="#quote" data-service="${
+    esc(s.id)
+  }">Request a quote<span class="visually-hidden"> for ${esc(s.name)}</span></a>
+</li>`;
+}
+
+const _countryNames = new Intl.DisplayNames(["en"], { type: "region" });
+
+/** The covered countries as [code, English name], by name. */
+function _countries(locations: readonly Location[]): [string, string][] {
+  const codes = [...new Set(locations.map((l) => l.country))];
+  return codes.map((c): [string, string] => [c, _countryNames.of(c) ?? c])
+    .sort((a, b) => a[1].localeCompare(b[1], "en"));
+}
+
+function _regions(locations: readonly Location[]): string[] {
+  return [...new Set(locations.map((l) => l.region))].sort();
+}
+
+/** The covered cities by region, each with its country and response time. */
+function _cities(locations: readonly Location[]): string {
+  return _regions(locations).map((region) => {
+    const here = locations.filter((l) => l.region === region)
+      .sort((a, b) => a.city.localeCompare(b.city, "en"));
+    const items = here.map((l) =>
+      `<li><span class="city-name">${esc(l.city)}</span> <span class="muted">${
+        esc(_countryNames.of(l.country) ?? l.country)
+      } · ${esc(l.response_time_hours)} h</span></li>`
+    ).join("");
+    return `<div class="region"><h3>${
+      esc(region)
+    } <span class="muted">(${here.length})</span></h3>` +
+      `<ul class="city-list">${items}</ul></div>`;
+  }).join("\n");
 }

@@ -96,14 +96,27 @@ Deno.test({
     const { page, errors } = await newPage();
     await page.goto(`${base}/`);
 
-    await t.step("the catalog is loaded and fills the service selects", async () => {
+    await t.step("with JavaScript off, the catalog and the covered cities are there", async () => {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      try {
+        const bare = await context.newPage();
+        await bare.goto(`${base}/`);
+        const services = (await (await fetch(`${base}/api/v1/services`)).json()).services;
+        assert.equal(await bare.locator("#service-list > li").count(), services.length);
+        assert.match((await bare.locator(".regions").textContent()) ?? "", /Zürich.*Switzerland/s);
+        assert.equal(await bare.locator("#q-service option").count(), services.length + 1);
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.step("the page has the catalog and fills the service selects", async () => {
       await page.locator("#service-list > li").first().waitFor();
       const cards = await page.locator("#service-list > li").count();
       const services = (await (await fetch(`${base}/api/v1/services`)).json()).services;
       assert.equal(cards, services.length);
       assert.equal(await page.locator("#q-service option").count(), services.length + 1);
       assert.equal(await page.locator("#l-service option").count(), services.length + 1);
-      assert.ok(await page.locator("#services-status").isHidden());
       assert.match(await text(page, "#service-list"), /Remote hands/);
     });
 
@@ -125,14 +138,15 @@ Deno.test({
       assert.match((await result.textContent()) ?? "", /Not covered: Basel.*Zürich, CH\s*74 km/s);
     });
 
-    await t.step("coverage: a bad country code is shown next to its field", async () => {
+    await t.step("coverage: the country is chosen from a list, by name", async () => {
+      assert.equal(await page.locator("#cov-country option[value=DE]").textContent(), "Germany");
       await page.fill("#cov-city", "Paris");
-      await page.fill("#cov-country", "F");
+      await page.selectOption("#cov-country", "DE");
       await page.click("#coverage-form button[type=submit]");
-      await page.locator("#cov-country-error").waitFor();
-      assert.match(await text(page, "#cov-country-error"), /country/);
-      assert.equal(await page.getAttribute("#cov-country", "aria-invalid"), "true");
-      await page.fill("#cov-country", "");
+      const result = page.locator("#coverage-result .notice-info");
+      await result.waitFor();
+      assert.match((await result.textContent()) ?? "", /not in that country.*Paris, FR/s);
+      await page.selectOption("#cov-country", "");
     });
 
     await t.step("lead: a bad email is shown inline, then a valid lead gets its id", async () => {
@@ -142,7 +156,7 @@ Deno.test({
       await page.locator("#l-email-error").waitFor();
       assert.equal(
         await text(page, "#l-email-error"),
-        "email must be a valid email address such as ops@example.com",
+        "Email must be a valid email address such as ops@example.com",
       );
       assert.equal(await page.getAttribute("#l-email", "aria-invalid"), "true");
       assert.ok(await page.locator("#l-description-error").isHidden());
@@ -153,7 +167,8 @@ Deno.test({
       const id = page.locator("#lead-result .request-id");
       await id.waitFor();
       assert.match((await id.textContent()) ?? "", /^lead_[0-9A-Z]+$/);
-      assert.match(await text(page, "#lead-result"), /Pending human review/);
+      assert.match(await text(page, "#lead-result"), /Waiting for review by our team/);
+      assert.doesNotMatch(await text(page, "#lead-result"), /pending_review/);
       assert.ok(await page.locator("#l-email-error").isHidden());
       assert.equal(await page.getAttribute("#l-email", "aria-invalid"), null);
       assert.equal(await page.inputValue("#l-email"), "", "the form is reset");
@@ -168,12 +183,17 @@ Deno.test({
           assert.ok(await page.locator(`#q-${id}-error`).isVisible(), id);
         }
         assert.match(await text(page, "#quote-result .notice-error"), /Please correct 6 fields/);
+        assert.match(
+          await text(page, "#q-contact-error"),
+          /^Contact name /,
+          "errors name the field as the page does",
+        );
 
         await page.fill("#q-company", "Example GmbH");
         await page.fill("#q-contact", "Kim Muster");
         await page.fill("#q-email", "kim@example.com");
         await page.fill("#q-city", "Zürich");
-        await page.fill("#q-country", "ch");
+        await page.selectOption("#q-country", "CH");
         await page.selectOption("#q-service", "remote-hands");
         await page.fill("#q-description", "Reseat two PSUs and read out serial numbers.");
         await page.fill("#q-date", "2026-12-03");
@@ -189,7 +209,7 @@ Deno.test({
         // 95 EUR × 2 engineers × 3 h × 1.5 out of hours = 855, plus 25 % contingency.
         assert.match(shown, /€855 – €1,068\.75/);
         assert.match(shown, /non-binding/);
-        assert.match(shown, /Pending human review/);
+        assert.match(shown, /Waiting for review by our team/);
         assert.equal(await page.locator("#quote-form [aria-invalid]").count(), 0);
       },
     );

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { CONTENT_SECURITY_POLICY } from "../src/web.ts";
-import { createApp } from "./_helpers.ts";
+import { CONTENT_SECURITY_POLICY, renderHome } from "../src/web.ts";
+import { catalog, createApp } from "./_helpers.ts";
 
 const DISCOVERY_LINKS = [
   "/.well-known/oauth-authorization-server",
@@ -132,7 +132,8 @@ Deno.test("the script builds the DOM as text and takes tool schemas from the des
   assert.match(js, /textContent/);
   assert.match(js, /\/\.well-known\/mcp\.json/);
   assert.match(js, /inputSchema: tool\.input_schema/);
-  assert.match(js, /document\.modelContext \|\| navigator\.modelContext/);
+  assert.match(js, /page\.modelContext \|\| nav\.modelContext/);
+  assert.match(js, /^\/\/ @ts-check/, "deno check type-checks the script");
   // No copy of a tool schema lives in the script.
   assert.doesNotMatch(js, /"properties"|additionalProperties/);
   const css = await (await app.request("/assets/styles.css")).text();
@@ -150,4 +151,61 @@ Deno.test("an unknown asset is 404 in the API error shape", async (t) => {
       assert.equal(body.error, "not_found");
     });
   }
+});
+
+Deno.test("the page carries the catalog, the covered cities and the form choices without script", async (t) => {
+  await using app = await createApp();
+  const html = await (await app.request("/")).text();
+  const { services, locations } = catalog();
+  await t.step("every service, with its rate", () => {
+    const list = html.slice(
+      html.indexOf('<ul id="service-list"'),
+      html.indexOf("</ul>", html.indexOf('<ul id="service-list"')),
+    );
+    assert.equal(list.match(/<li class="service-card">/g)?.length, services.length);
+    for (const s of services) {
+      assert.ok(list.includes(`<h3>${s.name}</h3>`), s.name);
+      assert.ok(list.includes(`data-service="${s.id}"`), s.id);
+    }
+    assert.match(list, /€95 \/ h/);
+  });
+  await t.step("every covered city, by region, with its country's name", () => {
+    for (const l of locations) {
+      assert.ok(html.includes(`<span class="city-name">${l.city}</span>`), l.city);
+    }
+    assert.ok(html.includes("Germany"));
+    assert.match(html, /<h3>Europe <span class="muted">\(\d+\)<\/span><\/h3>/);
+  });
+  await t.step("the hero states the coverage in figures", () => {
+    const countries = new Set(locations.map((l) => l.country)).size;
+    assert.ok(html.includes(`${locations.length} cities, ${countries} countries`));
+    assert.doesNotMatch(html, /Nothing billable<\/h2>|>Anonymous<\/h2>/);
+  });
+  await t.step("the service and country boxes list what is offered", () => {
+    for (const id of ["q-service", "l-service"]) {
+      const start = html.indexOf(`<select id="${id}"`);
+      const select = html.slice(start, html.indexOf("</select>", start));
+      assert.equal(select.match(/<option value="[a-z-]+">/g)?.length, services.length, id);
+    }
+    const start = html.indexOf('<select id="q-country"');
+    const select = html.slice(start, html.indexOf("</select>", start));
+    assert.match(select, /<option value="DE">Germany<\/option>/);
+    assert.doesNotMatch(html, /maxlength="2"/, "no country box cut at two characters");
+  });
+  await t.step("a privacy notice, and no raw status link", () => {
+    assert.match(html, /<section id="privacy"/);
+    assert.doesNotMatch(html, /href="\/healthz"/);
+    assert.doesNotMatch(html, /<!-- slot:/, "every slot is filled");
+  });
+});
+
+Deno.test("the page escapes what the catalog says", () => {
+  const base = catalog();
+  const hostile = {
+    ...base,
+    services: [{ ...base.services[0]!, name: '<img src=x onerror="1">' }],
+  };
+  const html = renderHome(hostile);
+  assert.ok(html.includes("&#60;img src=x onerror=&#34;1&#34;&#62;"));
+  assert.doesNotMatch(html, /<img src=x/);
 });

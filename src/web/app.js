@@ -1,17 +1,17 @@
-/**
- * @module
- * The home page script (`/assets/app.js`, an ES module). It fills the catalog,
- * runs the coverage check and the two forms against the public REST endpoints,
- * and registers the tools of `/.well-known/mcp.json` with a WebMCP model context
- * when the browser has one. Server data only ever reaches the DOM as text.
- *
- * The script is kept free of backticks, `${` and backslashes so that it can live
- * in this template string unchanged.
- */
+// @ts-check
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// DC Field Services home page. Served as /assets/app.js under a 'self'-only CSP.
+// The server renders the catalog and the covered cities into the page; this script
+// enhances it: the coverage check and the two forms, and WebMCP. Everything that comes
+// from the server is written with textContent, never as HTML.
 
-export const APP_JS =
-  `// DC Field Services home page. Served as /assets/app.js under a 'self'-only CSP.
-// Everything that comes from the server is written with textContent, never as HTML.
+/**
+ * What an API call returns; `status` 0 means the request did not get through. `data`
+ * is the JSON body as sent, checked field by field where it is used.
+ * @typedef {{ status: number, data: any }} ApiResult
+ */
+/** @typedef {Node | string | number | null | undefined | false} Child */
 
 const API = {
   services: "/api/v1/services",
@@ -21,15 +21,22 @@ const API = {
   descriptor: "/.well-known/mcp.json",
 };
 
-const STATUS_LABELS = { pending_review: "Pending human review" };
+/** @type {Record<string, string>} */
+const STATUS_LABELS = { pending_review: "Waiting for review by our team" };
 
 // ---- small DOM helpers ----
 
+/**
+ * @param {string} tag
+ * @param {Record<string, string | boolean | null | undefined | ((ev: Event) => void)> | null} props
+ * @param {...(Child | Child[])} children
+ * @returns {HTMLElement}
+ */
 function h(tag, props, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props || {})) {
     if (value === undefined || value === null || value === false) continue;
-    if (key === "class") node.className = value;
+    if (key === "class") node.className = String(value);
     else if (typeof value === "function") node.addEventListener(key, value);
     else node.setAttribute(key, value === true ? "" : String(value));
   }
@@ -40,10 +47,47 @@ function h(tag, props, ...children) {
   return node;
 }
 
+/**
+ * @param {string} id
+ * @returns {HTMLElement}
+ */
 function byId(id) {
-  return document.getElementById(id);
+  const node = document.getElementById(id);
+  if (!node) throw new Error("the page has no #" + id);
+  return node;
 }
 
+/**
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {new () => T} type
+ * @returns {T}
+ */
+function byIdAs(id, type) {
+  const node = byId(id);
+  if (!(node instanceof type)) throw new Error("#" + id + " is not a " + type.name);
+  return node;
+}
+
+/**
+ * A named control of a form.
+ * @param {HTMLFormElement} form
+ * @param {string} name
+ * @returns {HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement}
+ */
+function controlOf(form, name) {
+  const control = form.elements.namedItem(name);
+  if (
+    control instanceof HTMLInputElement || control instanceof HTMLSelectElement ||
+    control instanceof HTMLTextAreaElement
+  ) return control;
+  throw new Error("the form has no control " + name);
+}
+
+/**
+ * @param {unknown} amount
+ * @param {string} currency
+ */
 function money(amount, currency) {
   if (typeof amount !== "number" || !Number.isFinite(amount)) return "–";
   try {
@@ -58,6 +102,11 @@ function money(amount, currency) {
   }
 }
 
+/**
+ * @param {number} n
+ * @param {string} one
+ * @param {string} many
+ */
 function plural(n, one, many) {
   return n + " " + (n === 1 ? one : many);
 }
@@ -65,10 +114,20 @@ function plural(n, one, many) {
 // ---- HTTP ----
 
 // Returns { status, data } and never throws: status 0 means the request did not get through.
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @param {Record<string, string>} [headers]
+ * @returns {Promise<ApiResult>}
+ */
 async function callApi(method, path, body, headers) {
-  const init = { method, headers: { Accept: "application/json", ...(headers || {}) } };
+  /** @type {Record<string, string>} */
+  const sent = { Accept: "application/json", ...(headers || {}) };
+  /** @type {RequestInit} */
+  const init = { method, headers: sent };
   if (body !== undefined) {
-    init.headers["Content-Type"] = "application/json";
+    sent["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
   let res;
@@ -86,6 +145,7 @@ async function callApi(method, path, body, headers) {
   return { status: res.status, data };
 }
 
+/** @param {ApiResult} result */
 function problemText(result) {
   if (result.status === 0) {
     return "The service could not be reached. Check your connection and try again.";
@@ -104,6 +164,11 @@ function newIdempotencyKey() {
 
 // ---- notices, field errors ----
 
+/**
+ * @param {string} kind
+ * @param {string | null} title
+ * @param {...(Child | Child[])} body
+ */
 function notice(kind, title, ...body) {
   return h(
     "div",
@@ -113,12 +178,18 @@ function notice(kind, title, ...body) {
   );
 }
 
+/**
+ * @param {HTMLElement} box
+ * @param {Node} node
+ */
 function showResult(box, node) {
   box.replaceChildren(node);
 }
 
+/** @param {HTMLFormElement} form */
 function clearFieldErrors(form) {
   for (const slot of form.querySelectorAll("[data-error-for]")) {
+    if (!(slot instanceof HTMLElement)) continue;
     slot.textContent = "";
     slot.hidden = true;
   }
@@ -127,22 +198,64 @@ function clearFieldErrors(form) {
   }
 }
 
+/**
+ * @param {HTMLFormElement} form
+ * @param {string} path
+ */
 function fieldControl(form, path) {
   const control = form.elements.namedItem(path);
   return control instanceof HTMLElement ? control : null;
 }
 
-// Puts each issue next to its field and returns a summary listing all of them.
+/**
+ * The label people see for a field, without its "required"/"optional" marks.
+ * @param {HTMLElement} control
+ */
+function labelOf(control) {
+  const label = control.id ? document.querySelector("label[for='" + control.id + "']") : null;
+  if (!label) return "";
+  let text = "";
+  for (const node of label.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) text += node.textContent;
+  }
+  return text.trim();
+}
+
+/**
+ * An issue's message in the page's words: "contact_name is required" becomes
+ * "Contact name is required".
+ * @param {string} text
+ * @param {string} path
+ * @param {HTMLElement | null} control
+ */
+function friendly(text, path, control) {
+  const label = control ? labelOf(control) : "";
+  if (!label || !path || !text.startsWith(path + " ")) return text;
+  return label + text.slice(path.length);
+}
+
+/**
+ * Puts each issue next to its field and returns a summary listing all of them.
+ * @param {HTMLFormElement} form
+ * @param {any[]} issues
+ * @param {string | undefined} message
+ */
 function showIssues(form, issues, message) {
+  /** @type {HTMLElement[]} */
   const items = [];
+  /** @type {HTMLElement | null} */
   let first = null;
   for (const issue of issues) {
     const path = typeof issue.path === "string" ? issue.path : "";
-    const text = typeof issue.message === "string" ? issue.message : "invalid value";
+    const control = fieldControl(form, path);
+    const text = friendly(
+      typeof issue.message === "string" ? issue.message : "invalid value",
+      path,
+      control,
+    );
     const slot = Array.from(form.querySelectorAll("[data-error-for]"))
       .find((el) => el.getAttribute("data-error-for") === path);
-    const control = fieldControl(form, path);
-    if (slot) {
+    if (slot instanceof HTMLElement) {
       slot.textContent = slot.textContent ? slot.textContent + " " + text : text;
       slot.hidden = false;
     }
@@ -150,13 +263,17 @@ function showIssues(form, issues, message) {
       control.setAttribute("aria-invalid", "true");
       if (!first) first = control;
       const target = control;
-      items.push(h("li", null, h("a", {
-        href: "#" + control.id,
-        click: (ev) => {
-          ev.preventDefault();
-          target.focus();
-        },
-      }, text)));
+      items.push(h(
+        "li",
+        null,
+        h("a", {
+          href: "#" + control.id,
+          click: (/** @type {Event} */ ev) => {
+            ev.preventDefault();
+            target.focus();
+          },
+        }, text),
+      ));
     } else {
       items.push(h("li", null, text));
     }
@@ -171,76 +288,30 @@ function showIssues(form, issues, message) {
 
 // ---- catalog ----
 
-let services = [];
-
-function serviceCard(service) {
-  const p = service.pricing || {};
-  const callOut = typeof p.call_out_fee === "number" && p.call_out_fee > 0
-    ? money(p.call_out_fee, p.currency)
-    : "None";
-  return h(
-    "li",
-    { class: "service-card" },
-    h(
-      "div",
-      { class: "service-head" },
-      h("h3", null, service.name),
-      h("span", { class: "tag" }, service.category),
-    ),
-    h("p", { class: "service-desc" }, service.description),
-    h(
-      "dl",
-      { class: "price-list" },
-      h("div", null, h("dt", null, "Rate"), h("dd", null, money(p.hourly_rate, p.currency) + " / h")),
-      h("div", null, h("dt", null, "Minimum"), h("dd", null, p.minimum_hours + " h")),
-      h("div", null, h("dt", null, "Out of hours"), h("dd", null, "× " + p.out_of_hours_multiplier)),
-      h("div", null, h("dt", null, "Call-out fee"), h("dd", null, callOut)),
-    ),
-    h("a", {
-      class: "card-link",
-      href: "#quote",
-      click: () => {
-        byId("q-service").value = service.id;
-      },
-    }, "Request a quote", h("span", { class: "visually-hidden" }, " for " + service.name)),
-  );
-}
-
-function fillServiceSelect(select) {
-  const keep = select.value;
-  const placeholder = select.options[0];
-  select.replaceChildren(placeholder);
-  for (const s of services) select.append(h("option", { value: s.id }, s.name));
-  select.value = keep;
-}
-
-async function loadCatalog() {
-  const status = byId("services-status");
-  const list = byId("service-list");
-  status.textContent = "Loading the service catalog…";
-  status.hidden = false;
-  const result = await callApi("GET", API.services);
-  if (result.status !== 200 || !result.data || !Array.isArray(result.data.services)) {
-    status.replaceChildren(
-      "The service catalog could not be loaded. " + problemText(result) + " ",
-      h("button", { class: "btn btn-small", type: "button", click: loadCatalog }, "Retry"),
-    );
-    return;
+// The server renders the service cards; "Request a quote" on a card picks its service.
+function enhanceCatalog() {
+  const select = byIdAs("q-service", HTMLSelectElement);
+  for (const link of document.querySelectorAll("a[data-service]")) {
+    link.addEventListener("click", () => {
+      select.value = link.getAttribute("data-service") || "";
+    });
   }
-  services = result.data.services;
-  list.replaceChildren(...services.map(serviceCard));
-  status.textContent = "";
-  status.hidden = true;
-  fillServiceSelect(byId("q-service"));
-  fillServiceSelect(byId("l-service"));
 }
 
 // ---- coverage ----
 
+/**
+ * @param {string} city
+ * @param {string} [country]
+ */
 function locationLabel(city, country) {
   return country ? city + ", " + country : city;
 }
 
+/**
+ * @param {any} coverage
+ * @param {HTMLFormElement} form
+ */
 function coverageNode(coverage, form) {
   const asked = coverage.query && coverage.query.city ? coverage.query.city : "";
   if (coverage.covered && coverage.location) {
@@ -268,15 +339,19 @@ function coverageNode(coverage, form) {
           "div",
           null,
           h("p", { class: "small-title" }, "Services available here"),
-          h("ul", { class: "chips" }, coverage.services.map((s) => h("li", null, s.name))),
+          h(
+            "ul",
+            { class: "chips" },
+            coverage.services.map((/** @type {any} */ s) => h("li", null, s.name)),
+          ),
         )
         : null,
       h("a", {
         class: "btn btn-secondary btn-small",
         href: "#quote",
         click: () => {
-          byId("q-city").value = loc.city;
-          byId("q-country").value = loc.country;
+          byIdAs("q-city", HTMLInputElement).value = loc.city;
+          byIdAs("q-country", HTMLSelectElement).value = loc.country;
         },
       }, "Request a quote in " + loc.city),
     );
@@ -294,7 +369,7 @@ function coverageNode(coverage, form) {
       h(
         "ul",
         { class: "choice-list" },
-        coverage.candidates.map((c) =>
+        coverage.candidates.map((/** @type {any} */ c) =>
           h(
             "li",
             null,
@@ -302,8 +377,8 @@ function coverageNode(coverage, form) {
               class: "btn btn-small btn-secondary",
               type: "button",
               click: () => {
-                form.elements.namedItem("city").value = c.city;
-                form.elements.namedItem("country").value = c.country;
+                controlOf(form, "city").value = c.city;
+                controlOf(form, "country").value = c.country;
                 form.requestSubmit();
               },
             }, locationLabel(c.city, c.country)),
@@ -335,7 +410,7 @@ function coverageNode(coverage, form) {
           h(
             "ul",
             { class: "nearest-list" },
-            nearest.map((n) =>
+            nearest.map((/** @type {any} */ n) =>
               h(
                 "li",
                 null,
@@ -358,27 +433,31 @@ function coverageNode(coverage, form) {
     h(
       "p",
       null,
-      "We could not find a city of that name. Check the spelling, try the English or local name, or add a two-letter country code.",
+      "We could not find a city of that name. Check the spelling, try the English or local name, or choose the country.",
     ),
   );
 }
 
+/**
+ * @param {HTMLFormElement} form
+ * @param {boolean} busy
+ */
 function setBusy(form, busy) {
   const button = form.querySelector("button[type=submit]");
-  if (!button) return;
+  if (!(button instanceof HTMLButtonElement)) return;
   button.disabled = busy;
   form.setAttribute("aria-busy", busy ? "true" : "false");
 }
 
 function setupCoverage() {
-  const form = byId("coverage-form");
+  const form = byIdAs("coverage-form", HTMLFormElement);
   const box = byId("coverage-result");
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     clearFieldErrors(form);
     const query = new URLSearchParams();
-    const city = form.elements.namedItem("city").value.trim();
-    const country = form.elements.namedItem("country").value.trim();
+    const city = controlOf(form, "city").value.trim();
+    const country = controlOf(form, "country").value.trim();
     query.set("city", city);
     if (country) query.set("country", country);
     setBusy(form, true);
@@ -390,7 +469,10 @@ function setupCoverage() {
     } else if (result.status === 400 && result.data && Array.isArray(result.data.issues)) {
       showResult(box, showIssues(form, result.data.issues, result.data.message));
     } else {
-      showResult(box, notice("error", "The coverage check failed", h("p", null, problemText(result))));
+      showResult(
+        box,
+        notice("error", "The coverage check failed", h("p", null, problemText(result))),
+      );
     }
   });
 }
@@ -399,12 +481,18 @@ function setupCoverage() {
 
 // The form's named controls as a JSON object: empty fields are left out, numbers
 // are sent as numbers and the checkbox as a boolean.
+/** @param {HTMLFormElement} form */
 function formPayload(form) {
+  /** @type {Record<string, string | number | boolean>} */
   const payload = {};
   for (const control of form.elements) {
+    if (
+      !(control instanceof HTMLInputElement || control instanceof HTMLSelectElement ||
+        control instanceof HTMLTextAreaElement)
+    ) continue;
     const name = control.name;
     if (!name || control.disabled) continue;
-    if (control.type === "checkbox") {
+    if (control instanceof HTMLInputElement && control.type === "checkbox") {
       payload[name] = control.checked;
       continue;
     }
@@ -422,6 +510,10 @@ function formPayload(form) {
   return payload;
 }
 
+/**
+ * @param {any} data
+ * @param {string} kind
+ */
 function receiptNode(data, kind) {
   const status = typeof data.status === "string" ? data.status : "pending_review";
   const facts = h(
@@ -437,7 +529,7 @@ function receiptNode(data, kind) {
       "div",
       null,
       h("dt", null, "Status"),
-      h("dd", null, STATUS_LABELS[status] || status, " ", h("code", { class: "status-code" }, status)),
+      h("dd", null, STATUS_LABELS[status] || status),
     ),
   );
   const parts = [facts];
@@ -474,8 +566,14 @@ function receiptNode(data, kind) {
   return notice("success", title, ...parts);
 }
 
+/**
+ * @param {string} formId
+ * @param {string} resultId
+ * @param {string} path
+ * @param {string} kind
+ */
 function setupSubmission(formId, resultId, path, kind) {
-  const form = byId(formId);
+  const form = byIdAs(formId, HTMLFormElement);
   const box = byId(resultId);
   // One Idempotency-Key per distinct body: sending the same body again (a double
   // click, a retry after a network error) cannot create a second request.
@@ -501,18 +599,26 @@ function setupSubmission(formId, resultId, path, kind) {
     } else if (result.status === 400 && data && Array.isArray(data.issues)) {
       showResult(box, showIssues(form, data.issues, data.message));
     } else {
-      showResult(box, notice("error", "The request was not sent", h("p", null, problemText(result))));
+      showResult(
+        box,
+        notice("error", "The request was not sent", h("p", null, problemText(result))),
+      );
     }
   });
 }
 
 // ---- WebMCP ----
 
+/** @param {unknown} path */
 function sameOriginPath(path) {
   return typeof path === "string" && path.startsWith("/") && !path.startsWith("//");
 }
 
 // Calls the REST endpoint a tool maps to and returns its JSON body, errors included.
+/**
+ * @param {{ method: string, path: string }} http
+ * @param {unknown} args
+ */
 async function runTool(http, args) {
   const input = args && typeof args === "object" ? args : {};
   const method = String(http.method || "GET").toUpperCase();
@@ -540,7 +646,12 @@ async function runTool(http, args) {
 
 async function registerWebMcp() {
   const status = byId("webmcp-status");
-  const context = document.modelContext || navigator.modelContext;
+  // WebMCP is not in the DOM types yet: the model context, where a browser has one.
+  /** @type {any} */
+  const page = document;
+  /** @type {any} */
+  const nav = navigator;
+  const context = page.modelContext || nav.modelContext;
   if (!context || typeof context.registerTool !== "function") {
     status.textContent = "No WebMCP model context in this browser, so no tools were registered. " +
       "Browsers with WebMCP get the same four tools, with the schemas of the tool descriptor.";
@@ -551,10 +662,12 @@ async function registerWebMcp() {
     ? result.data.tools
     : null;
   if (!tools) {
-    status.textContent = "A model context is present, but the tool descriptor could not be loaded: " +
+    status.textContent =
+      "A model context is present, but the tool descriptor could not be loaded: " +
       problemText(result);
     return;
   }
+  /** @type {string[]} */
   const registered = [];
   for (const tool of tools) {
     if (!tool || typeof tool.name !== "string" || !tool.http || !sameOriginPath(tool.http.path)) {
@@ -568,7 +681,7 @@ async function registerWebMcp() {
         description: tool.description,
         inputSchema: tool.input_schema,
         annotations: tool.annotations,
-        execute: (args) => runTool(http, args),
+        execute: (/** @type {unknown} */ args) => runTool(http, args),
       });
       registered.push(tool.name);
     } catch (err) {
@@ -587,6 +700,5 @@ for (const node of document.querySelectorAll("[data-origin]")) {
 setupCoverage();
 setupSubmission("lead-form", "lead-result", API.intake, "lead");
 setupSubmission("quote-form", "quote-result", API.quotes, "quote");
-loadCatalog();
+enhanceCatalog();
 registerWebMcp();
-`;
