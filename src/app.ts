@@ -12,7 +12,7 @@ import type { Config } from "./config.ts";
 import type { Context, Deps, Logger } from "./context.ts";
 import { authorizationServerMetadata, PATHS, protectedResourceMetadata } from "./discovery.ts";
 import { errorResponse, HttpError, json, jsonText, unexpectedErrorFields } from "./http.ts";
-import { postLead, postQuote, publicLocations, publicServices } from "./intake.ts";
+import { postLead, postQuote, publicLocations, publicServices, webForm } from "./intake.ts";
 import { pingStore } from "./kv.ts";
 import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
@@ -373,6 +373,8 @@ export function buildRoutes(config: Config): Route<Context>[] {
     // Home page for people and browser agents
     route<Context>("GET", "/", homePage, { doc: docs.homePage }),
     route<Context>("GET", "/assets/:name", webAsset, { doc: docs.webAsset }),
+    route<Context>("POST", "/forms/lead", webForm("lead"), { cors: own, doc: docs.leadForm }),
+    route<Context>("POST", "/forms/quote", webForm("quote"), { cors: own, doc: docs.quoteForm }),
     // This document, generated from this very table
     route<Context>("GET", OPENAPI_PATH, () => {
       openApi ??= JSON.stringify(openApiDocument(routes, config));

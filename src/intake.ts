@@ -7,7 +7,9 @@
 import type { Context } from "./context.ts";
 import { checkCoverage } from "./coverage.ts";
 import { parseLocationQuery } from "./coverage_query.ts";
-import { HttpError, json, jsonText, mediaType, parseJson, readBody } from "./http.ts";
+import { HttpError, json, jsonText, mediaType, parseForm, parseJson, readBody } from "./http.ts";
+import type { Channel, SubmissionKind } from "./kv.ts";
+import { formResultPage } from "./web.ts";
 import {
   enforceSubmitLimit,
   SUBMISSION_MAX_BODY,
@@ -42,13 +44,63 @@ export function publicLocations(req: Request, ctx: Context): Response {
 /** `POST /api/v1/intake`: a lead (SPEC §2.4). */
 export async function postLead(req: Request, ctx: Context): Promise<Response> {
   const { raw, key } = await _readSubmission(req, ctx);
-  return _accepted(await submitLead(ctx, raw, key));
+  return _accepted(await _submit("lead", ctx, raw, "api", key));
 }
 
 /** `POST /api/v1/quotes`: a quote request (SPEC §2.5). */
 export async function postQuote(req: Request, ctx: Context): Promise<Response> {
   const { raw, key } = await _readSubmission(req, ctx);
-  return _accepted(await submitQuote(ctx, raw, key));
+  return _accepted(await _submit("quote", ctx, raw, "api", key));
+}
+
+function _submit(
+  kind: SubmissionKind,
+  ctx: Context,
+  raw: unknown,
+  channel: Channel,
+  key?: string,
+): Promise<SubmitOutcome> {
+  return kind === "lead" ? submitLead(ctx, raw, channel, key) : submitQuote(ctx, raw, channel, key);
+}
+
+/**
+ * `POST /forms/lead` and `POST /forms/quote`: the home page's forms, recorded as the
+ * web channel. The page's script sends JSON and gets the REST answer; a form posted
+ * with script off (`application/x-www-form-urlencoded`) gets a page: the receipt, or
+ * what to correct. Same validation, limits and review as the REST endpoints.
+ */
+export function webForm(kind: SubmissionKind) {
+  return async (req: Request, ctx: Context): Promise<Response> => {
+    if (mediaType(req) !== "application/x-www-form-urlencoded") {
+      const { raw, key } = await _readSubmission(req, ctx);
+      return _accepted(await _submit(kind, ctx, raw, "web", key));
+    }
+    try {
+      await enforceSubmitLimit(ctx);
+      const body = await readBody(req, { maxBytes: SUBMISSION_MAX_BODY });
+      return formResultPage(kind, await _submit(kind, ctx, formFields(parseForm(body)), "web"));
+    } catch (err) {
+      if (err instanceof HttpError) return formResultPage(kind, err);
+      throw err;
+    }
+  };
+}
+
+/**
+ * A posted form as the JSON a submission takes: empty fields are left out, the
+ * checkbox is a boolean, and number fields are numbers when they read as one.
+ */
+export function formFields(params: URLSearchParams): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of params) {
+    if (value.trim() === "") continue;
+    if (name === "out_of_hours") out[name] = value === "on" || value === "true";
+    else if (name === "engineer_count" || name === "estimated_hours") {
+      const n = Number(value);
+      out[name] = Number.isFinite(n) ? n : value;
+    } else out[name] = value;
+  }
+  return out;
 }
 
 async function _readSubmission(

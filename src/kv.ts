@@ -240,9 +240,14 @@ export async function pingStore(kv: Deno.Kv): Promise<void> {
 export type SubmissionKind = "lead" | "quote";
 export type ReviewStatus = "pending" | "approved" | "rejected";
 
+/** How a submission came in: the home page's forms, the REST API, or an MCP tool. */
+export type Channel = "web" | "api" | "mcp";
+
 export interface SubmissionRecord {
   request_id: string;
   kind: SubmissionKind;
+  /** Absent on records written before the field existed. */
+  channel?: Channel;
   status: ReviewStatus;
   /** ISO 8601 */
   created_at: string;

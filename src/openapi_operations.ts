@@ -446,6 +446,8 @@ export function operationDocs(config: Config) {
         "404": apiError("No such asset", ["not_found", "no such asset"]),
       },
     },
+    leadForm: _webForm("lead"),
+    quoteForm: _webForm("quote"),
     openApi: {
       operationId: "getOpenApiDocument",
       summary: "This OpenAPI 3.1 document",
@@ -454,6 +456,24 @@ export function operationDocs(config: Config) {
       responses: { "200": { description: "The document", schema: OpenApiDocument } },
     },
   } satisfies Record<string, OperationDoc>;
+}
+
+/** `POST /forms/lead` and `/forms/quote`: the home page's forms (see intake.ts `webForm`). */
+function _webForm(kind: "lead" | "quote"): OperationDoc {
+  const api = kind === "lead" ? "`POST /api/v1/intake`" : "`POST /api/v1/quotes`";
+  return {
+    operationId: kind === "lead" ? "postLeadForm" : "postQuoteForm",
+    summary: kind === "lead" ? "The home page's contact form" : "The home page's quote form",
+    description: `The same submission as ${api}, recorded as coming from the web page. ` +
+      `With a JSON body it answers as ${api} does; a plain form post ` +
+      "(`application/x-www-form-urlencoded`, a browser with script off) gets an HTML page: " +
+      "the receipt, or the fields to correct. Only from this service's own pages (`Origin`).",
+    tags: ["Web"],
+    responses: {
+      "202": { description: "The receipt", schema: z.string(), contentType: "text/html" },
+      "400": { description: "What to correct", schema: z.string(), contentType: "text/html" },
+    },
+  };
 }
 
 /** The query parameters carry the descriptions of the tool's arguments, word for word. */

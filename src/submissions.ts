@@ -14,6 +14,7 @@ import { closestService, findService } from "./service_match.ts";
 import { type FieldIssue, HttpError } from "./http.ts";
 import { newRequestId } from "./ids.ts";
 import {
+  type Channel,
   commitSubmission,
   getIdempotency,
   type IdempotencyScope,
@@ -84,6 +85,7 @@ export async function enforceSubmitLimit(ctx: Context): Promise<void> {
 export async function submitLead(
   ctx: Context,
   sent: unknown,
+  channel: Channel,
   headerKey?: string,
 ): Promise<SubmitOutcome> {
   checkNesting(sent);
@@ -98,7 +100,7 @@ export async function submitLead(
   const coverage = input.city
     ? checkCoverage(ctx.catalog, { city: input.city, country: input.country })
     : null;
-  return await _store(ctx, "lead", raw, input, {
+  return await _store(ctx, "lead", channel, raw, input, {
     service_id: input.service_type
       ? findService(ctx.catalog, input.service_type)?.id ?? null
       : null,
@@ -110,6 +112,7 @@ export async function submitLead(
 export async function submitQuote(
   ctx: Context,
   sent: unknown,
+  channel: Channel,
   headerKey?: string,
 ): Promise<SubmitOutcome> {
   checkNesting(sent);
@@ -129,7 +132,7 @@ export async function submitQuote(
   if (!parsed.success || !service || issues.length) throw validationFailed(issues);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
   const coverage = checkCoverage(ctx.catalog, { city: input.city, country: input.country });
-  return await _store(ctx, "quote", raw, input, {
+  return await _store(ctx, "quote", channel, raw, input, {
     service_id: service.id,
     covered: coveredFact(coverage),
     budget_estimate: estimateBudget(service, input, coverage, misnamedEstimateInputs(raw)),
@@ -274,6 +277,7 @@ function idempotencyKeyOf(header: string | undefined, argument: string | undefin
 async function _store(
   ctx: Context,
   kind: SubmissionKind,
+  channel: Channel,
   raw: unknown,
   input: Record<string, unknown>,
   facts: { service_id: string | null; covered: boolean | null; budget_estimate?: BudgetEstimate },
@@ -303,6 +307,7 @@ async function _store(
   const record: SubmissionRecord = {
     request_id: requestId,
     kind,
+    channel,
     status: "pending",
     created_at: new Date(now).toISOString(),
     payload: {

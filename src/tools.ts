@@ -91,7 +91,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     submits: true,
     run: async (ctx, args) => {
       await enforceSubmitLimit(ctx);
-      return { ...(await submitLead(ctx, args)).result };
+      return { ...(await submitLead(ctx, args, "mcp")).result };
     },
   },
   {
@@ -108,7 +108,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     submits: true,
     run: async (ctx, args) => {
       await enforceSubmitLimit(ctx);
-      return { ...(await submitQuote(ctx, args)).result };
+      return { ...(await submitQuote(ctx, args, "mcp")).result };
     },
   },
 ];

@@ -14,9 +14,12 @@ import HOME_HTML from "./web/home.html" with { type: "text" };
 import APP_JS from "./web/app.js" with { type: "text" };
 import STYLES_CSS from "./web/styles.css" with { type: "text" };
 import FAVICON_SVG from "./web/favicon.svg" with { type: "text" };
+import RESULT_HTML from "./web/result.html" with { type: "text" };
 import type { Catalog, Location, Service } from "./catalog.ts";
 import { BUSINESS_HOURS } from "./estimate.ts";
-import { HttpError } from "./http.ts";
+import { type FieldIssue, HttpError } from "./http.ts";
+import type { SubmissionKind } from "./kv.ts";
+import type { SubmissionResult } from "./submissions.ts";
 import type { Params } from "./router.ts";
 
 /** Only same-origin resources; no inline script or style, no framing. */
@@ -41,7 +44,9 @@ const _PAGE_HEADERS = {
   "Content-Type": "text/html; charset=utf-8",
   "Content-Security-Policy": CONTENT_SECURITY_POLICY,
   "Cache-Control": "public, max-age=300",
-  "Referrer-Policy": "no-referrer",
+  // Not no-referrer: under it a browser sends `Origin: null` with the page's own form
+  // posts, which the origin rule must refuse. same-origin sends nothing to other sites.
+  "Referrer-Policy": "same-origin",
 };
 
 /** Each catalog's page, rendered on its first request (a catalog never changes). */
@@ -73,7 +78,7 @@ export function webAsset(_req: Request, _ctx: unknown, params: Params): Response
  * start-up, not as a page with a hole.
  */
 export function renderHome(catalog: Catalog): string {
-  const slots: Record<string, string> = {
+  return _fill("home.html", HOME_HTML, {
     facts: _facts(catalog),
     services: catalog.services.map(_serviceCard).join("\n"),
     "service-options": catalog.services
@@ -81,17 +86,103 @@ export function renderHome(catalog: Catalog): string {
     "country-options": _countries(catalog.locations)
       .map(([code, name]) => `<option value="${esc(code)}">${esc(name)}</option>`).join(""),
     cities: _cities(catalog.locations),
-  };
+  });
+}
+
+function _fill(file: string, html: string, slots: Record<string, string>): string {
   const used = new Set<string>();
-  const html = HOME_HTML.replace(/<!-- slot:([a-z-]+) -->/g, (_, name: string) => {
+  const out = html.replace(/<!-- slot:([a-z-]+) -->/g, (_, name: string) => {
     const value = slots[name];
-    if (value === undefined) throw new Error(`home.html: unknown slot ${name}`);
+    if (value === undefined) throw new Error(`${file}: unknown slot ${name}`);
     used.add(name);
     return value;
   });
   const unused = Object.keys(slots).filter((name) => !used.has(name));
-  if (unused.length) throw new Error(`home.html: slot(s) missing: ${unused.join(", ")}`);
-  return html;
+  if (unused.length) throw new Error(`${file}: slot(s) missing: ${unused.join(", ")}`);
+  return out;
+}
+
+/** The page's names of the submission fields, for errors in people's words. */
+const _LABELS: Readonly<Record<string, string>> = {
+  company: "Company",
+  contact_name: "Contact name",
+  email: "Email",
+  phone: "Phone",
+  city: "City",
+  country: "Country",
+  site_address: "Site address",
+  service_type: "Service",
+  description: "Description",
+  requested_date: "Preferred date",
+  requested_time: "Preferred start time",
+  engineer_count: "Engineers",
+  estimated_hours: "Estimated hours",
+  out_of_hours: "Outside business hours",
+};
+
+/** An issue's message with the field named as the page names it. */
+export function friendlyIssue(issue: FieldIssue): string {
+  const label = _LABELS[issue.path];
+  return label && issue.message.startsWith(issue.path + " ")
+    ? label + issue.message.slice(issue.path.length)
+    : issue.message;
+}
+
+const _STATUS_WORDS: Readonly<Record<string, string>> = {
+  pending_review: "Waiting for review by our team",
+};
+
+/**
+ * The page a form posted without script gets: the receipt of an accepted submission,
+ * or what to correct. Same CSP as the home page.
+ */
+export function formResultPage(
+  kind: SubmissionKind,
+  outcome: { result: SubmissionResult } | HttpError,
+): Response {
+  const what = kind === "quote" ? "quote request" : "message";
+  if (outcome instanceof HttpError) {
+    const issues = outcome.issues?.length
+      ? `<ul class="issue-list">${
+        outcome.issues.map((i) => `<li>${esc(friendlyIssue(i))}</li>`).join("")
+      }</ul>`
+      : `<p>${esc(outcome.message)}</p>`;
+    const body = `<div class="notice notice-error" role="alert"><h1 class="notice-title">` +
+      `Your ${what} was not sent</h1>${issues}` +
+      `<p>Go back, correct ${outcome.issues?.length ? "these fields" : "it"} and send again; ` +
+      `what you typed is still in the form.</p></div>`;
+    return _page(outcome.status, `Your ${what} was not sent`, body, "Back to the form", outcome);
+  }
+  const r = outcome.result;
+  const estimate = r.budget_estimate
+    ? `<p class="small-title">Budget estimate (non-binding)</p><p class="estimate-range">${
+      esc(_money(r.budget_estimate.low, r.budget_estimate.currency))
+    } – ${esc(_money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
+      (r.budget_estimate.note ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>` : "")
+    : "";
+  const title = kind === "quote" ? "Quote request received" : "Message received";
+  const body = `<div class="notice notice-success"><h1 class="notice-title">${title}</h1>` +
+    `<dl class="facts"><div><dt>Request id</dt><dd><code class="request-id">${
+      esc(r.request_id)
+    }</code></dd></div><div><dt>Status</dt><dd>${
+      esc(_STATUS_WORDS[r.status] ?? r.status)
+    }</dd></div></dl>${estimate}<p>${esc(r.next_steps)}</p>` +
+    `<p class="muted">Keep the request id for reference.</p></div>`;
+  return _page(202, title, body, "Back to the home page");
+}
+
+function _page(
+  status: number,
+  title: string,
+  body: string,
+  back: string,
+  err?: HttpError,
+): Response {
+  const headers = new Headers(err?.headers);
+  for (const [k, v] of Object.entries(_PAGE_HEADERS)) headers.set(k, v);
+  headers.set("Cache-Control", "no-store");
+  const html = _fill("result.html", RESULT_HTML, { title: esc(title), body, back: esc(back) });
+  return new Response(html, { status, headers });
 }
 
 /** Escapes text for HTML content and double-quoted attributes. */

@@ -105,6 +105,12 @@ Deno.test({
         assert.equal(await bare.locator("#service-list > li").count(), services.length);
         assert.match((await bare.locator(".regions").textContent()) ?? "", /Zürich.*Switzerland/s);
         assert.equal(await bare.locator("#q-service option").count(), services.length + 1);
+        // The contact form posts as a plain form and is answered with a page.
+        await bare.fill("#l-email", "noscript@example.com");
+        await bare.fill("#l-description", "Sent with script off.");
+        await bare.click("#lead-form button[type=submit]");
+        await bare.locator(".request-id").waitFor();
+        assert.match((await bare.locator("main").textContent()) ?? "", /Message received/);
       } finally {
         await context.close();
       }

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CONTENT_SECURITY_POLICY, renderHome } from "../src/web.ts";
-import { catalog, createApp } from "./_helpers.ts";
+import { catalog, createApp, post, type Requester } from "./_helpers.ts";
+import type { SubmissionRecord } from "../src/kv.ts";
 
 const DISCOVERY_LINKS = [
   "/.well-known/oauth-authorization-server",
@@ -208,4 +209,110 @@ Deno.test("the page escapes what the catalog says", () => {
   const html = renderHome(hostile);
   assert.ok(html.includes("&#60;img src=x onerror=&#34;1&#34;&#62;"));
   assert.doesNotMatch(html, /<img src=x/);
+});
+
+/** Posts a form as a browser with script off does. */
+function formPost(app: Requester, path: string, fields: Record<string, string>, origin?: string) {
+  return app.request(path, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      ...(origin ? { Origin: origin } : {}),
+    },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+Deno.test("the forms work without script: a plain post gets a page", async (t) => {
+  await using app = await createApp();
+  await t.step("a lead gets its receipt as a page, and is recorded as from the web", async () => {
+    const res = await formPost(app, "/forms/lead", {
+      email: "ops@example.com",
+      description: "Two racks to install",
+      company: "",
+      service_type: "",
+    }, app.config.baseUrl);
+    assert.equal(res.status, 202);
+    assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.equal(res.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
+    const html = await res.text();
+    assert.match(html, /Message received/);
+    // no-referrer would make the browser send `Origin: null`, which the origin rule refuses.
+    assert.equal((await app.request("/")).headers.get("referrer-policy"), "same-origin");
+    assert.match(html, /Waiting for review by our team/);
+    const id = html.match(/<code class="request-id">(lead_[0-9A-Z]+)<\/code>/)?.[1];
+    assert.ok(id, "the page shows the request id");
+    const [entry] = await Array.fromAsync(
+      app.kv.list<SubmissionRecord>({ prefix: ["submissions"] }),
+    );
+    assert.equal(entry?.value.request_id, id);
+    assert.equal(entry?.value.channel, "web");
+  });
+  await t.step("a quote with problems lists them in the page's words", async () => {
+    const res = await formPost(app, "/forms/quote", {
+      email: "not-an-email",
+      city: "Zürich",
+      engineer_count: "2",
+      out_of_hours: "on",
+    });
+    assert.equal(res.status, 400);
+    const html = await res.text();
+    assert.match(html, /Your quote request was not sent/);
+    assert.match(html, /<li>Company is required<\/li>/);
+    assert.match(html, /<li>Contact name is required<\/li>/);
+    assert.match(html, /<li>Email must be a valid email address/);
+    assert.doesNotMatch(html, /contact_name/);
+  });
+  await t.step("a full quote gets its estimate", async () => {
+    const res = await formPost(app, "/forms/quote", {
+      company: "Example GmbH",
+      contact_name: "Kim Muster",
+      email: "kim@example.com",
+      city: "Zürich",
+      country: "CH",
+      service_type: "remote-hands",
+      description: "Reseat two PSUs",
+      engineer_count: "2",
+      estimated_hours: "3",
+      out_of_hours: "on",
+    });
+    assert.equal(res.status, 202);
+    const html = await res.text();
+    assert.match(html, /Quote request received/);
+    assert.match(html, /Budget estimate \(non-binding\)/);
+  });
+  await t.step("another site's form is refused before anything is stored", async () => {
+    const before = (await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length;
+    const res = await formPost(app, "/forms/lead", {
+      email: "ops@example.com",
+      description: "x",
+    }, "https://evil.example");
+    assert.equal(res.status, 403);
+    assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, before);
+  });
+});
+
+Deno.test("each submission records its channel: web, api or mcp", async () => {
+  await using app = await createApp();
+  const lead = { email: "ops@example.com", description: "Two racks" };
+  const idOf = async (res: Response) => (await res.json()).request_id as string;
+  const web = await idOf(await post(app, "/forms/lead", lead));
+  const api = await idOf(await post(app, "/api/v1/intake", lead));
+  const res = await post(app, "/api/v1/mcp", {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "submit_lead", arguments: lead },
+  }, { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" });
+  const text = await res.text();
+  const mcp = JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent.request_id;
+  const channels = new Map(
+    (await Array.fromAsync(app.kv.list<SubmissionRecord>({ prefix: ["submissions"] })))
+      .map((e) => [e.value.request_id, e.value.channel]),
+  );
+  assert.deepEqual([channels.get(web), channels.get(api), channels.get(mcp)], [
+    "web",
+    "api",
+    "mcp",
+  ]);
 });

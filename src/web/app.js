@@ -16,8 +16,10 @@
 const API = {
   services: "/api/v1/services",
   locations: "/api/v1/locations",
-  intake: "/api/v1/intake",
-  quotes: "/api/v1/quotes",
+  // The page's own form endpoints: the same submissions as /api/v1/intake and
+  // /api/v1/quotes, recorded as coming from the web page.
+  intake: "/forms/lead",
+  quotes: "/forms/quote",
   descriptor: "/.well-known/mcp.json",
 };
 
