@@ -13,6 +13,7 @@ import { eraseEmail, eraseOne, parseCutoff, purge } from "./review_erase.ts";
 import { ReviewError, type ReviewIo } from "./review_io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
 import { REVIEW_BACKOFF_MS } from "./review_notifier.ts";
+import type { BudgetEstimate } from "./estimate.ts";
 import {
   disableClient,
   getSubmission,
@@ -183,7 +184,8 @@ async function _list(io: ReviewIo, o: Options): Promise<void> {
   if (o.kind !== undefined && !["lead", "quote"].includes(o.kind)) {
     throw new UsageError("--kind must be lead or quote");
   }
-  const rows = (await listSubmissions(io.kv))
+  const all = await listSubmissions(io.kv);
+  const rows = all
     .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind));
   const outbox = await _outbox(io.kv);
   const summaries = rows.map((r) => _summary(r, outbox.get(r.request_id)));
@@ -192,21 +194,65 @@ async function _list(io: ReviewIo, o: Options): Promise<void> {
     io.out(JSON.stringify(summaries));
     return;
   }
+  if (io.store) io.err(`store: ${io.store}`);
+  if (all.length === 0) {
+    // The usual cause: the service runs with KV_PATH and this run does not, or the other way.
+    io.err(
+      "warning: this store holds no submissions at all. If the service uses another store, " +
+        "run this with the service's KV_PATH.",
+    );
+  }
   if (rows.length === 0) {
     io.out("no submissions");
     return;
   }
+  const people = await _people(io.kv, rows);
   io.out(_table([
-    ["REQUEST_ID", "KIND", "STATUS", "CREATED_AT", "SERVICE", "NOTIFICATION"],
-    ...summaries.map((r) => [
+    [
+      "REQUEST_ID",
+      "KIND",
+      "STATUS",
+      "CREATED_AT",
+      "VIA",
+      "COMPANY",
+      "CONTACT",
+      "CITY",
+      "SERVICE",
+      "NOTIFICATION",
+    ],
+    ...summaries.map((r, i) => [
       r.request_id,
       r.kind,
       r.status,
       r.created_at,
+      r.channel ?? "-",
+      _clip(people[i]!.company),
+      _clip(people[i]!.contact),
+      _clip(people[i]!.city),
       r.service_id ?? "-",
       r.notification,
     ]),
   ]));
+}
+
+/** Who sent each submission, from its stored request: company, contact, city. */
+async function _people(kv: Deno.Kv, rows: SubmissionRecord[]) {
+  return await Promise.all(rows.map(async (r) => {
+    const request = JSON.parse(await getSubmissionPayload(kv, r)) as Record<string, unknown>;
+    const text = (v: unknown) => typeof v === "string" && v.trim() ? v.trim() : "-";
+    return {
+      company: text(request.company),
+      contact: text(request.contact_name) !== "-"
+        ? text(request.contact_name)
+        : text(request.email),
+      city: text(request.city),
+    };
+  }));
+}
+
+function _clip(text: string, max = 24): string {
+  const chars = [...text];
+  return chars.length > max ? chars.slice(0, max - 1).join("") + "…" : text;
 }
 
 function _summary(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
@@ -215,6 +261,7 @@ function _summary(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
     kind: r.kind,
     status: r.status,
     created_at: r.created_at,
+    channel: r.channel ?? null,
     service_id: r.service_id,
     covered: r.covered,
     notification: notificationState(r, outbox),
@@ -257,6 +304,7 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
   const lines = [
     `${record.request_id}  ${record.kind}  ${record.status}`,
     `created:      ${record.created_at}`,
+    `via:          ${_CHANNELS[record.channel ?? ""] ?? "not recorded"}`,
     `notification: ${notification}${record.notified_at ? ` (${record.notified_at})` : ""}${
       outbox?.last_error ? ` after ${outbox.attempts} attempts: ${oneLine(outbox.last_error)}` : ""
     }`,
@@ -266,11 +314,29 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
     lines.push(`decision:     ${d.status} at ${d.decided_at}${d.by ? ` by ${oneLine(d.by)}` : ""}`);
     if (d.note) lines.push(`note:         ${oneLine(d.note)}`);
   }
-  if (record.budget_estimate) {
-    lines.push(`estimate:     ${JSON.stringify(record.budget_estimate)}`);
-  }
+  if (record.budget_estimate) lines.push(..._estimateLines(record.budget_estimate));
   lines.push("request:", JSON.stringify(request, null, 2));
   io.out(lines.join("\n"));
+}
+
+const _CHANNELS: Readonly<Record<string, string>> = {
+  web: "the home page's form",
+  api: "the REST API",
+  mcp: "an MCP tool",
+};
+
+/** The estimate as a reviewer reads it: the range, then how it was computed. */
+function _estimateLines(e: BudgetEstimate): string[] {
+  const b = e.basis;
+  const money = (n: number) => `${n.toLocaleString("en-US")} ${e.currency}`;
+  const lines = [
+    `estimate:     ${money(e.low)} – ${money(e.high)} (non-binding)`,
+    `  basis:      ${b.engineers} × ${b.hours} h${b.hours_assumed ? " (assumed)" : ""} at ` +
+    `${money(b.hourly_rate)}/h, minimum ${b.minimum_hours} h` +
+    `${b.out_of_hours ? ", out of hours" : ""}`,
+  ];
+  if (e.note) lines.push(`  note:       ${oneLine(e.note)}`);
+  return lines;
 }
 
 async function _decide(
@@ -320,9 +386,11 @@ function _table(cells: string[][]): string {
 }
 
 if (import.meta.main) {
-  const kv = await openStore(Deno.env.get("KV_PATH") || undefined);
+  const path = Deno.env.get("KV_PATH") || undefined;
+  const kv = await openStore(path);
   const code = await runReview(Deno.args, {
     kv,
+    store: path ?? "Deno's default store for this project (KV_PATH is not set)",
     now: Date.now,
     out: (line) => console.log(line),
     err: (line) => console.error(line),

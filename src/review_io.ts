@@ -9,6 +9,8 @@ export interface ReviewIo {
   now: () => number;
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Which store was opened, in words (a path, or Deno's default store), for `list`. */
+  store?: string;
 }
 
 /** A refusal that is not a usage error (unknown id, already decided): exit 1. */

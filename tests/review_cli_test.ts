@@ -110,6 +110,24 @@ async function review(kv: Deno.Kv, ...args: string[]): Promise<Run> {
   return { code, out, err };
 }
 
+/** Runs one CLI command in-process with more of its io set. */
+async function runReviewWith(
+  kv: Deno.Kv,
+  command: string,
+  extra: { store: string },
+): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runReview([command], {
+    kv,
+    now: () => DECIDED_AT,
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+    ...extra,
+  });
+  return { code, out, err };
+}
+
 /** Runs a command that must succeed and prints one block; returns it. */
 async function ok(kv: Deno.Kv, ...args: string[]): Promise<string> {
   const run = await review(kv, ...args);
@@ -140,9 +158,16 @@ Deno.test("review CLI list prints a table, or with --json only a JSON array, fil
   await using store = await tempStore();
   const { kv } = store;
 
-  await t.step("an empty store", async () => {
-    assert.equal(await ok(kv, "list"), "no submissions");
-    assert.equal(await ok(kv, "list", "--json"), "[]");
+  await t.step("an empty store: no submissions, and a warning that names the cause", async () => {
+    const run = await review(kv, "list");
+    assert.equal(run.code, 0);
+    assert.deepEqual(run.out, ["no submissions"]);
+    assert.equal(run.err.length, 1);
+    assert.match(run.err[0]!, /^warning: this store holds no submissions at all.*KV_PATH/);
+    const named = await runReviewWith(kv, "list", { store: "/srv/kv.sqlite3" });
+    assert.equal(named.err[0], "store: /srv/kv.sqlite3");
+    const json = await review(kv, "list", "--json");
+    assert.deepEqual([json.out, json.err], [["[]"], []], "--json prints the array alone");
   });
 
   const lead = String((await store.submit("lead")).request_id);
@@ -152,16 +177,19 @@ Deno.test("review CLI list prints a table, or with --json only a JSON array, fil
 
   await t.step("the table has a header and one row per submission", async () => {
     const [header, ...rows] = (await ok(kv, "list")).split("\n");
-    assert.match(header!, /^REQUEST_ID\s+KIND\s+STATUS\s+CREATED_AT\s+SERVICE\s+NOTIFICATION$/);
+    assert.match(
+      header!,
+      /^REQUEST_ID\s+KIND\s+STATUS\s+CREATED_AT\s+VIA\s+COMPANY\s+CONTACT\s+CITY\s+SERVICE\s+NOTIFICATION$/,
+    );
     assert.equal(rows.length, 3);
     const row = (id: string) => rows.find((r) => r.startsWith(`${id} `)) ?? "";
     assert.match(
       row(lead),
-      /^lead_\w+\s+lead\s+pending\s+2026-11-22T00:00:01\.000Z\s+remote-hands\s+pending$/,
+      /^lead_\w+\s+lead\s+pending\s+2026-11-22T00:00:01\.000Z\s+api\s+Analytical Engines GmbH\s+Ada Lovelace\s+Frankfurt\s+remote-hands\s+pending$/,
     );
     assert.match(
       row(quote),
-      /^quote_\w+\s+quote\s+pending\s+2026-11-22T00:00:02\.000Z\s+smart-hands\s+pending$/,
+      /^quote_\w+\s+quote\s+pending\s+2026-11-22T00:00:02\.000Z\s+api\s+Difference Works Ltd\s+Charles Babbage\s+Amsterdam\s+smart-hands\s+pending$/,
     );
     assert.match(row(rejected), /^lead_\w+\s+lead\s+rejected\s+2026-11-22T00:00:03\.000Z\s/);
   });
@@ -188,11 +216,13 @@ Deno.test("review CLI list prints a table, or with --json only a JSON array, fil
     },
   );
 
-  await t.step("the list shows no submitter text", async () => {
-    const listed = (await ok(kv, "list")) + (await ok(kv, "list", "--json"));
-    for (const text of [LEAD.email, LEAD.contact_name, LEAD.description, QUOTE.company]) {
-      assert.ok(!listed.includes(text), text);
+  await t.step("the list tells duplicates apart by who sent them, never by free text", async () => {
+    const listed = await ok(kv, "list");
+    for (const text of [LEAD.company, LEAD.contact_name, QUOTE.company, QUOTE.city]) {
+      assert.ok(listed.includes(text), text);
     }
+    assert.ok(!listed.includes(LEAD.description), "descriptions stay in show");
+    assert.ok(!(await ok(kv, "list", "--json")).includes(LEAD.contact_name), "--json as before");
   });
 
   await t.step("--status and --kind filter, alone and together", async () => {
@@ -258,7 +288,16 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
     assert.match(lines[0]!, new RegExp(`^${quote}\\s+quote\\s+pending$`));
     assert.ok(lines.includes("created:      2026-11-22T00:00:02.000Z"));
     assert.ok(lines.includes("notification: pending"));
-    assert.ok(lines.some((l) => l.startsWith("estimate:     {")));
+    assert.ok(lines.includes("via:          the REST API"));
+    const e = (await stored(kv, quote)).budget_estimate!;
+    const money = (n: number) => `${n.toLocaleString("en-US")} ${e.currency}`;
+    assert.ok(
+      lines.includes(`estimate:     ${money(e.low)} – ${money(e.high)} (non-binding)`),
+      "the estimate reads as a range",
+    );
+    assert.ok(
+      lines.some((l) => /^ {2}basis: {6}2 × 3 h at [\d,.]+ EUR\/h, minimum \d+ h$/.test(l)),
+    );
     assert.ok(text.includes(`"purchase_order": "PO-2026-0042"`));
     assert.ok(text.includes(`"email": "${QUOTE.email}"`), "staff see the full request");
   });
@@ -627,5 +666,24 @@ Deno.test("review CLI --help prints the usage, and <command> --help what that co
       assert.match(text, new RegExp(`^usage: deno task review ${command}`));
       assert.ok(text.split("\n").length >= 2, "a line on what it does");
     });
+  }
+});
+
+Deno.test("deno task review list names the store it opened and warns when it is empty", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "dcfs-review-empty-" });
+  try {
+    const path = `${dir}/kv.sqlite3`;
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "--quiet", "review", "list"],
+      cwd: root,
+      env: { KV_PATH: path, NO_COLOR: "1" },
+    }).output();
+    const stderr = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, stderr);
+    assert.equal(new TextDecoder().decode(out.stdout), "no submissions\n");
+    assert.match(stderr, new RegExp(`^store: ${path.replaceAll(".", "\\.")}\n`));
+    assert.match(stderr, /warning: this store holds no submissions at all/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
