@@ -21,7 +21,7 @@ const _scopeString = z.string().describe(
 
 /** RFC 6749 §5.2, the layout of every error of `/agent/identity` and `/oauth2/*`. */
 export const OAuthErrorBody = z.strictObject({
-  error: z.string().describe("The error code; see the README's error table"),
+  error: z.string().describe("The error code; docs/api.md lists every one"),
   error_description: z.string().describe("For people; only the characters RFC 6749 §5.2 allows"),
 }).describe("OAuth error (RFC 6749 §5.2), sent with Cache-Control: no-store");
 

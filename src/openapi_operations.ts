@@ -2,7 +2,7 @@
  * @module
  * The OpenAPI operation of every route, attached to the route table in `app.ts`
  * (`doc: docs.submitLead`). Statuses and error codes follow the handlers and the
- * README's error table; bodies are the zod schemas the handlers validate with or
+ * error table of docs/api.md; bodies are the zod schemas the handlers validate with or
  * the ones of `openapi_components.ts`.
  */
 

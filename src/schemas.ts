@@ -11,7 +11,7 @@ import servicesFile from "../data/services.v1.json" with { type: "json" };
 import { type FieldIssue, HttpError } from "./http.ts";
 import type { LenientFields } from "./lenient.ts";
 
-/** Bounds of submitted fields; documented in the README. */
+/** Bounds of submitted fields; documented in docs/api.md. */
 export const LIMITS = {
   shortText: 200,
   description: 5000,

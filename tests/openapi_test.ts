@@ -52,10 +52,10 @@ function documentedRoutes(app: TestApp): [string, OperationDoc][] {
   ]);
 }
 
-/** `| 400 | \`invalid_json\` | …` rows of the README's error table, as "400 invalid_json". */
-async function readmeErrors(): Promise<Set<string>> {
-  const readme = await Deno.readTextFile(new URL("../README.md", import.meta.url));
-  const section = readme.split(/^## Errors$/m)[1]?.split(/^## /m)[0] ?? "";
+/** `| 400 | \`invalid_json\` | …` rows of the error table in docs/api.md, as "400 invalid_json". */
+async function documentedErrors(): Promise<Set<string>> {
+  const doc = await Deno.readTextFile(new URL("../docs/api.md", import.meta.url));
+  const section = doc.split(/^## Errors$/m)[1]?.split(/^## /m)[0] ?? "";
   return new Set(
     [...section.matchAll(/^\| (\d{3}) +\| `([a-z_]+)` /gm)].map((m) => `${m[1]} ${m[2]}`),
   );
@@ -309,10 +309,10 @@ Deno.test("every documented example matches the zod schema it illustrates", asyn
   }
 });
 
-Deno.test("documented errors use codes of the README's error table, with the same status", async () => {
+Deno.test("documented errors use codes of docs/api.md's error table, with the same status", async () => {
   await using app = await createApp();
-  const known = await readmeErrors();
-  assert.ok(known.has("400 validation_failed"), "the README's error table was not found");
+  const known = await documentedErrors();
+  assert.ok(known.has("400 validation_failed"), "the error table of docs/api.md was not found");
   let checked = 0;
   for (const [key, doc] of documentedRoutes(app)) {
     for (const [status, response] of Object.entries(doc.responses)) {

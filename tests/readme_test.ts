@@ -46,3 +46,20 @@ Deno.test("the README public walkthrough works as printed against deno task star
   assert.match(stdout, /\{"ok":true,"request_id":"quote_[0-9A-Z]{26}"[^\n]*"budget_estimate":\{/);
   assert.equal(stdout.match(/"billable_order_created":false/g)?.length, 2);
 });
+
+Deno.test("the README agent walkthrough stops with a clear message when a step fails", async () => {
+  await using service = await startService();
+  // The same server under another name: the token's audience (BASE_URL) does not match.
+  const wrongBase = service.baseUrl.replace("127.0.0.1", "localhost");
+  const out = await new Deno.Command("bash", {
+    args: ["-uo", "pipefail", "-c", await block("walkthrough")],
+    env: { BASE: wrongBase },
+  }).output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  const stderr = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 1, stderr);
+  assert.match(stderr, /^stopped: no access_token in this answer: .*"invalid_target"/m);
+  assert.match(stderr, /must be the service's BASE_URL/);
+  // Nothing after the failed step ran: no reads with an empty token, no revocation.
+  assert.doesNotMatch(stdout, /invalid_token|^\d{3}$/m);
+});
