@@ -26,11 +26,12 @@ import {
   serverCard,
   toolDescriptor,
 } from "./mcp_discovery.ts";
-import { OPENAPI_PATH, openApiDocument } from "./openapi.ts";
+import { OPENAPI_PATH, openApiDocument, type OperationDoc } from "./openapi.ts";
 import { ownOrigins } from "./origins.ts";
 import { operationDocs } from "./openapi_operations.ts";
 import {
   compileRoutes,
+  type Handler as RouteHandler,
   matchRoute,
   respond,
   type Route,
@@ -276,110 +277,60 @@ export function buildRoutes(config: Config): Route<Context>[] {
   // Built at the first request, then kept: converting every zod schema is the
   // costliest part of the table and most handlers (tests) never serve it.
   let openApi: string | undefined;
+
+  // What the table's lines refer to, so that each route fits on one line.
+  const healthz: RouteHandler<Context> = async (_req, ctx) => {
+    try {
+      await pingStore(ctx.kv);
+    } catch {
+      throw new HttpError(503, "unavailable", "the store does not answer");
+    }
+    return json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
+  };
+  const text = (body: string, headers: Record<string, string>) => () => jsonText(body, { headers });
+  const openApiDoc = () => {
+    openApi ??= JSON.stringify(openApiDocument(routes, config));
+    return jsonText(openApi, { headers: publicCache });
+  };
+  const aiHeaders = { ...publicCache, "Content-Type": "application/ai-catalog+json" };
+  // The three kinds of route: a read anyone may make from any origin (CORS *), a write
+  // from no browser or one of ours, and an OAuth endpoint (a write with OAuth errors).
+  const read = (doc: OperationDoc) => ({ cors: true, doc });
+  const write = (doc: OperationDoc) => ({ cors: own, doc });
+  const oauth = (doc: OperationDoc) => ({ errors: "oauth" as const, cors: own, doc });
+  const r = route<Context>;
+
   const routes: Route<Context>[] = [
-    route<Context>("GET", "/healthz", async (_req, ctx) => {
-      try {
-        await pingStore(ctx.kv);
-      } catch {
-        throw new HttpError(503, "unavailable", "the store does not answer");
-      }
-      return json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
-    }, { doc: docs.healthz }),
+    r("GET", "/healthz", healthz, { doc: docs.healthz }),
     // Discovery (RFC 8414, RFC 9728)
-    route<Context>("GET", PATHS.asMetadata, () => jsonText(asMetadata, { headers: publicCache }), {
-      cors: true,
-      doc: docs.asMetadata,
-    }),
-    route<Context>("GET", PATHS.prMetadata, () => jsonText(prMetadata, { headers: publicCache }), {
-      cors: true,
-      doc: docs.prMetadata,
-    }),
+    r("GET", PATHS.asMetadata, text(asMetadata, publicCache), read(docs.asMetadata)),
+    r("GET", PATHS.prMetadata, text(prMetadata, publicCache), read(docs.prMetadata)),
     // OAuth
-    route<Context>("POST", PATHS.identity, registerClient, {
-      errors: "oauth",
-      cors: own,
-      doc: docs.registerClient,
-    }),
-    route<Context>("POST", PATHS.token, issueToken, {
-      errors: "oauth",
-      cors: own,
-      doc: docs.issueToken,
-    }),
-    route<Context>("POST", PATHS.revoke, revokeToken, {
-      errors: "oauth",
-      cors: own,
-      doc: docs.revokeToken,
-    }),
+    r("POST", PATHS.identity, registerClient, oauth(docs.registerClient)),
+    r("POST", PATHS.token, issueToken, oauth(docs.issueToken)),
+    r("POST", PATHS.revoke, revokeToken, oauth(docs.revokeToken)),
     // Protected agent resource
-    route<Context>("GET", "/api/v1/agent/services", agentServices, {
-      cors: true,
-      doc: docs.agentServices,
-    }),
-    route<Context>("GET", "/api/v1/agent/locations", agentLocations, {
-      cors: true,
-      doc: docs.agentLocations,
-    }),
-    route<Context>("GET", "/api/v1/agent/coverage", agentCoverage, {
-      cors: true,
-      doc: docs.agentCoverage,
-    }),
+    r("GET", "/api/v1/agent/services", agentServices, read(docs.agentServices)),
+    r("GET", "/api/v1/agent/locations", agentLocations, read(docs.agentLocations)),
+    r("GET", "/api/v1/agent/coverage", agentCoverage, read(docs.agentCoverage)),
     // Anonymous public endpoints
-    route<Context>("GET", "/api/v1/services", publicServices, {
-      cors: true,
-      doc: docs.publicServices,
-    }),
-    route<Context>("GET", "/api/v1/locations", publicLocations, {
-      cors: true,
-      doc: docs.publicLocations,
-    }),
-    route<Context>("POST", "/api/v1/intake", postLead, { cors: own, doc: docs.submitLead }),
-    route<Context>("POST", "/api/v1/quotes", postQuote, { cors: own, doc: docs.requestQuote }),
+    r("GET", "/api/v1/services", publicServices, read(docs.publicServices)),
+    r("GET", "/api/v1/locations", publicLocations, read(docs.publicLocations)),
+    r("POST", "/api/v1/intake", postLead, write(docs.submitLead)),
+    r("POST", "/api/v1/quotes", postQuote, write(docs.requestQuote)),
     // Tool interface (MCP) and its discovery documents
-    route<Context>("POST", MCP_PATH, mcpEndpoint, { cors: own, doc: docs.mcp }),
-    route<Context>("GET", SERVER_CARD_PATH, () => jsonText(card, { headers: cardHeaders }), {
-      cors: true,
-      doc: docs.serverCard,
-    }),
-    route<Context>(
-      "GET",
-      "/.well-known/mcp.json",
-      () => jsonText(descriptor, { headers: shortCache }),
-      {
-        cors: true,
-        doc: docs.toolDescriptor,
-      },
-    ),
-    route<Context>(
-      "GET",
-      "/.well-known/ai-catalog.json",
-      () =>
-        jsonText(catalogDoc, {
-          headers: { ...publicCache, "Content-Type": "application/ai-catalog+json" },
-        }),
-      {
-        cors: true,
-        doc: docs.aiCatalog,
-      },
-    ),
-    route<Context>(
-      "GET",
-      "/.well-known/mcp/catalog.json",
-      () => jsonText(catalogDoc, { headers: publicCache }),
-      {
-        cors: true,
-        doc: docs.mcpCatalog,
-      },
-    ),
-    // Home page for people and browser agents
-    route<Context>("GET", "/", homePage, { doc: docs.homePage }),
-    route<Context>("GET", "/assets/:name", webAsset, { doc: docs.webAsset }),
-    route<Context>("POST", "/forms/lead", webForm("lead"), { cors: own, doc: docs.leadForm }),
-    route<Context>("POST", "/forms/quote", webForm("quote"), { cors: own, doc: docs.quoteForm }),
+    r("POST", MCP_PATH, mcpEndpoint, write(docs.mcp)),
+    r("GET", SERVER_CARD_PATH, text(card, cardHeaders), read(docs.serverCard)),
+    r("GET", "/.well-known/mcp.json", text(descriptor, shortCache), read(docs.toolDescriptor)),
+    r("GET", "/.well-known/ai-catalog.json", text(catalogDoc, aiHeaders), read(docs.aiCatalog)),
+    r("GET", "/.well-known/mcp/catalog.json", text(catalogDoc, publicCache), read(docs.mcpCatalog)),
+    // Home page for people and browser agents, and its forms
+    r("GET", "/", homePage, { doc: docs.homePage }),
+    r("GET", "/assets/:name", webAsset, { doc: docs.webAsset }),
+    r("POST", "/forms/lead", webForm("lead"), write(docs.leadForm)),
+    r("POST", "/forms/quote", webForm("quote"), write(docs.quoteForm)),
     // This document, generated from this very table
-    route<Context>("GET", OPENAPI_PATH, () => {
-      openApi ??= JSON.stringify(openApiDocument(routes, config));
-      return jsonText(openApi, { headers: publicCache });
-    }, { cors: true, doc: docs.openApi }),
+    r("GET", OPENAPI_PATH, openApiDoc, read(docs.openApi)),
   ];
   return routes;
 }
