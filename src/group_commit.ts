@@ -29,6 +29,11 @@
  *   without grouping.
  *
  * Reads, `list`, `watch` and everything else go straight to the store.
+ *
+ * Two differences from KV's own atomic operation, neither reachable from the service's
+ * writes: a value is serialised at `commit()`, not at `set()` (do not change it in
+ * between), and KV's 80 KiB limit on the keys of one operation is not counted, so a
+ * group of many long keys is refused and then committed member by member.
  */
 
 /**
@@ -187,7 +192,6 @@ function _apply(op: Deno.AtomicOperation, group: Member[]): Deno.AtomicOperation
 class GroupedAtomic {
   #checks: Deno.AtomicCheck[] = [];
   #mutations: Mutation[] = [];
-  #committed = false;
 
   constructor(private readonly enqueue: (m: Member) => void) {}
 
@@ -211,12 +215,15 @@ class GroupedAtomic {
     return this;
   }
 
+  /**
+   * Joins the next group. As with KV's own atomic operation, a second call commits the
+   * same operation again: `_retry` in kv.ts does that after "database is locked", when
+   * the first commit did not happen.
+   */
   commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
-    if (this.#committed) throw new Error("this atomic operation was committed already");
-    this.#committed = true;
-    return new Promise((resolve, reject) =>
-      this.enqueue({ checks: this.#checks, mutations: this.#mutations, resolve, reject })
-    );
+    const checks = [...this.#checks];
+    const mutations = [...this.#mutations];
+    return new Promise((resolve, reject) => this.enqueue({ checks, mutations, resolve, reject }));
   }
 }
 
