@@ -178,3 +178,60 @@ Deno.test("store cache: the cache is bounded; the least recently used entry goes
   assert.equal(lru.get("a", "other marker"), undefined, "another marker drops the entry");
   assert.equal(lru.size, 1);
 });
+
+Deno.test("a token commit that meets a locked store is committed again, not a 500", async () => {
+  // Several processes on one SQLite file: a commit may fail with "database is locked"
+  // and is retried (src/kv.ts). Through group commit, the retry commits the same
+  // operation again.
+  const raw = await Deno.openKv(":memory:");
+  let failNext = false;
+  const store = new Proxy(raw, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          const commit = op.commit.bind(op);
+          const set = op.set.bind(op);
+          let token = false; // only the token's commit meets the lock
+          op.set = (key, value, options) => {
+            token ||= key[0] === "tokens";
+            return set(key, value, options);
+          };
+          op.commit = () => {
+            if (!failNext || !token) return commit();
+            failNext = false;
+            return Promise.reject(new TypeError("database is locked"));
+          };
+          return op;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using app = await createApp({ kv: store });
+  const client = await registerClient(app);
+  failNext = true;
+  const res = await tokenRequest(app, client, { grant_type: "client_credentials" });
+  assert.equal(res.status, 200, await res.clone().text());
+  assert.equal(failNext, false, "the lock was met");
+  assert.equal((await bearerGet(app, READ, (await res.json()).access_token)).status, 200);
+  raw.close();
+});
+
+Deno.test("a disabled client's token request is invalid_client whatever else is wrong", async () => {
+  await using app = await createApp();
+  const client = await registerClient(app);
+  await issueToken(app, client); // the client record is now cached
+  await disableClient(app.kv, client.client_id, app.clock.now());
+  const forms: Record<string, string>[] = [
+    { grant_type: "password" },
+    { grant_type: "client_credentials", scope: "write:everything" },
+    { grant_type: "client_credentials", resource: "https://elsewhere.example" },
+  ];
+  for (const form of forms) {
+    const res = await tokenRequest(app, client, form);
+    assert.equal(res.status, 401, JSON.stringify(form));
+    assert.equal((await res.json()).error, "invalid_client");
+  }
+});

@@ -11,7 +11,7 @@ import { enforceRateLimit } from "../rate_limit.ts";
 import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
 import { CLIENT_IDLE_TTL_MS } from "./registration.ts";
 import { readOAuthForm } from "./form.ts";
-import { formatScope, parseScope } from "./scopes.ts";
+import { formatScope, parseScope, type Scope } from "./scopes.ts";
 import { ACCESS_TOKEN_PREFIX, digest, randomCredential } from "./secrets.ts";
 
 /** Access token lifetime (SPEC §2.2). */
@@ -23,38 +23,14 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
   // The token commit is checked against the client record read here, so a cached record
   // needs no marker read: a disabled or changed client fails that check (see below).
   let client = await authenticateClient(req, ctx, "cached");
-  const params = form();
-  rejectBodyCredentials(params, client, ctx);
-
-  const grantType = params.get("grant_type");
-  if (!grantType) throw new HttpError(400, "invalid_request", "grant_type is required");
-  if (grantType !== "client_credentials") {
-    throw new HttpError(
-      400,
-      "unsupported_grant_type",
-      "the only supported grant_type is client_credentials",
-    );
-  }
-
-  const resources = params.getAll("resource");
-  if (resources.length > 1 || (resources[0] && !_isOurResource(resources[0], ctx))) {
-    // RFC 8707 §2: invalid_target for a resource this server does not serve.
-    throw new HttpError(
-      400,
-      "invalid_target",
-      `the only supported resource is ${ctx.config.baseUrl}`,
-    );
-  }
-
-  const requested = parseScope(params.get("scope") ?? undefined);
-  const scopes = requested ?? client.record.scopes;
-  const notGranted = scopes.filter((s) => !client.record.scopes.includes(s));
-  if (notGranted.length > 0) {
-    throw new HttpError(
-      400,
-      "invalid_scope",
-      `scope ${notGranted.join(" ")} was not registered for this client`,
-    );
+  let scopes: Scope[];
+  try {
+    scopes = _validate(form(), client, ctx);
+  } catch (err) {
+    // An error answer commits nothing, so no commit checks the cached client: confirm it
+    // in the store first, so that a disabled client gets invalid_client, not this error.
+    if (err instanceof HttpError) await authenticateClient(req, ctx, "store");
+    throw err;
   }
 
   const token = randomCredential(ACCESS_TOKEN_PREFIX);
@@ -106,4 +82,40 @@ const EXTEND_AFTER_MS = 24 * 60 * 60 * 1000;
 function _isOurResource(resource: string, ctx: Context): boolean {
   // A trailing slash is tolerated: "https://api.example.com/" names the same origin.
   return resource === ctx.config.baseUrl || resource === `${ctx.config.baseUrl}/`;
+}
+
+type AuthenticatedClient = Awaited<ReturnType<typeof authenticateClient>>;
+
+/** The request's checks after authentication; returns the scopes to grant. */
+function _validate(params: URLSearchParams, client: AuthenticatedClient, ctx: Context): Scope[] {
+  rejectBodyCredentials(params, client, ctx);
+  const grantType = params.get("grant_type");
+  if (!grantType) throw new HttpError(400, "invalid_request", "grant_type is required");
+  if (grantType !== "client_credentials") {
+    throw new HttpError(
+      400,
+      "unsupported_grant_type",
+      "the only supported grant_type is client_credentials",
+    );
+  }
+  const resources = params.getAll("resource");
+  if (resources.length > 1 || (resources[0] && !_isOurResource(resources[0], ctx))) {
+    // RFC 8707 §2: invalid_target for a resource this server does not serve.
+    throw new HttpError(
+      400,
+      "invalid_target",
+      `the only supported resource is ${ctx.config.baseUrl}`,
+    );
+  }
+  const requested = parseScope(params.get("scope") ?? undefined);
+  const scopes = requested ?? client.record.scopes;
+  const notGranted = scopes.filter((s) => !client.record.scopes.includes(s));
+  if (notGranted.length > 0) {
+    throw new HttpError(
+      400,
+      "invalid_scope",
+      `scope ${notGranted.join(" ")} was not registered for this client`,
+    );
+  }
+  return scopes;
 }
