@@ -87,20 +87,12 @@ export function webForm(kind: SubmissionKind) {
 }
 
 /**
- * A posted form as the JSON a submission takes: empty fields are left out, the
- * checkbox is a boolean, and number fields are numbers when they read as one.
+ * A posted form as the JSON a submission takes, empty fields left out. Numbers and the
+ * checkbox (`on`) stay strings: the submission's forgiving reading (lenient.ts) takes
+ * them as agents' strings are taken, and reports what it cannot read.
  */
-export function formFields(params: URLSearchParams): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of params) {
-    if (value.trim() === "") continue;
-    if (name === "out_of_hours") out[name] = value === "on" || value === "true";
-    else if (name === "engineer_count" || name === "estimated_hours") {
-      const n = Number(value);
-      out[name] = Number.isFinite(n) ? n : value;
-    } else out[name] = value;
-  }
-  return out;
+export function formFields(params: URLSearchParams): Record<string, string> {
+  return Object.fromEntries([...params].filter(([, value]) => value.trim() !== ""));
 }
 
 async function _readSubmission(

@@ -23,6 +23,8 @@ const _BOOLEANS: Readonly<Record<string, boolean>> = {
   false: false,
   yes: true,
   no: false,
+  on: true, // what an HTML checkbox sends
+  off: false,
 };
 
 /** A copy of `raw` with the forgiving readings applied; anything else is left as it is. */

@@ -15,6 +15,8 @@ import APP_JS from "./web/app.js" with { type: "text" };
 import STYLES_CSS from "./web/styles.css" with { type: "text" };
 import FAVICON_SVG from "./web/favicon.svg" with { type: "text" };
 import RESULT_HTML from "./web/result.html" with { type: "text" };
+import WORDS_JS from "./web/words.js" with { type: "text" };
+import { inWords, money, STATUS_WORDS } from "./web/words.js";
 import type { Catalog, Location, Service } from "./catalog.ts";
 import { BUSINESS_HOURS } from "./estimate.ts";
 import { type FieldIssue, HttpError } from "./http.ts";
@@ -37,6 +39,7 @@ export const CONTENT_SECURITY_POLICY = [
 const _ASSETS: Record<string, { body: string; type: string }> = {
   "app.js": { body: APP_JS, type: "text/javascript; charset=utf-8" },
   "styles.css": { body: STYLES_CSS, type: "text/css; charset=utf-8" },
+  "words.js": { body: WORDS_JS, type: "text/javascript; charset=utf-8" },
   "favicon.svg": { body: FAVICON_SVG, type: "image/svg+xml" },
 };
 
@@ -102,35 +105,31 @@ function _fill(file: string, html: string, slots: Record<string, string>): strin
   return out;
 }
 
-/** The page's names of the submission fields, for errors in people's words. */
-const _LABELS: Readonly<Record<string, string>> = {
-  company: "Company",
-  contact_name: "Contact name",
-  email: "Email",
-  phone: "Phone",
-  city: "City",
-  country: "Country",
-  site_address: "Site address",
-  service_type: "Service",
-  description: "Description",
-  requested_date: "Preferred date",
-  requested_time: "Preferred start time",
-  engineer_count: "Engineers",
-  estimated_hours: "Estimated hours",
-  out_of_hours: "Outside business hours",
+/**
+ * Each form's field labels as the page shows them (name → label), read from home.html
+ * itself, so the server's error page and the page's own errors name fields alike.
+ */
+const _FORM_LABELS: Readonly<Record<SubmissionKind, ReadonlyMap<string, string>>> = {
+  lead: _labelsOf("lead-form"),
+  quote: _labelsOf("quote-form"),
 };
 
-/** An issue's message with the field named as the page names it. */
-export function friendlyIssue(issue: FieldIssue): string {
-  const label = _LABELS[issue.path];
-  return label && issue.message.startsWith(issue.path + " ")
-    ? label + issue.message.slice(issue.path.length)
-    : issue.message;
+function _labelsOf(formId: string): Map<string, string> {
+  const start = HOME_HTML.indexOf(`<form id="${formId}"`);
+  const form = HOME_HTML.slice(start, HOME_HTML.indexOf("</form>", start));
+  const labels = new Map<string, string>();
+  for (const m of form.matchAll(/<label for="([^"]+)">([^<]+)</g)) {
+    const name = form.match(new RegExp(`id="${m[1]}" name="([^"]+)"`))?.[1];
+    if (name) labels.set(name, m[2]!.trim());
+  }
+  if (start < 0 || labels.size === 0) throw new Error(`home.html: no labels in #${formId}`);
+  return labels;
 }
 
-const _STATUS_WORDS: Readonly<Record<string, string>> = {
-  pending_review: "Waiting for review by our team",
-};
+/** An issue's message with the field named as the form names it. */
+export function friendlyIssue(kind: SubmissionKind, issue: FieldIssue): string {
+  return inWords(issue.message, issue.path, _FORM_LABELS[kind].get(issue.path) ?? "");
+}
 
 /**
  * The page a form posted without script gets: the receipt of an accepted submission,
@@ -144,7 +143,7 @@ export function formResultPage(
   if (outcome instanceof HttpError) {
     const issues = outcome.issues?.length
       ? `<ul class="issue-list">${
-        outcome.issues.map((i) => `<li>${esc(friendlyIssue(i))}</li>`).join("")
+        outcome.issues.map((i) => `<li>${esc(friendlyIssue(kind, i))}</li>`).join("")
       }</ul>`
       : `<p>${esc(outcome.message)}</p>`;
     const body = `<div class="notice notice-error" role="alert"><h1 class="notice-title">` +
@@ -156,8 +155,8 @@ export function formResultPage(
   const r = outcome.result;
   const estimate = r.budget_estimate
     ? `<p class="small-title">Budget estimate (non-binding)</p><p class="estimate-range">${
-      esc(_money(r.budget_estimate.low, r.budget_estimate.currency))
-    } – ${esc(_money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
+      esc(money(r.budget_estimate.low, r.budget_estimate.currency))
+    } – ${esc(money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
       (r.budget_estimate.note ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>` : "")
     : "";
   const title = kind === "quote" ? "Quote request received" : "Message received";
@@ -165,7 +164,7 @@ export function formResultPage(
     `<dl class="facts"><div><dt>Request id</dt><dd><code class="request-id">${
       esc(r.request_id)
     }</code></dd></div><div><dt>Status</dt><dd>${
-      esc(_STATUS_WORDS[r.status] ?? r.status)
+      esc(STATUS_WORDS[r.status] ?? r.status)
     }</dd></div></dl>${estimate}<p>${esc(r.next_steps)}</p>` +
     `<p class="muted">Keep the request id for reference.</p></div>`;
   return _page(202, title, body, "Back to the home page");
@@ -188,15 +187,6 @@ function _page(
 /** Escapes text for HTML content and double-quoted attributes. */
 export function esc(text: string | number): string {
   return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function _money(amount: number, currency: string): string {
-  return new Intl.NumberFormat("en-GB", {
-    style: "currency",
-    currency,
-    minimumFractionDigits: Number.isInteger(amount) ? 0 : 2,
-    maximumFractionDigits: 2,
-  }).format(amount);
 }
 
 function _facts(catalog: Catalog): string {
@@ -232,12 +222,12 @@ function _facts(catalog: Catalog): string {
 
 function _serviceCard(s: Service): string {
   const p = s.pricing;
-  const callOut = p.call_out_fee > 0 ? _money(p.call_out_fee, p.currency) : "None";
+  const callOut = p.call_out_fee > 0 ? money(p.call_out_fee, p.currency) : "None";
   return `<li class="service-card">
   <div class="service-head"><h3>${esc(s.name)}</h3><span class="tag">${esc(s.category)}</span></div>
   <p class="service-desc">${esc(s.description)}</p>
   <dl class="price-list">
-    <div><dt>Rate</dt><dd>${esc(_money(p.hourly_rate, p.currency))} / h</dd></div>
+    <div><dt>Rate</dt><dd>${esc(money(p.hourly_rate, p.currency))} / h</dd></div>
     <div><dt>Minimum</dt><dd>${esc(p.minimum_hours)} h</dd></div>
     <div><dt>Out of hours</dt><dd>× ${esc(p.out_of_hours_multiplier)}</dd></div>
     <div><dt>Call-out fee</dt><dd>${esc(callOut)}</dd></div>

@@ -166,6 +166,26 @@ export function post(
   });
 }
 
+/**
+ * Calls one MCP tool (stateless 2025-11-25, one JSON-RPC request) and returns its
+ * result: `structuredContent`, `isError` and the rest.
+ */
+export async function mcpToolCall(
+  app: Requester,
+  name: string,
+  args: unknown,
+): Promise<{ structuredContent: Record<string, unknown>; isError?: boolean }> {
+  const res = await post(app, "/api/v1/mcp", {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name, arguments: args },
+  }, { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" });
+  const text = await res.text();
+  // The answer is JSON, or one server-sent event holding it.
+  return JSON.parse(text.slice(text.indexOf("{"))).result;
+}
+
 /** Starts the handler on a free loopback port; the base URL is the real address. */
 export async function listen(
   options: AppOptions = {},

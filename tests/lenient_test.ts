@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { countryCode, lenientArguments } from "../src/lenient.ts";
 import { QUOTE } from "./_fixtures.ts";
-import { createApp, post } from "./_helpers.ts";
+import { createApp, mcpToolCall, post } from "./_helpers.ts";
 
 Deno.test("countryCode reads English country names, common aliases and UK", () => {
   const cases: [string, string | undefined][] = [
@@ -97,21 +97,15 @@ Deno.test("a type error says what was sent and what is wanted", async () => {
 
 Deno.test("check_coverage names each key it does not take, and takes null or a name for country", async () => {
   await using app = await createApp();
-  const call = async (args: unknown) => {
-    const res = await post(app, "/api/v1/mcp", {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "check_coverage", arguments: args },
-    }, { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" });
-    const text = await res.text();
-    return JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent;
-  };
+  const call = async (args: unknown) =>
+    (await mcpToolCall(app, "check_coverage", args)).structuredContent;
+  const covered = async (args: unknown) =>
+    ((await call(args)).coverage as { covered: boolean }).covered;
   const extra = await call({ city: "Frankfurt", service_type: "remote-hands", radius: 5 });
   assert.deepEqual(extra.issues, [
     { path: "service_type", message: "service_type is not an argument here; remove it" },
     { path: "radius", message: "radius is not an argument here; remove it" },
   ]);
-  assert.equal((await call({ city: "Zurich", country: null })).coverage.covered, true);
-  assert.equal((await call({ city: "Frankfurt", country: "Germany" })).coverage.covered, true);
+  assert.equal(await covered({ city: "Zurich", country: null }), true);
+  assert.equal(await covered({ city: "Frankfurt", country: "Germany" }), true);
 });

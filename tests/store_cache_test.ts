@@ -96,7 +96,7 @@ Deno.test("store cache: concurrent checks share one marker read", async () => {
   raw.close();
 });
 
-Deno.test("store cache: a token revoked on one instance is refused on the other at once", async () => {
+Deno.test("store cache: a token revoked on one instance is refused on the other at once (SPEC §4.4)", async () => {
   await using a = await createApp();
   const b = instance(a.kv, a.clock);
   const client = await registerClient(a);
@@ -108,7 +108,7 @@ Deno.test("store cache: a token revoked on one instance is refused on the other 
   assert.equal((await bearerGet(b, READ, token)).status, 401);
 });
 
-Deno.test("store cache: expiry is checked against the clock on every request", async () => {
+Deno.test("store cache: expiry is checked against the clock on every request (SPEC §3, 900 s)", async () => {
   await using app = await createApp();
   const token = await issueToken(app, await registerClient(app));
   assert.equal((await bearerGet(app, READ, token)).status, 200);
@@ -118,7 +118,7 @@ Deno.test("store cache: expiry is checked against the clock on every request", a
   assert.equal((await bearerGet(app, READ, token)).status, 401);
 });
 
-Deno.test("store cache: a client disabled on another instance gets invalid_client", async (t) => {
+Deno.test("store cache: a client disabled on another instance gets invalid_client (SPEC §5.1, §7)", async (t) => {
   await using a = await createApp();
   const client = await registerClient(a);
   const token = await issueToken(a, client); // the client record is cached on A
@@ -219,7 +219,7 @@ Deno.test("a token commit that meets a locked store is committed again, not a 50
   raw.close();
 });
 
-Deno.test("a disabled client's token request is invalid_client whatever else is wrong", async () => {
+Deno.test("a disabled client's token request is invalid_client whatever else is wrong (SPEC §5.1, §7)", async () => {
   await using app = await createApp();
   const client = await registerClient(app);
   await issueToken(app, client); // the client record is now cached

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CONTENT_SECURITY_POLICY, renderHome } from "../src/web.ts";
-import { catalog, createApp, post, type Requester } from "./_helpers.ts";
+import { LEAD, QUOTE } from "./_fixtures.ts";
+import { catalog, createApp, mcpToolCall, post, type Requester, type TestApp } from "./_helpers.ts";
 import type { SubmissionRecord } from "../src/kv.ts";
 
 const DISCOVERY_LINKS = [
@@ -112,6 +113,7 @@ Deno.test("the assets are served with their content types under the same CSP", a
     const [path, type] of [
       ["/assets/app.js", "text/javascript; charset=utf-8"],
       ["/assets/styles.css", "text/css; charset=utf-8"],
+      ["/assets/words.js", "text/javascript; charset=utf-8"],
       ["/assets/favicon.svg", "image/svg+xml"],
     ]
   ) {
@@ -211,6 +213,15 @@ Deno.test("the page escapes what the catalog says", () => {
   assert.doesNotMatch(html, /<img src=x/);
 });
 
+/** A JSON fixture as a browser posts it: every value a string. */
+const asForm = (fields: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, String(v)]));
+
+/** The stored submissions, oldest first. */
+const submissions = async (app: TestApp) =>
+  (await Array.fromAsync(app.kv.list<SubmissionRecord>({ prefix: ["submissions"] })))
+    .map((e) => e.value);
+
 /** Posts a form as a browser with script off does. */
 function formPost(app: Requester, path: string, fields: Record<string, string>, origin?: string) {
   return app.request(path, {
@@ -226,12 +237,12 @@ function formPost(app: Requester, path: string, fields: Record<string, string>, 
 Deno.test("the forms work without script: a plain post gets a page", async (t) => {
   await using app = await createApp();
   await t.step("a lead gets its receipt as a page, and is recorded as from the web", async () => {
-    const res = await formPost(app, "/forms/lead", {
-      email: "ops@example.com",
-      description: "Two racks to install",
-      company: "",
-      service_type: "",
-    }, app.config.baseUrl);
+    const res = await formPost(
+      app,
+      "/forms/lead",
+      { ...LEAD, company: "", service_type: "" },
+      app.config.baseUrl,
+    );
     assert.equal(res.status, 202);
     assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
     assert.equal(res.headers.get("content-security-policy"), CONTENT_SECURITY_POLICY);
@@ -242,11 +253,9 @@ Deno.test("the forms work without script: a plain post gets a page", async (t) =
     assert.match(html, /Waiting for review by our team/);
     const id = html.match(/<code class="request-id">(lead_[0-9A-Z]+)<\/code>/)?.[1];
     assert.ok(id, "the page shows the request id");
-    const [entry] = await Array.fromAsync(
-      app.kv.list<SubmissionRecord>({ prefix: ["submissions"] }),
-    );
-    assert.equal(entry?.value.request_id, id);
-    assert.equal(entry?.value.channel, "web");
+    const [stored] = await submissions(app);
+    assert.equal(stored?.request_id, id);
+    assert.equal(stored?.channel, "web");
   });
   await t.step("a quote with problems lists them in the page's words", async () => {
     const res = await formPost(app, "/forms/quote", {
@@ -264,52 +273,63 @@ Deno.test("the forms work without script: a plain post gets a page", async (t) =
     assert.doesNotMatch(html, /contact_name/);
   });
   await t.step("a full quote gets its estimate", async () => {
-    const res = await formPost(app, "/forms/quote", {
-      company: "Example GmbH",
-      contact_name: "Kim Muster",
-      email: "kim@example.com",
-      city: "Zürich",
-      country: "CH",
-      service_type: "remote-hands",
-      description: "Reseat two PSUs",
-      engineer_count: "2",
-      estimated_hours: "3",
-      out_of_hours: "on",
-    });
+    const res = await formPost(app, "/forms/quote", { ...asForm(QUOTE), out_of_hours: "on" });
     assert.equal(res.status, 202);
     const html = await res.text();
     assert.match(html, /Quote request received/);
     assert.match(html, /Budget estimate \(non-binding\)/);
+    // The form's strings are read as the quote's numbers and the checkbox's "on" as true.
+    const basis = (await submissions(app)).at(-1)?.budget_estimate?.basis;
+    assert.deepEqual([basis?.engineers, basis?.hours, basis?.out_of_hours], [2, 3, true]);
   });
   await t.step("another site's form is refused before anything is stored", async () => {
-    const before = (await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length;
-    const res = await formPost(app, "/forms/lead", {
-      email: "ops@example.com",
-      description: "x",
-    }, "https://evil.example");
+    const before = (await submissions(app)).length;
+    const res = await formPost(app, "/forms/lead", LEAD, "https://evil.example");
     assert.equal(res.status, 403);
-    assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, before);
+    assert.equal((await submissions(app)).length, before);
   });
+});
+
+Deno.test("the forms keep the submission rules: human review, nothing billable, limits (SPEC §4.6, §8)", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "2" } });
+  await t.step(
+    "the script's JSON answer is the REST answer: pending review, nothing billable",
+    async () => {
+      const res = await post(app, "/forms/quote", QUOTE);
+      assert.equal(res.status, 202);
+      const body = await res.json();
+      assert.equal(body.status, "pending_review");
+      assert.equal(body.requires_human_approval, true);
+      assert.equal(body.billable_order_created, false);
+      assert.equal(body.budget_estimate.non_binding, true);
+    },
+  );
+  await t.step("an oversized plain post is a 413 page, and nothing is stored", async () => {
+    const before = (await submissions(app)).length;
+    const res = await formPost(app, "/forms/lead", { ...LEAD, description: "x".repeat(70_000) });
+    assert.equal(res.status, 413);
+    assert.match(await res.text(), /Your message was not sent/);
+    assert.equal((await submissions(app)).length, before);
+  });
+  await t.step(
+    "plain posts count against the same submission limit, and get a 429 page",
+    async () => {
+      // RATE_LIMIT_SUBMIT is 2: the JSON quote and the oversized post above spent it.
+      const res = await formPost(app, "/forms/lead", LEAD);
+      assert.equal(res.status, 429);
+      assert.ok(res.headers.get("retry-after"));
+      assert.match(await res.text(), /Your message was not sent/);
+    },
+  );
 });
 
 Deno.test("each submission records its channel: web, api or mcp", async () => {
   await using app = await createApp();
-  const lead = { email: "ops@example.com", description: "Two racks" };
   const idOf = async (res: Response) => (await res.json()).request_id as string;
-  const web = await idOf(await post(app, "/forms/lead", lead));
-  const api = await idOf(await post(app, "/api/v1/intake", lead));
-  const res = await post(app, "/api/v1/mcp", {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name: "submit_lead", arguments: lead },
-  }, { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" });
-  const text = await res.text();
-  const mcp = JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent.request_id;
-  const channels = new Map(
-    (await Array.fromAsync(app.kv.list<SubmissionRecord>({ prefix: ["submissions"] })))
-      .map((e) => [e.value.request_id, e.value.channel]),
-  );
+  const web = await idOf(await post(app, "/forms/lead", LEAD));
+  const api = await idOf(await post(app, "/api/v1/intake", LEAD));
+  const mcp = String((await mcpToolCall(app, "submit_lead", LEAD)).structuredContent.request_id);
+  const channels = new Map((await submissions(app)).map((r) => [r.request_id, r.channel]));
   assert.deepEqual([channels.get(web), channels.get(api), channels.get(mcp)], [
     "web",
     "api",

@@ -6,6 +6,8 @@
 // enhances it: the coverage check and the two forms, and WebMCP. Everything that comes
 // from the server is written with textContent, never as HTML.
 
+import { inWords, money, STATUS_WORDS } from "./words.js";
+
 /**
  * What an API call returns; `status` 0 means the request did not get through. `data`
  * is the JSON body as sent, checked field by field where it is used.
@@ -22,9 +24,6 @@ const API = {
   quotes: "/forms/quote",
   descriptor: "/.well-known/mcp.json",
 };
-
-/** @type {Record<string, string>} */
-const STATUS_LABELS = { pending_review: "Waiting for review by our team" };
 
 // ---- small DOM helpers ----
 
@@ -84,24 +83,6 @@ function controlOf(form, name) {
     control instanceof HTMLTextAreaElement
   ) return control;
   throw new Error("the form has no control " + name);
-}
-
-/**
- * @param {unknown} amount
- * @param {string} currency
- */
-function money(amount, currency) {
-  if (typeof amount !== "number" || !Number.isFinite(amount)) return "–";
-  try {
-    return new Intl.NumberFormat("en-GB", {
-      style: "currency",
-      currency,
-      minimumFractionDigits: Number.isInteger(amount) ? 0 : 2,
-      maximumFractionDigits: 2,
-    }).format(amount);
-  } catch {
-    return amount + " " + currency;
-  }
 }
 
 /**
@@ -224,16 +205,13 @@ function labelOf(control) {
 }
 
 /**
- * An issue's message in the page's words: "contact_name is required" becomes
- * "Contact name is required".
+ * An issue's message in the page's words (see words.js).
  * @param {string} text
  * @param {string} path
  * @param {HTMLElement | null} control
  */
 function friendly(text, path, control) {
-  const label = control ? labelOf(control) : "";
-  if (!label || !path || !text.startsWith(path + " ")) return text;
-  return label + text.slice(path.length);
+  return inWords(text, path, control ? labelOf(control) : "");
 }
 
 /**
@@ -531,7 +509,7 @@ function receiptNode(data, kind) {
       "div",
       null,
       h("dt", null, "Status"),
-      h("dd", null, STATUS_LABELS[status] || status),
+      h("dd", null, STATUS_WORDS[status] || status),
     ),
   );
   const parts = [facts];

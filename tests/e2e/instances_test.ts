@@ -195,7 +195,7 @@ Deno.test({
       );
 
       await t.step(
-        "revokes under concurrent reads on two instances: no 200 after the revocation's 200",
+        "revokes under concurrent reads on two instances: no 200 after the revocation's 200 (SPEC §4.4)",
         async () => {
           const client = await registerClient(a);
           const token = await issueToken(a, client);
