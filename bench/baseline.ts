@@ -12,7 +12,7 @@
  * - `kv-write`: the same after one `kv.set` with `expireIn` (a durable write, as for a
  *   token or a submission);
  * - `kv-group-write`: the same write through the service's group commit
- *   (src/group_commit.ts): the most durable writes a second this design can make here,
+ *   (src/store/group_commit.ts): the most durable writes a second this design can make here,
  *   with nothing else done per request;
  * - `mcp-sdk`: the MCP SDK's `createMcpHandler` with one trivial tool, answering the
  *   same `tools/call` as the service.
@@ -24,8 +24,8 @@
 
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { loadCatalog } from "../src/catalog.ts";
-import { groupCommit } from "../src/group_commit.ts";
+import { loadCatalog } from "../src/catalog/catalog.ts";
+import { groupCommit } from "../src/store/group_commit.ts";
 
 export const FLOORS = [
   "json",

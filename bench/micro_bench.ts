@@ -5,20 +5,25 @@
  * route matching, body parsing, zod validation of a quote and the coverage lookup.
  */
 
-import { buildRoutes } from "../src/app.ts";
-import { loadCatalog } from "../src/catalog.ts";
+import { buildRoutes } from "../src/routes.ts";
+import { loadCatalog } from "../src/catalog/catalog.ts";
 import { loadConfig } from "../src/config.ts";
 import type { Context } from "../src/context.ts";
-import { checkCoverage } from "../src/coverage.ts";
-import { parseForm, parseJson } from "../src/http.ts";
-import { type ClientRecord, createClient, getClient, storeToken } from "../src/kv.ts";
-import { createStoreCache } from "../src/store_cache.ts";
+import { checkCoverage } from "../src/catalog/coverage.ts";
+import { parseForm, parseJson } from "../src/http/body.ts";
+import {
+  type ClientRecord,
+  createClient,
+  getClient,
+  storeToken,
+} from "../src/store/credentials.ts";
+import { createStoreCache } from "../src/store/cache.ts";
 import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
-import { createRateCounter } from "../src/rate_limit.ts";
-import { compileRoutes, matchRoute } from "../src/router.ts";
-import { QuoteInput } from "../src/schemas.ts";
+import { createRateCounter } from "../src/http/rate_limit.ts";
+import { compileRoutes, matchRoute } from "../src/http/router.ts";
+import { QuoteInput } from "../src/intake/schemas.ts";
 
 const config = loadConfig({ BASE_URL: "https://api.bench.example" });
 const catalog = loadCatalog();

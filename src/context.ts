@@ -4,18 +4,11 @@
  * Nothing here is a module global, so tests pass their own KV, clock and config.
  */
 
-import type { Catalog } from "./catalog.ts";
+import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
-import type { RateCounter } from "./rate_limit.ts";
-import type { StoreCache } from "./store_cache.ts";
-
-/** A structured log sink; receives one JSON-serialisable record per call. */
-export type Logger = (record: Record<string, unknown>) => void;
-
-/** An error as one short log field: the first line of its message, at most 200 characters. */
-export function reason(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split("\n", 1)[0]!.slice(0, 200);
-}
+import type { Logger } from "./http/log.ts";
+import type { RateCounter } from "./http/rate_limit.ts";
+import type { StoreCache } from "./store/cache.ts";
 
 export interface Deps {
   kv: Deno.Kv;

@@ -5,15 +5,16 @@
  * SIGTERM/SIGINT.
  */
 
-import { createHandler, createJsonLineLogger } from "./app.ts";
-import { reason } from "./context.ts";
-import { loadCatalog } from "./catalog.ts";
+import { createHandler } from "./app.ts";
+import { createJsonLineLogger } from "./http/log.ts";
+import { reason } from "./http/log.ts";
+import { loadCatalog } from "./catalog/catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
-import { startRetention } from "./erasure.ts";
-import { openStore } from "./kv.ts";
-import { sweepRateLimits, WINDOW_MS } from "./rate_limit.ts";
-import { startReviewNotifier } from "./review_notifier.ts";
-import { type ResilientServer, serveResilient } from "./serve.ts";
+import { startRetention } from "./review/erasure.ts";
+import { openStore } from "./store/open.ts";
+import { sweepRateLimits, WINDOW_MS } from "./http/rate_limit.ts";
+import { startReviewNotifier } from "./review/notifier.ts";
+import { type ResilientServer, serveResilient } from "./http/serve.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
 const DRAIN_MS = 10_000;

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createHandler, type Handler } from "../src/app.ts";
-import { type Catalog, loadCatalog } from "../src/catalog.ts";
+import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 
 /** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */

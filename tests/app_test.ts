@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { createHandler, createJsonLineLogger } from "../src/app.ts";
+import { createHandler } from "../src/app.ts";
+import { createJsonLineLogger } from "../src/http/log.ts";
 import { loadConfig } from "../src/config.ts";
 import { catalog, createApp, issueToken, registerClient, revokeRequest } from "./_helpers.ts";
 

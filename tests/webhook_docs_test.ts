@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
-import { deliverDue, SIGNATURE_HEADER, signWebhook } from "../src/review_notifier.ts";
+import { deliverDue, SIGNATURE_HEADER, signWebhook } from "../src/review/notifier.ts";
 import { documentedWebhookVerifier } from "./_docs.ts";
 import { LEAD } from "./_fixtures.ts";
 import { createApp, post } from "./_helpers.ts";

@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { HttpError, readBody } from "../src/http.ts";
+import { HttpError } from "../src/http/errors.ts";
+import { readBody } from "../src/http/body.ts";
 import { basic, issueToken, listen, registerClient } from "./_helpers.ts";
 
 const LIMIT = 8 * 1024;

@@ -5,10 +5,10 @@
  */
 
 import type { Context } from "../context.ts";
-import { PATHS } from "../discovery.ts";
-import { HttpError } from "../http.ts";
-import type { TokenRecord } from "../kv.ts";
-import { cachedToken } from "../store_cache.ts";
+import { PATHS } from "./discovery.ts";
+import { HttpError } from "../http/errors.ts";
+import type { TokenRecord } from "../store/credentials.ts";
+import { cachedToken } from "../store/cache.ts";
 import type { Scope } from "./scopes.ts";
 import { digest } from "./secrets.ts";
 

@@ -4,9 +4,10 @@
  */
 
 import type { Context } from "../context.ts";
-import { decodeUtf8, formDecode, HttpError } from "../http.ts";
-import type { ClientRecord } from "../kv.ts";
-import { cachedClient, type Freshness } from "../store_cache.ts";
+import { decodeUtf8, formDecode } from "../http/body.ts";
+import { HttpError } from "../http/errors.ts";
+import type { ClientRecord } from "../store/credentials.ts";
+import { cachedClient, type Freshness } from "../store/cache.ts";
 import { digest, matchesDigest } from "./secrets.ts";
 
 export interface AuthenticatedClient {
@@ -24,7 +25,7 @@ const _B64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
  * Authenticates the client from the `Authorization: Basic` header. Every failure —
  * no header, another scheme, bad base64, unknown client, wrong secret — is the same
  * generic 401 `invalid_client`, so nobody can tell which client ids exist.
- * `freshness` says how current the client record must be (see store_cache.ts): a caller
+ * `freshness` says how current the client record must be (see store/cache.ts): a caller
  * whose commit is checked against `entry` may take any cached one.
  */
 export async function authenticateClient(

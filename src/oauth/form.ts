@@ -3,7 +3,8 @@
  * Request bodies of the OAuth endpoints: bounded, form-encoded, parsed strictly.
  */
 
-import { HttpError, mediaType, parseForm, readBody } from "../http.ts";
+import { HttpError } from "../http/errors.ts";
+import { mediaType, parseForm, readBody } from "../http/body.ts";
 
 /** Largest accepted body on the registration, token and revocation endpoints. */
 export const OAUTH_MAX_BODY = 8 * 1024;

@@ -6,10 +6,12 @@
 
 import { z } from "zod";
 import type { Context } from "../context.ts";
-import { HttpError, json, mediaType, NO_STORE, parseJson, readBody } from "../http.ts";
-import { createClient } from "../kv.ts";
+import { HttpError } from "../http/errors.ts";
+import { json, NO_STORE } from "../http/json.ts";
+import { mediaType, parseJson, readBody } from "../http/body.ts";
+import { createClient } from "../store/credentials.ts";
 import { OAUTH_MAX_BODY } from "./form.ts";
-import { enforceRateLimit } from "../rate_limit.ts";
+import { enforceRateLimit } from "../http/rate_limit.ts";
 import { formatScope, parseScope, SCOPES } from "./scopes.ts";
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, digest, randomCredential } from "./secrets.ts";
 

@@ -4,10 +4,11 @@
  */
 
 import type { Context } from "../context.ts";
-import { HttpError, json, NO_STORE } from "../http.ts";
-import { deleteToken } from "../kv.ts";
-import { cachedToken } from "../store_cache.ts";
-import { enforceRateLimit } from "../rate_limit.ts";
+import { HttpError } from "../http/errors.ts";
+import { json, NO_STORE } from "../http/json.ts";
+import { deleteToken } from "../store/credentials.ts";
+import { cachedToken } from "../store/cache.ts";
+import { enforceRateLimit } from "../http/rate_limit.ts";
 import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
 import { digest } from "./secrets.ts";
 import { readOAuthForm } from "./form.ts";

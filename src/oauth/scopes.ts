@@ -3,7 +3,7 @@
  * The three read scopes (SPEC §5.3) and scope-string parsing. No write scope exists.
  */
 
-import { HttpError } from "../http.ts";
+import { HttpError } from "../http/errors.ts";
 
 export const SCOPES = ["services:read", "locations:read", "coverage:read"] as const;
 export type Scope = typeof SCOPES[number];

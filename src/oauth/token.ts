@@ -5,9 +5,10 @@
  */
 
 import type { Context } from "../context.ts";
-import { HttpError, json, NO_STORE } from "../http.ts";
-import { type ClientRecord, storeToken } from "../kv.ts";
-import { enforceRateLimit } from "../rate_limit.ts";
+import { HttpError } from "../http/errors.ts";
+import { json, NO_STORE } from "../http/json.ts";
+import { type ClientRecord, storeToken } from "../store/credentials.ts";
+import { enforceRateLimit } from "../http/rate_limit.ts";
 import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
 import { CLIENT_IDLE_TTL_MS } from "./registration.ts";
 import { readOAuthForm } from "./form.ts";
@@ -46,7 +47,7 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
   // when the client changed meanwhile (disabled, or extended by a concurrent request);
   // then authenticate again, which refuses a disabled client.
   const hash = digest(token);
-  // Read before the commit, so the rule of store_cache.ts holds for the new record.
+  // Read before the commit, so the rule of store/cache.ts holds for the new record.
   const marker = ctx.cache.lastMarker();
   for (let attempt = 0;; attempt++) {
     const extended = _extension(client.record, now);

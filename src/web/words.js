@@ -1,5 +1,5 @@
 // @ts-check
-// Words the home page's script (app.js) and the server's pages (web.ts) both use, so the
+// Words the home page's script (app.js) and the server's pages (pages.ts) both use, so the
 // page reads the same with and without script. Served as /assets/words.js.
 
 /** A submission's status as people read it. */

@@ -9,7 +9,8 @@
  */
 
 import assert from "node:assert/strict";
-import { getOutboxEntry, getSubmission } from "../../src/kv.ts";
+import { getOutboxEntry } from "../../src/store/outbox.ts";
+import { getSubmission } from "../../src/store/submissions.ts";
 import { mulberry32, RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { reviewListJson, type Service, startService } from "../_service.ts";
 

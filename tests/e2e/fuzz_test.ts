@@ -8,7 +8,7 @@
  */
 
 import assert from "node:assert/strict";
-import { buildRoutes } from "../../src/app.ts";
+import { buildRoutes } from "../../src/routes.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import {
   basic,

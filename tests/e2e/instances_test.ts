@@ -12,7 +12,7 @@ const BASE_URL = "https://api.instances.example";
 const REGISTER_LIMIT = 10;
 /**
  * How many of the limit's places two instances may leave unused at the boundary, and
- * why. Counters are an atomic `sum` read back (src/kv.ts `countRequest`): within an
+ * why. Counters are an atomic `sum` read back (src/store/rate_counters.ts `countRequest`): within an
  * instance the increments of one counter are queued, so each request reads its own
  * position; across instances the count read back can already include the other
  * instance's later increment, so a request racing for the last place may be refused.

@@ -7,14 +7,15 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { normalizeName } from "../../src/coverage.ts";
-import { findService } from "../../src/service_match.ts";
-import { HttpError, parseForm } from "../../src/http.ts";
+import { normalizeName } from "../../src/catalog/names.ts";
+import { findService } from "../../src/catalog/service_match.ts";
+import { HttpError } from "../../src/http/errors.ts";
+import { parseForm } from "../../src/http/body.ts";
 import { decodeBasic } from "../../src/oauth/client_auth.ts";
 import { parseScope, SCOPES } from "../../src/oauth/scopes.ts";
-import { lenientArguments } from "../../src/lenient.ts";
-import { LEAD_LENIENCY, LeadInput, QUOTE_LENIENCY, QuoteInput } from "../../src/schemas.ts";
-import { extraPropertyIssues } from "../../src/submissions.ts";
+import { lenientArguments } from "../../src/intake/lenient.ts";
+import { LEAD_LENIENCY, LeadInput, QUOTE_LENIENCY, QuoteInput } from "../../src/intake/schemas.ts";
+import { extraPropertyIssues } from "../../src/intake/submissions.ts";
 import {
   basic,
   catalog,

@@ -1,0 +1,134 @@
+/**
+ * @module
+ * The service catalog and coverage locations, loaded once from the versioned
+ * JSON files in `data/`, checked with zod, cross-checked, and serialised once.
+ */
+
+import { z } from "zod";
+import servicesFile from "../../data/services.v1.json" with { type: "json" };
+import locationsFile from "../../data/locations.v1.json" with { type: "json" };
+import placesFile from "../../data/places.v1.json" with { type: "json" };
+import { normalizeName, serviceKeys } from "./names.ts";
+import {
+  type Location,
+  LocationsFile,
+  type Place,
+  PlacesFile,
+  type Service,
+  ServicesFile,
+} from "./records.ts";
+
+export interface CatalogData {
+  services: unknown;
+  locations: unknown;
+  places: unknown;
+}
+
+export interface Catalog {
+  readonly services: readonly Service[];
+  readonly locations: readonly Location[];
+  /** Uncovered reference places, used to find the nearest covered city. */
+  readonly places: readonly Place[];
+  readonly serviceById: ReadonlyMap<string, Service>;
+  /** Every id, name and alias as a match key (`serviceKey`) → its service. */
+  readonly serviceByKey: ReadonlyMap<string, Service>;
+  /** Normalised city names and aliases → locations and places. */
+  readonly coverage: CoverageIndex;
+  /** Serialised once: `{"ok":true,"services":[…]}`. */
+  readonly servicesBody: string;
+  /** Serialised once: `{"ok":true,"locations":[…]}`. */
+  readonly locationsBody: string;
+}
+
+/** Validates catalog data and builds the catalog; throws one readable error per problem. */
+export function buildCatalog(data: CatalogData): Catalog {
+  const services = _parse("services.v1.json", ServicesFile, data.services).services;
+  const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
+  const places = _parse("places.v1.json", PlacesFile, data.places).places;
+
+  const serviceById = new Map(services.map((s) => [s.id, s]));
+  _unique("services.v1.json", services.map((s) => s.id));
+  _unique("locations.v1.json", locations.map((l) => l.id));
+  for (const loc of locations) {
+    const unknown = loc.services.filter((id) => !serviceById.has(id));
+    if (unknown.length > 0) {
+      throw new Error(
+        `locations.v1.json: ${loc.id} offers unknown service(s) ${unknown.join(", ")}`,
+      );
+    }
+  }
+  return Object.freeze({
+    services,
+    locations,
+    places,
+    serviceById,
+    serviceByKey: indexServices(services),
+    coverage: indexCoverage(locations, places),
+    servicesBody: JSON.stringify({ ok: true, services }),
+    locationsBody: JSON.stringify({ ok: true, locations }),
+  });
+}
+
+/** The catalog shipped in `data/` (imported as JSON modules: no read permission needed). */
+export function loadCatalog(): Catalog {
+  return buildCatalog({ services: servicesFile, locations: locationsFile, places: placesFile });
+}
+
+function _parse<T>(file: string, schema: z.ZodType<T>, value: unknown): T {
+  const res = schema.safeParse(value);
+  if (res.success) return res.data;
+  const first = res.error.issues[0]!;
+  throw new Error(`${file}: ${first.path.join(".") || "(root)"}: ${first.message}`);
+}
+
+function _unique(file: string, ids: string[]): void {
+  const seen = new Set<string>();
+  for (const id of ids) {
+    if (seen.has(id)) throw new Error(`${file}: duplicate id ${id}`);
+    seen.add(id);
+  }
+}
+
+export interface CoverageIndex {
+  readonly locations: ReadonlyMap<string, readonly Location[]>;
+  readonly places: ReadonlyMap<string, readonly Place[]>;
+}
+
+/** Indexes every name and alias once, at catalog load. */
+export function indexCoverage(
+  locations: readonly Location[],
+  places: readonly Place[],
+): CoverageIndex {
+  return { locations: _index(locations), places: _index(places) };
+}
+
+function _index<T extends { city: string; aliases: string[] }>(items: readonly T[]) {
+  const map = new Map<string, T[]>();
+  for (const item of items) {
+    for (const name of new Set([item.city, ...item.aliases].map(normalizeName))) {
+      map.set(name, [...(map.get(name) ?? []), item]);
+    }
+  }
+  return map;
+}
+
+/**
+ * Every key of every service (id, name, aliases) → the service. Two services sharing a
+ * key would make a name mean either, so that is an error at catalog load.
+ */
+export function indexServices(services: readonly Service[]): Map<string, Service> {
+  const byKey = new Map<string, Service>();
+  for (const service of services) {
+    const names = [service.id, service.name, ...service.aliases];
+    for (const key of new Set(names.flatMap(serviceKeys))) {
+      const other = byKey.get(key);
+      if (other && other !== service) {
+        throw new Error(
+          `services.v1.json: "${key}" names both ${other.id} and ${service.id}`,
+        );
+      }
+      byKey.set(key, service);
+    }
+  }
+  return byKey;
+}

@@ -1,0 +1,235 @@
+/**
+ * @module
+ * Per-city coverage lookup: names match ignoring case, diacritics, punctuation and
+ * aliases; an uncovered city known to the reference places gets the nearest
+ * covered cities by great-circle distance.
+ */
+
+import type { Catalog } from "./catalog.ts";
+import type { Location, Place } from "./records.ts";
+import { countryCode } from "../intake/lenient.ts";
+import { normalizeName } from "./names.ts";
+import { editDistance } from "./service_match.ts";
+
+export interface CoverageQuery {
+  city: string;
+  /** ISO 3166-1 alpha-2; narrows the match when a name exists in several countries. */
+  country?: string | undefined;
+}
+
+export interface NearbyLocation {
+  id: string;
+  city: string;
+  country: string;
+  distance_km: number;
+  response_time_hours: number;
+}
+
+/** How a city name was resolved; see `CoverageOutput` in mcp/output_schemas.ts for each value. */
+export type CoverageMatch =
+  | "covered"
+  | "known_uncovered"
+  | "ambiguous"
+  | "other_country"
+  | "unknown";
+
+export interface Coverage {
+  query: { city: string; country: string | null };
+  /** How the name was resolved. */
+  match: CoverageMatch;
+  /** True only when the name resolved to one covered city. */
+  covered: boolean;
+  /** The answer in one or two sentences, for an agent to relay or act on. */
+  summary: string;
+  location: {
+    id: string;
+    city: string;
+    country: string;
+    region: string;
+    timezone: string;
+  } | null;
+  services: { id: string; name: string }[];
+  response_time_hours: number | null;
+  /** For an uncovered city: the closest covered cities, nearest first. */
+  nearest: NearbyLocation[];
+  /**
+   * For an ambiguous name, every city it could mean; for a city not found in the given
+   * country, the countries where it is; for an unknown name, close spellings.
+   */
+  candidates: { city: string; country: string; covered: boolean }[];
+}
+
+const NEAREST = 3;
+
+/**
+ * Resolves a city (and optional country) to its published coverage. "Frankfurt, Germany"
+ * and "San Jose, CA" are read as the city before the comma; the part after it is taken as
+ * the country only when it names one where that city is.
+ */
+export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
+  const { name, country } = _resolveName(catalog, query);
+  const allCovered = catalog.coverage.locations.get(name) ?? [];
+  const allPlaces = catalog.coverage.places.get(name) ?? [];
+  const inCountry = <T extends { country: string }>(xs: readonly T[]) =>
+    country ? xs.filter((x) => x.country === country) : [...xs];
+  const covered = inCountry(allCovered);
+  const places = inCountry(allPlaces);
+  const asked = query.city.trim();
+  const base = {
+    query: { city: query.city, country: country ?? null },
+    covered: false,
+    location: null,
+    services: [],
+    response_time_hours: null,
+    nearest: [],
+    candidates: [],
+  };
+
+  if (covered.length + places.length > 1) {
+    const candidates = _candidates(covered, places);
+    const listed = candidates.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
+    return {
+      ...base,
+      match: "ambiguous",
+      candidates,
+      summary: `"${asked}" names ${candidates.length} cities: ${listed.join("; ")}. ` +
+        "Ask again with country to choose one.",
+    };
+  }
+  const loc = covered[0];
+  if (loc) {
+    return {
+      ...base,
+      match: "covered",
+      covered: true,
+      location: {
+        id: loc.id,
+        city: loc.city,
+        country: loc.country,
+        region: loc.region,
+        timezone: loc.timezone,
+      },
+      services: loc.services.map((id) => ({ id, name: catalog.serviceById.get(id)?.name ?? id })),
+      response_time_hours: loc.response_time_hours,
+      summary: `${loc.city}, ${loc.country} is covered: ${loc.services.length} services, an ` +
+        `engineer on site within ${loc.response_time_hours} h.`,
+    };
+  }
+  const place = places[0];
+  if (place) {
+    const nearest = nearestLocations(catalog, place);
+    const first = nearest[0];
+    return {
+      ...base,
+      match: "known_uncovered",
+      nearest,
+      summary: `${place.city}, ${place.country} is not covered.` +
+        (first
+          ? ` The nearest covered city is ${first.city}, ${first.country} (${first.distance_km} ` +
+            `km, ${first.response_time_hours} h); a quote can still be requested.`
+          : ""),
+    };
+  }
+  if (country && allCovered.length + allPlaces.length > 0) {
+    const candidates = _candidates(allCovered, allPlaces);
+    const elsewhere = candidates.find((c) => c.covered) ?? candidates[0]!;
+    return {
+      ...base,
+      match: "other_country",
+      candidates,
+      summary: `No city "${asked}" is known in ${country}, but ${elsewhere.city}, ` +
+        `${elsewhere.country} is ${_state(elsewhere.covered)}: ask again with country ` +
+        `${elsewhere.country} if that is the one.`,
+    };
+  }
+  const near = _closeSpellings(catalog, name);
+  const covered_cities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
+    .sort().join(", ");
+  return {
+    ...base,
+    match: "unknown",
+    candidates: near,
+    summary: `"${asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
+      (near.length
+        ? ` Did you mean ${
+          near.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`).join(" or ")
+        }?`
+        : " Try the nearest large city.") +
+      ` Covered cities: ${covered_cities}.`,
+  };
+}
+
+/** The name to look up, and the country: the query's, or one given after a comma. */
+function _resolveName(catalog: Catalog, query: CoverageQuery) {
+  const country = query.country?.toUpperCase();
+  const name = normalizeName(query.city);
+  const comma = query.city.indexOf(",");
+  const known = (n: string) => catalog.coverage.locations.has(n) || catalog.coverage.places.has(n);
+  if (comma <= 0 || known(name)) return { name, country };
+  const head = normalizeName(query.city.slice(0, comma));
+  if (!known(head)) return { name, country };
+  if (country) return { name: head, country };
+  const tail = query.city.slice(comma + 1).trim();
+  const code = countryCode(tail) ?? (/^[A-Za-z]{2}$/.test(tail) ? tail.toUpperCase() : undefined);
+  const there = [
+    ...(catalog.coverage.locations.get(head) ?? []),
+    ...(catalog.coverage.places.get(head) ?? []),
+  ].some((x) => x.country === code);
+  return { name: head, country: there ? code : undefined };
+}
+
+/** Known cities spelled within a typo or two of `name` (Frankfrut → Frankfurt). */
+function _closeSpellings(catalog: Catalog, name: string) {
+  const budget = Math.max(1, Math.floor(name.length / 4));
+  const close = <T extends { city: string }>(index: ReadonlyMap<string, readonly T[]>) => {
+    const out: T[] = [];
+    for (const [key, items] of index) {
+      if (Math.abs(key.length - name.length) <= budget && editDistance(key, name) <= budget) {
+        out.push(...items);
+      }
+    }
+    return [...new Set(out)];
+  };
+  return _candidates(close(catalog.coverage.locations), close(catalog.coverage.places)).slice(0, 3);
+}
+
+function _candidates(locations: readonly Location[], places: readonly Place[]) {
+  return [
+    ...locations.map((l) => ({ city: l.city, country: l.country, covered: true })),
+    ...places.map((p) => ({ city: p.city, country: p.country, covered: false })),
+  ];
+}
+
+function _state(covered: boolean): string {
+  return covered ? "covered" : "not covered";
+}
+
+/** The covered locations closest to a point, nearest first. */
+export function nearestLocations(
+  catalog: Catalog,
+  point: { latitude: number; longitude: number },
+  count = NEAREST,
+): NearbyLocation[] {
+  return catalog.locations
+    .map((l) => ({
+      id: l.id,
+      city: l.city,
+      country: l.country,
+      distance_km: Math.round(_haversineKm(point, l)),
+      response_time_hours: l.response_time_hours,
+    }))
+    .sort((a, b) => a.distance_km - b.distance_km)
+    .slice(0, count);
+}
+
+function _haversineKm(
+  a: { latitude: number; longitude: number },
+  b: { latitude: number; longitude: number },
+): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.latitude - a.latitude) * rad;
+  const dLon = (b.longitude - a.longitude) * rad;
+  const h = Math.sin(dLat / 2) ** 2 +
+    Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
+}

@@ -1,0 +1,61 @@
+/**
+ * @module
+ * The records of the catalog's data files (`data/*.v1.json`) as zod schemas, and their
+ * types: a service, a coverage location, a reference place, and each file's envelope.
+ */
+
+import { z } from "zod";
+
+const Id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
+const Country = z.string().regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2, upper case");
+const Name = z.string().min(1).max(100);
+
+export const Service = z.strictObject({
+  id: Id,
+  name: Name,
+  /** Other names agents use for it ("cabling", "RMA"); see service_match.ts. */
+  aliases: z.array(Name),
+  description: z.string().min(1).max(1000),
+  category: z.string().min(1).max(40),
+  pricing: z.strictObject({
+    currency: z.string().regex(/^[A-Z]{3}$/),
+    hourly_rate: z.number().positive(),
+    minimum_hours: z.number().positive(),
+    out_of_hours_multiplier: z.number().min(1),
+    call_out_fee: z.number().min(0),
+  }),
+});
+
+export const Location = z.strictObject({
+  id: Id,
+  city: Name,
+  country: Country,
+  region: Name,
+  aliases: z.array(Name),
+  latitude: z.number().min(-90).max(90),
+  longitude: z.number().min(-180).max(180),
+  timezone: z.string().min(1),
+  response_time_hours: z.number().int().positive(),
+  services: z.array(Id).min(1),
+});
+
+export const Place = z.strictObject({
+  city: Name,
+  country: Country,
+  aliases: z.array(Name),
+  latitude: z.number().min(-90).max(90),
+  longitude: z.number().min(-180).max(180),
+});
+
+const Version = { version: z.literal(1), updated: z.iso.date() };
+export const ServicesFile = z.strictObject({ ...Version, services: z.array(Service).min(1) });
+export const LocationsFile = z.strictObject({ ...Version, locations: z.array(Location).min(1) });
+export const PlacesFile = z.strictObject({
+  ...Version,
+  source: z.string(),
+  places: z.array(Place),
+});
+
+export type Service = z.infer<typeof Service>;
+export type Location = z.infer<typeof Location>;
+export type Place = z.infer<typeof Place>;

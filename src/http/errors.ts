@@ -1,0 +1,75 @@
+/**
+ * @module
+ * The one error type and its rendering in the OAuth and the API style.
+ */
+
+import { json, NO_STORE } from "./json.ts";
+
+/** One problem with one input field, as listed in `issues` of an error body. */
+export interface FieldIssue {
+  path: string;
+  message: string;
+}
+
+export interface HttpErrorOptions {
+  /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
+  headers?: HeadersInit;
+  /** Per-field problems of a validation failure. */
+  issues?: FieldIssue[];
+}
+
+/**
+ * The one error type of the service. `code` is the machine-readable error string
+ * (an RFC 6749 code on OAuth routes); the route's error style decides the body layout.
+ */
+export class HttpError extends Error {
+  override name = "HttpError";
+  readonly headers: Headers;
+  readonly issues: FieldIssue[] | undefined;
+
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    options: HttpErrorOptions = {},
+  ) {
+    super(message);
+    this.headers = new Headers(options.headers);
+    this.issues = options.issues;
+  }
+}
+
+/** How a route renders errors: OAuth `{error, error_description}` or API `{ok: false, …}`. */
+export type ErrorStyle = "oauth" | "api";
+
+/**
+ * RFC 6749 §5.2: `error_description` may only hold %x20-21 / %x23-5B / %x5D-7E. Input
+ * echoed in a description (a scope name, a parameter name) is folded into that set.
+ */
+export function oauthText(text: string): string {
+  return text.replaceAll('"', "'").replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?");
+}
+
+/**
+ * The log fields of an unexpected failure (a REST 500, a failed MCP tool call). They
+ * go to the log only; the caller gets a generic `internal_error`.
+ */
+export function unexpectedErrorFields(err: unknown): { error: string; stack?: string } {
+  return err instanceof Error
+    ? { error: `${err.name}: ${err.message}`, stack: err.stack }
+    : { error: "non-error thrown" };
+}
+
+/** Renders an {@linkcode HttpError} in the given style. */
+export function errorResponse(err: HttpError, style: ErrorStyle): Response {
+  const headers = new Headers(err.headers);
+  let body: Record<string, unknown>;
+  if (style === "oauth") {
+    for (const [k, v] of Object.entries(NO_STORE)) headers.set(k, v);
+    body = { error: err.code, error_description: oauthText(err.message) };
+  } else {
+    body = { ok: false, error: err.code, message: err.message };
+    if (err.issues) body.issues = err.issues;
+  }
+  return json(body, { status: err.status, headers: Object.fromEntries(headers) });
+}

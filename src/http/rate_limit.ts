@@ -1,0 +1,91 @@
+/**
+ * @module
+ * Fixed-window rate limits per client address, counted in KV so that every
+ * instance sharing the store shares the count. Headers follow the IETF httpapi
+ * RateLimit draft (draft-ietf-httpapi-ratelimit-headers).
+ */
+
+import { HttpError } from "./errors.ts";
+import { countRequest, sweepRateWindows } from "../store/rate_counters.ts";
+
+/** Length of one rate-limit window. */
+export const WINDOW_MS = 60_000;
+
+/** Counts requests per key; one per handler, so tests and instances each have their own. */
+export interface RateCounter {
+  count(bucket: string, address: string, window: number): Promise<number>;
+}
+
+/**
+ * Increments of the same counter are queued inside this instance, so each request
+ * reads back exactly its own position: a burst from one address admits exactly the
+ * limit. Between instances the count read back can include another instance's later
+ * increment, so at the boundary a request may be refused early: never more than the
+ * limit is admitted, at worst one fewer per other instance racing for the last places.
+ */
+export function createRateCounter(kv: Deno.Kv): RateCounter {
+  const queues = new Map<string, Promise<unknown>>();
+  return {
+    count(bucket, address, window) {
+      const id = JSON.stringify([window, bucket, address]);
+      const run = (queues.get(id) ?? Promise.resolve()).then(() =>
+        countRequest(kv, bucket, address, window)
+      );
+      const settled = run.catch(() => {});
+      queues.set(id, settled);
+      settled.then(() => queues.get(id) === settled && queues.delete(id));
+      return run;
+    },
+  };
+}
+
+/** Removes the counters of finished windows; the service runs this every minute. */
+export function sweepRateLimits(kv: Deno.Kv, now: number): Promise<number> {
+  return sweepRateWindows(kv, Math.floor(now / WINDOW_MS));
+}
+
+/** What a rate limit needs of a request (a part of the request `Context`). */
+export interface RateContext {
+  readonly now: () => number;
+  /** The caller's address, the per-address key. */
+  readonly address: string;
+  readonly rateCounter: RateCounter;
+  /** Headers added to the final response (the RateLimit fields). */
+  readonly headers: Map<string, string>;
+}
+
+/**
+ * Counts this request against `bucket` and throws 429 once `limit` requests
+ * arrived from the same address (or, with `global`, from anyone) in the current
+ * minute. `limit` 0 switches it off.
+ */
+export async function enforceRateLimit(
+  ctx: RateContext,
+  bucket: string,
+  limit: number,
+  options: { global?: boolean } = {},
+): Promise<void> {
+  if (limit <= 0) return;
+  const now = ctx.now();
+  const window = Math.floor(now / WINDOW_MS);
+  const address = options.global ? "*" : ctx.address;
+  const count = await ctx.rateCounter.count(bucket, address, window);
+  const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+  // The headers describe the caller's own budget; a global limit shows only when it is
+  // what refused the request, replacing the per-address figures that still had room.
+  if (!options.global || count > limit) {
+    const remaining = Math.max(0, limit - count);
+    ctx.headers.set("RateLimit-Policy", `"${bucket}";q=${limit};w=${WINDOW_MS / 1000}`);
+    ctx.headers.set("RateLimit", `"${bucket}";r=${remaining};t=${reset}`);
+  }
+  if (count > limit) {
+    // RFC 6585 §4: 429 Too Many Requests, with Retry-After (RFC 9110 §10.2.3).
+    const who = options.global ? "from all callers together" : "from one address";
+    throw new HttpError(
+      429,
+      "rate_limited",
+      `too many requests: at most ${limit} per minute ${who}; retry in ${reset} s`,
+      { headers: { "Retry-After": String(reset) } },
+    );
+  }
+}

@@ -1,0 +1,307 @@
+/**
+ * @module
+ * zod schemas of the public submissions (SPEC §2.4 lead, §2.5 quote) and their bounds,
+ * each field described where it is defined. The single source of truth for REST
+ * validation, the MCP tools' input schemas, the tool descriptor, WebMCP and OpenAPI:
+ * every one of them carries these descriptions.
+ */
+
+import { z } from "zod";
+import servicesFile from "../../data/services.v1.json" with { type: "json" };
+import { type FieldIssue, HttpError } from "../http/errors.ts";
+import type { LenientFields } from "./lenient.ts";
+
+/** Bounds of submitted fields; documented in docs/api.md. */
+export const LIMITS = {
+  shortText: 200,
+  description: 5000,
+  email: 254,
+  phone: 40,
+  siteAddress: 500,
+  engineers: 50,
+  hours: 1000,
+  attachments: 10,
+  attachmentRef: 2048,
+  agentContextBytes: 4 * 1024,
+} as const;
+
+const _required = (name: string) => ({
+  error: (iss: { input: unknown }) =>
+    iss.input === undefined
+      ? `${name} is required`
+      : `${name} must be a string; got ${got(iss.input)}`,
+});
+
+/** What a caller sent, for an error message: `the number 2`, `an array`, `null`. */
+export function got(input: unknown): string {
+  if (input === null) return "null";
+  if (Array.isArray(input)) return "an array";
+  if (typeof input === "string") {
+    return `the string ${JSON.stringify(input.length > 40 ? `${input.slice(0, 40)}…` : input)}`;
+  }
+  if (typeof input === "object") return "an object";
+  return `the ${typeof input} ${String(input)}`;
+}
+
+/** A trimmed, non-empty string of at most `max` characters. */
+function text(name: string, max: number = LIMITS.shortText) {
+  return z.string(_required(name)).trim()
+    .min(1, `${name} must not be empty`)
+    .max(max, `${name} must be at most ${max} characters`);
+}
+
+const email = z.email({
+  error: (iss) =>
+    iss.input === undefined
+      ? "email is required"
+      : typeof iss.input === "string"
+      ? "email must be a valid email address such as ops@example.com"
+      : `email must be a string; got ${got(iss.input)}`,
+}).max(LIMITS.email, `email must be at most ${LIMITS.email} characters`);
+
+/** ISO 3166-1 alpha-2, any case in, upper case out. */
+export const CountryCode = z.string({
+  error: (iss) => `country must be a string; got ${got(iss.input)}`,
+}).trim()
+  .regex(
+    /^[A-Za-z]{2}$/,
+    "country must be an ISO 3166-1 alpha-2 code such as DE, US or GB (a country's English name " +
+      "is understood too)",
+  )
+  .transform((c) => c.toUpperCase());
+
+const _utf8 = new TextEncoder();
+
+/** Any JSON object whose serialised form fits in 4 KiB. */
+const agentContext = z.record(z.string(), z.unknown(), {
+  error: "agent_context_optional must be a JSON object",
+}).refine(
+  (v) => _utf8.encode(JSON.stringify(v)).byteLength <= LIMITS.agentContextBytes,
+  `agent_context_optional must be at most ${LIMITS.agentContextBytes} bytes as JSON`,
+);
+
+/** The catalog's service ids, for the descriptions of `service_type`. */
+const SERVICE_IDS = servicesFile.services.map((s) => s.id).join(", ");
+
+/** An `Idempotency-Key` as a tool argument or body field; the header takes the same. */
+export const IdempotencyKey = z.string({ error: "idempotency_key must be a string" })
+  .regex(/^[\x21-\x7E]{1,255}$/, "idempotency_key must be 1 to 255 visible ASCII characters")
+  .meta({
+    description: "Makes a retry safe. The same key with the same arguments within 24 hours " +
+      "returns the first answer and stores nothing new; the same key with other arguments is " +
+      "refused (idempotency_key_reused). 1 to 255 visible ASCII characters, such as a UUID " +
+      "made once per request. Over REST it may also be sent as the Idempotency-Key header.",
+    examples: ["3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10"],
+  });
+
+const _email = email.meta({
+  description: "Where our team replies: an email address, at most 254 characters.",
+  examples: ["ops@example.com"],
+});
+const _company = (required: boolean) =>
+  (required ? text("company") : text("company").optional()).meta({
+    description: "The company or organisation the work is for, at most 200 characters.",
+  });
+const _contactName = (required: boolean) =>
+  (required ? text("contact_name") : text("contact_name").optional()).meta({
+    description: "The person our team should address, at most 200 characters.",
+  });
+const _description = text("description", LIMITS.description).meta({
+  description: "What is needed, in plain words: the equipment, the task, any constraints. " +
+    "At most 5000 characters.",
+  examples: ["Install 4 servers in cage 12 and cable them to the top-of-rack switch"],
+});
+const _agentContext = agentContext.meta({
+  description: "Optional JSON object about the agent and its task, for the reviewers: for " +
+    "example the agent's name, the user's request in their words, a conversation id. At most " +
+    "4 KiB as JSON; only staff see it.",
+  examples: [{ agent: "procurement-assistant", user_request: "quote for rack work in Zurich" }],
+});
+
+const _phone = z.string(_required("phone")).trim()
+  .regex(/^\+?[0-9 ()./-]{5,40}$/, "phone must be 5 to 40 digits, spaces or + ( ) . / -")
+  .optional().meta({
+    description: "A phone number to reach the contact: 5 to 40 characters of digits, spaces " +
+      "and + ( ) . / -.",
+    examples: ["+49 69 1234 5678"],
+  });
+const _country = CountryCode.optional().meta({
+  description: "The site's country as an ISO 3166-1 alpha-2 code, any case (an English " +
+    "country name such as Germany is understood too). Tells apart cities that share a name " +
+    "(San Jose, US or CR).",
+  examples: ["CH", "US"],
+});
+
+/** SPEC §2.4. Additional properties are allowed and kept (at most 16, 4 KiB together). */
+export const LeadInput = z.looseObject({
+  email: _email,
+  description: _description,
+  company: _company(false),
+  contact_name: _contactName(false),
+  city: text("city").optional().meta({
+    description: "City of the site, in any common spelling (accents, aliases and case do not " +
+      "matter), such as Frankfurt or Zürich. Optional for a lead.",
+    examples: ["Frankfurt"],
+  }),
+  service_type: text("service_type").optional().meta({
+    description: `The service of interest, if known. A catalog id (${SERVICE_IDS}), a ` +
+      "service's name or a common alias (cabling, fiber, decom, RMA…) is recognised, ignoring " +
+      "case, spaces, _, -, & and punctuation; anything else is kept as free text for a person.",
+    examples: ["remote-hands", "Rack and stack"],
+  }),
+  country: _country,
+  phone: _phone,
+  agent_context_optional: _agentContext.optional(),
+  idempotency_key: IdempotencyKey.optional(),
+}).meta({
+  description: "A request to be contacted about datacenter field services. A person reviews " +
+    "it and replies by email; nothing is ordered or scheduled.",
+});
+export type LeadInput = z.infer<typeof LeadInput>;
+
+/** SPEC §2.5. Additional properties are allowed and kept (at most 16, 4 KiB together). */
+export const QuoteInput = z.looseObject({
+  company: _company(true),
+  contact_name: _contactName(true),
+  email: _email,
+  city: text("city").meta({
+    description: "City of the site where the work is done, in any common spelling. Use " +
+      "check_coverage first; give country when the name exists in several countries.",
+    examples: ["Zurich"],
+  }),
+  service_type: text("service_type").meta({
+    description: `The catalog service to quote: one of ${SERVICE_IDS}. Names and common ` +
+      "aliases also match (Remote Hands, rack & stack, cabling, fiber, decom, RMA…), ignoring " +
+      "case, spaces, _, -, & and punctuation. An unknown one is refused with the closest id " +
+      "suggested; list_services gives every id with its aliases.",
+    examples: ["remote-hands", "rack and stack"],
+  }),
+  description: _description,
+  phone: _phone,
+  country: _country,
+  site_address: text("site_address", LIMITS.siteAddress).optional().meta({
+    description: "Street address of the site or datacenter, at most 500 characters.",
+    examples: ["Hardturmstrasse 161, 8005 Zürich"],
+  }),
+  requested_date: z.iso.date({ error: "requested_date must be an ISO 8601 date (YYYY-MM-DD)" })
+    .optional().meta({
+      description: "Preferred date of the work, YYYY-MM-DD. A wish for the reviewer, not a " +
+        "booking.",
+      examples: ["2026-12-01"],
+    }),
+  requested_time: z.string(_required("requested_time"))
+    .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "requested_time must be HH:MM, 00:00 to 23:59")
+    .optional().meta({
+      description: "Preferred start time, HH:MM on a 24-hour clock, in local time at the site.",
+      examples: ["09:30"],
+    }),
+  engineer_count: z.number({
+    error: (iss) => `engineer_count must be a whole number such as 2; got ${got(iss.input)}`,
+  })
+    .int("engineer_count must be a whole number such as 2")
+    .min(1, "engineer_count must be at least 1")
+    .max(LIMITS.engineers, `engineer_count must be at most ${LIMITS.engineers}`)
+    .optional().meta({
+      description: "How many engineers work at the same time, 1 to 50. Default 1.",
+      default: 1,
+      examples: [2],
+    }),
+  estimated_hours: z.number({
+    error: (iss) => `estimated_hours must be a number of hours such as 3; got ${got(iss.input)}`,
+  })
+    .gt(0, "estimated_hours must be greater than 0")
+    .max(LIMITS.hours, `estimated_hours must be at most ${LIMITS.hours}`)
+    .optional().meta({
+      description: "Expected hours of work per engineer, more than 0 and at most 1000. When " +
+        "absent or below the service's minimum, the estimate assumes the minimum.",
+      examples: [3],
+    }),
+  out_of_hours: z.boolean({
+    error: (iss) => `out_of_hours must be true or false; got ${got(iss.input)}`,
+  }).optional().meta({
+    description: "true when the work must happen outside business hours at the site (08:00 " +
+      "to 18:00 local time, Monday to Friday): the service's out-of-hours multiplier applies " +
+      "to the estimate. Default false; the estimate's note says when requested_time or " +
+      "requested_date fall outside business hours but this is false.",
+    default: false,
+  }),
+  attachments_optional: z.array(
+    z.string({ error: "each attachment must be a string reference" })
+      .min(1, "an attachment reference must not be empty")
+      .max(
+        LIMITS.attachmentRef,
+        `an attachment reference is at most ${LIMITS.attachmentRef} characters`,
+      ).meta({ description: "One reference: a URL or a document or ticket id." }),
+    { error: "attachments_optional must be an array of strings" },
+  ).max(LIMITS.attachments, `attachments_optional holds at most ${LIMITS.attachments} references`)
+    .optional().meta({
+      description: "Up to 10 references (URLs, document or ticket ids) to material for the " +
+        "reviewer, such as a rack diagram. Only the references are stored; nothing is fetched.",
+      examples: [["https://example.com/rack-12-elevation.pdf"]],
+    }),
+  agent_context_optional: _agentContext.optional(),
+  idempotency_key: IdempotencyKey.optional(),
+}).meta({
+  description: "A request for a quotation for one catalog service at one site. A person " +
+    "reviews it and sends the binding quotation; the answer's budget estimate is non-binding.",
+});
+export type QuoteInput = z.infer<typeof QuoteInput>;
+
+/** The fields of an object schema that may be left out. */
+function _optional(schema: z.ZodObject): string[] {
+  return Object.entries(schema.shape)
+    .filter(([, field]) => (field as z.ZodType).safeParse(undefined).success)
+    .map(([name]) => name);
+}
+
+/** How leniently a lead's fields are read before validation (see lenient.ts). */
+export const LEAD_LENIENCY: LenientFields = {
+  optional: _optional(LeadInput),
+  countries: ["country"],
+};
+
+/** How leniently a quote's fields are read before validation (see lenient.ts). */
+export const QUOTE_LENIENCY: LenientFields = {
+  optional: _optional(QuoteInput),
+  numbers: ["engineer_count", "estimated_hours"],
+  booleans: ["out_of_hours"],
+  countries: ["country"],
+};
+
+/** 400 `validation_failed` listing every problem, the one answer to bad input. */
+export function validationFailed(issues: FieldIssue[]): HttpError {
+  const n = issues.length;
+  return new HttpError(
+    400,
+    "validation_failed",
+    `${n} field${n === 1 ? "" : "s"} failed validation: ${issues.map((i) => i.path).join(", ")}`,
+    { issues },
+  );
+}
+
+/** Parses tool arguments with a zod schema, or throws {@linkcode validationFailed}. */
+export function parseArguments<T>(schema: z.ZodType<T>, raw: unknown): T {
+  const res = schema.safeParse(raw);
+  if (!res.success) throw validationFailed(fieldIssues(res.error));
+  return res.data;
+}
+
+/** zod issues → the `issues` list of an error body, one entry per problem. */
+export function fieldIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.flatMap((i): FieldIssue[] => {
+    // A strict object names every key it does not take; one issue each, at that key.
+    if (i.code === "unrecognized_keys") {
+      const at = i.path.length ? `${i.path.join(".")}.` : "";
+      return i.keys.map((key) => ({
+        path: `${at}${key}`,
+        message: `${key} is not an argument here; remove it`,
+      }));
+    }
+    return [{
+      path: i.path.join(".") || "(body)",
+      message: i.path.length === 0 && i.code === "invalid_type"
+        ? "the body must be a JSON object"
+        : i.message,
+    }];
+  });
+}

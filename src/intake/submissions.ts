@@ -1,0 +1,394 @@
+/**
+ * @module
+ * Lead and quote submissions: validation, idempotency, and the single atomic write
+ * that stores the record and queues it for human review. Called by REST and MCP alike.
+ * Nothing here creates an order, a quotation acceptance, an invoice or a dispatch.
+ */
+
+import { createHash } from "node:crypto";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { Context } from "../context.ts";
+import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
+import { type BudgetEstimate, estimateBudget } from "../catalog/estimate.ts";
+import { closestService, findService } from "../catalog/service_match.ts";
+import { type FieldIssue, HttpError } from "../http/errors.ts";
+import { newRequestId } from "./ids.ts";
+import {
+  type Channel,
+  commitSubmission,
+  getIdempotency,
+  type IdempotencyScope,
+  PAYLOAD_CHUNK_BYTES,
+  type SubmissionKind,
+  type SubmissionRecord,
+} from "../store/submissions.ts";
+import { enforceRateLimit } from "../http/rate_limit.ts";
+import { lenientArguments } from "./lenient.ts";
+import {
+  fieldIssues,
+  LEAD_LENIENCY,
+  LeadInput,
+  QUOTE_LENIENCY,
+  QuoteInput,
+  validationFailed,
+} from "./schemas.ts";
+
+/** Largest accepted submission: the request body, and the JSON stored for it. */
+export const SUBMISSION_MAX_BODY = 64 * 1024;
+/**
+ * The most one accepted submission adds to the store: its JSON (at most
+ * {@linkcode SUBMISSION_MAX_BODY}) plus its record, review notice, due key and
+ * idempotency record with its pointer: under 4 KiB together (2.9 KiB measured for the
+ * worst case: an estimate with notes, a 255-character key, a failed delivery's error).
+ * At the default `RATE_LIMIT_SUBMIT_GLOBAL` of 120 a minute that is at most 8 MiB a minute.
+ */
+export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 4 * 1024;
+/** How long an `Idempotency-Key` is remembered. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+export interface SubmissionResult {
+  ok: true;
+  request_id: string;
+  status: "pending_review";
+  requires_human_approval: true;
+  billable_order_created: false;
+  next_steps: string;
+  /** The catalog service `service_type` was understood as, or null. */
+  service_id: string | null;
+  budget_estimate?: BudgetEstimate;
+}
+
+export interface SubmitOutcome {
+  result: SubmissionResult;
+  /** True when an `Idempotency-Key` matched an earlier, identical request. */
+  replayed: boolean;
+}
+
+const NEXT_STEPS: Record<SubmissionKind, string> = {
+  lead:
+    "A member of our team will review your request and reply by email; nothing has been ordered or scheduled.",
+  quote:
+    "A member of our team will review this request and reply by email with a quotation; the budget estimate is non-binding and nothing has been ordered or scheduled.",
+};
+
+/**
+ * Counts a submission request against `RATE_LIMIT_SUBMIT`, per address. REST and MCP
+ * call this before anything else, so invalid requests spend their sender's budget.
+ * (`RATE_LIMIT_SUBMIT_GLOBAL` is counted later, in `_store`, only for a submission
+ * about to be stored.)
+ */
+export async function enforceSubmitLimit(ctx: Context): Promise<void> {
+  await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
+}
+
+/** Validates and stores a lead (SPEC §2.4). */
+export async function submitLead(
+  ctx: Context,
+  sent: unknown,
+  channel: Channel,
+  headerKey?: string,
+): Promise<SubmitOutcome> {
+  checkNesting(sent);
+  const raw = lenientArguments(sent, LEAD_LENIENCY);
+  const parsed = LeadInput.safeParse(raw);
+  const issues = [
+    ...(parsed.success ? [] : fieldIssues(parsed.error)),
+    ...extraPropertyIssues(raw, LeadInput.shape),
+  ];
+  if (!parsed.success || issues.length) throw validationFailed(issues);
+  const { idempotency_key: argumentKey, ...input } = parsed.data;
+  const coverage = input.city
+    ? checkCoverage(ctx.catalog, { city: input.city, country: input.country })
+    : null;
+  return await _store(ctx, "lead", channel, raw, input, {
+    service_id: input.service_type
+      ? findService(ctx.catalog, input.service_type)?.id ?? null
+      : null,
+    covered: coverage ? coveredFact(coverage) : null,
+  }, idempotencyKeyOf(headerKey, argumentKey));
+}
+
+/** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
+export async function submitQuote(
+  ctx: Context,
+  sent: unknown,
+  channel: Channel,
+  headerKey?: string,
+): Promise<SubmitOutcome> {
+  checkNesting(sent);
+  const raw = lenientArguments(sent, QUOTE_LENIENCY);
+  const parsed = QuoteInput.safeParse(raw);
+  const issues = [
+    ...(parsed.success ? [] : fieldIssues(parsed.error)),
+    ...extraPropertyIssues(raw, QuoteInput.shape),
+  ];
+  // The catalog check runs even when other fields failed, so every problem is listed at once.
+  const service = _quotedService(ctx.catalog, raw, issues);
+  const date = parsed.data?.requested_date;
+  if (date && Date.parse(date) < ctx.now() - 2 * DAY_MS) {
+    // Two days' grace: "today" at the site may still be yesterday in UTC.
+    issues.push({ path: "requested_date", message: `requested_date ${date} is in the past` });
+  }
+  if (!parsed.success || !service || issues.length) throw validationFailed(issues);
+  const { idempotency_key: argumentKey, ...input } = parsed.data;
+  const coverage = checkCoverage(ctx.catalog, { city: input.city, country: input.country });
+  return await _store(ctx, "quote", channel, raw, input, {
+    service_id: service.id,
+    covered: coveredFact(coverage),
+    budget_estimate: estimateBudget(service, input, coverage, misnamedEstimateInputs(raw)),
+  }, idempotencyKeyOf(headerKey, argumentKey));
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The estimate's inputs, and names agents give them. */
+const _ESTIMATE_INPUTS: Readonly<Record<string, readonly string[]>> = {
+  engineer_count: ["engineers", "technicians", "techs", "people", "headcount", "staff"],
+  estimated_hours: ["hours", "duration", "hours_per_engineer", "estimated_time", "time_hours"],
+  out_of_hours: ["after_hours", "outside_hours", "overnight", "night", "weekend", "ooh"],
+  requested_date: ["date", "start_date", "preferred_date", "day"],
+  requested_time: ["time", "start_time", "preferred_time"],
+};
+
+/**
+ * Additional properties of a quote that look like one of the estimate's inputs under
+ * another name (`engineers`, `hours`, `after_hours`): kept, like every additional
+ * property, but named in the estimate's note, since they did not change the price.
+ */
+export function misnamedEstimateInputs(raw: unknown): { name: string; meant: string }[] {
+  if (raw === null || typeof raw !== "object") return [];
+  const squash = (s: string) => s.toLowerCase().replace(/[^a-z]/g, "");
+  const found: { name: string; meant: string }[] = [];
+  for (const name of Object.keys(raw)) {
+    if (Object.hasOwn(QuoteInput.shape, name)) continue;
+    const key = squash(name);
+    for (const [meant, others] of Object.entries(_ESTIMATE_INPUTS)) {
+      if (key === squash(meant) || others.some((o) => squash(o) === key)) {
+        found.push({ name, meant });
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Bounds of the additional properties a submission may carry beyond its declared fields
+ * (SPEC §2.4/§2.5 allow them, and they are stored). With them bounded, the declared
+ * fields' limits bound the whole stored record.
+ */
+export const EXTRA_PROPERTIES = { count: 16, nameLength: 64, bytes: 4 * 1024 } as const;
+
+/** The problems of a submission's additional properties, one issue each. */
+export function extraPropertyIssues(raw: unknown, shape: object): FieldIssue[] {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const extras = Object.entries(raw).filter(([name]) => !Object.hasOwn(shape, name));
+  const issues: FieldIssue[] = [];
+  if (extras.length > EXTRA_PROPERTIES.count) {
+    issues.push({
+      path: "(body)",
+      message: `at most ${EXTRA_PROPERTIES.count} additional properties are kept; ` +
+        `this request has ${extras.length}`,
+    });
+  }
+  for (const [name] of extras) {
+    if (name.length > EXTRA_PROPERTIES.nameLength) {
+      issues.push({
+        path: name.slice(0, 32) + "…",
+        message: `an additional property name is at most ${EXTRA_PROPERTIES.nameLength} characters`,
+      });
+    }
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(Object.fromEntries(extras))).byteLength;
+  if (bytes > EXTRA_PROPERTIES.bytes) {
+    issues.push({
+      path: "(body)",
+      message: `additional properties are at most ${EXTRA_PROPERTIES.bytes} bytes as JSON ` +
+        `together; these are ${bytes}`,
+    });
+  }
+  return issues;
+}
+
+/** Deepest JSON nesting a submission may have; kept additional properties included. */
+export const MAX_NESTING = 32;
+
+/**
+ * Refuses documents nested deeper than {@link MAX_NESTING} before anything recursive
+ * (zod, `JSON.stringify`, hashing) walks them: a few kilobytes of `[[[[…` would
+ * otherwise overflow the stack. Iterative, so it cannot overflow itself.
+ */
+export function checkNesting(raw: unknown): void {
+  const stack: [unknown, number][] = [[raw, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_NESTING) {
+      throw validationFailed([{
+        path: "",
+        message: `the document is nested deeper than ${MAX_NESTING} levels`,
+      }]);
+    }
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+}
+
+/** What a submission record says about coverage: unknown (null) for an ambiguous name. */
+export function coveredFact(coverage: Coverage): boolean | null {
+  return coverage.match === "ambiguous" || coverage.match === "other_country"
+    ? null
+    : coverage.covered;
+}
+
+function _quotedService(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
+  const serviceType = (raw as { service_type?: unknown } | null)?.service_type;
+  if (typeof serviceType !== "string" || !serviceType.trim()) return undefined;
+  const service = findService(catalog, serviceType);
+  if (!service) {
+    const close = closestService(catalog, serviceType);
+    issues.push({
+      path: "service_type",
+      message: `service_type "${serviceType.trim().slice(0, 60)}" is not a catalog service` +
+        (close ? `; did you mean ${close.id}?` : ".") +
+        ` Valid ids: ${catalog.services.map((s) => s.id).join(", ")}` +
+        " (list_services gives their names and aliases). For anything else, submit_lead " +
+        "takes the request in your own words.",
+    });
+  }
+  return service;
+}
+
+/**
+ * The idempotency key of a submission: the `Idempotency-Key` header (REST) or the
+ * `idempotency_key` argument (MCP, or a REST body field). Both given and different is a
+ * client mistake that no answer could satisfy.
+ */
+function idempotencyKeyOf(header: string | undefined, argument: string | undefined) {
+  if (header !== undefined && argument !== undefined && header !== argument) {
+    throw new HttpError(
+      400,
+      "invalid_idempotency_key",
+      "the Idempotency-Key header and the idempotency_key field differ; send one",
+    );
+  }
+  return header ?? argument;
+}
+
+async function _store(
+  ctx: Context,
+  kind: SubmissionKind,
+  channel: Channel,
+  raw: unknown,
+  input: Record<string, unknown>,
+  facts: { service_id: string | null; covered: boolean | null; budget_estimate?: BudgetEstimate },
+  idempotencyKey: string | undefined,
+): Promise<SubmitOutcome> {
+  const payload = new TextEncoder().encode(JSON.stringify(input));
+  // Re-serialising can grow a body (1e21 → 1e+21), so the stored size is checked too.
+  if (payload.byteLength > SUBMISSION_MAX_BODY) {
+    throw new HttpError(
+      413,
+      "payload_too_large",
+      `the submission is larger than ${SUBMISSION_MAX_BODY} bytes as stored JSON`,
+    );
+  }
+  const now = ctx.now();
+  const requestId = newRequestId(kind, now);
+  const result: SubmissionResult = {
+    ok: true,
+    request_id: requestId,
+    status: "pending_review",
+    requires_human_approval: true,
+    billable_order_created: false,
+    next_steps: NEXT_STEPS[kind],
+    service_id: facts.service_id,
+    ...(facts.budget_estimate ? { budget_estimate: facts.budget_estimate } : {}),
+  };
+  const record: SubmissionRecord = {
+    request_id: requestId,
+    kind,
+    channel,
+    status: "pending",
+    created_at: new Date(now).toISOString(),
+    payload: {
+      chunks: Math.ceil(payload.byteLength / PAYLOAD_CHUNK_BYTES),
+      bytes: payload.byteLength,
+    },
+    service_id: facts.service_id,
+    covered: facts.covered,
+    budget_estimate: facts.budget_estimate ?? null,
+    notified_at: null,
+    decision: null,
+  };
+  const countGlobally = () =>
+    enforceRateLimit(ctx, "submit_all", ctx.config.rateLimits.submitGlobal, { global: true });
+  if (!idempotencyKey) {
+    await countGlobally();
+    if (await commitSubmission(ctx.kv, { record, payload })) return { result, replayed: false };
+    throw new Error("submission id collision");
+  }
+
+  // Keys are per endpoint and caller address, so one caller cannot squat another's keys.
+  const scope: IdempotencyScope = { endpoint: kind, address: ctx.address, key: idempotencyKey };
+  // The key itself is not part of the request: a header and a field give the same hash.
+  const { idempotency_key: _, ...request } = raw as Record<string, unknown>;
+  const bodyHash = createHash("sha256").update(canonicalJson(request)).digest("base64url");
+  // A concurrent request with the same key, or KV expiring a stale key between our read
+  // and our commit, fails the check; look again and retry a few times. A replay stores
+  // nothing, so only the first attempt that will write counts globally.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const earlier = await _replay(ctx, scope, bodyHash);
+    if ("outcome" in earlier) return earlier.outcome;
+    if (attempt === 0) await countGlobally();
+    const idempotency = {
+      scope,
+      value: {
+        body_hash: bodyHash,
+        request_id: requestId,
+        response: JSON.stringify(result),
+        expires_at: now + IDEMPOTENCY_TTL_MS,
+      },
+      expireIn: IDEMPOTENCY_TTL_MS,
+      versionstamp: earlier.staleVersion,
+    };
+    if (await commitSubmission(ctx.kv, { record, payload, idempotency })) {
+      return { result, replayed: false };
+    }
+  }
+  throw new Error("submission commit kept failing its idempotency check");
+}
+
+/**
+ * Looks up an idempotency key: the earlier outcome for the same body, 409 for a
+ * different body, or the versionstamp to overwrite (null when absent, or the stamp
+ * of an expired record that KV still returns).
+ */
+async function _replay(
+  ctx: Context,
+  scope: IdempotencyScope,
+  bodyHash: string,
+): Promise<{ outcome: SubmitOutcome } | { staleVersion: string | null }> {
+  const entry = await getIdempotency(ctx.kv, scope);
+  if (!entry.value || entry.value.expires_at <= ctx.now()) {
+    return { staleVersion: entry.versionstamp };
+  }
+  if (entry.value.body_hash !== bodyHash) {
+    const message = "this idempotency key was already used with other arguments: send the " +
+      "same arguments to get the first answer again, or a new key for a new request";
+    throw new HttpError(409, "idempotency_key_reused", message, {
+      issues: [{ path: "idempotency_key", message }],
+    });
+  }
+  return { outcome: { result: JSON.parse(entry.value.response), replayed: true } };
+}
+
+/** JSON with object keys sorted at every level: equal documents give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}

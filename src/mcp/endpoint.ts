@@ -1,0 +1,223 @@
+/**
+ * @module
+ * The anonymous MCP endpoint, `POST /api/v1/mcp` (streamable HTTP). SDK v2's
+ * `createMcpHandler` serves protocol 2026-07-28 and stateless 2025-11-25 clients
+ * from one per-request server factory; no session state, so any instance can
+ * answer any request. Tools come from `tools.ts` and run in-process.
+ */
+
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { z } from "zod";
+import { ToolErrorOutput } from "./output_schemas.ts";
+import type { Context } from "../context.ts";
+import { SERVICE_NAME } from "../oauth/discovery.ts";
+import { HttpError, unexpectedErrorFields } from "../http/errors.ts";
+import { json } from "../http/json.ts";
+import { readBody } from "../http/body.ts";
+import { enforceRateLimit } from "../http/rate_limit.ts";
+import { toolAnnotations, TOOLS } from "./tools.ts";
+
+/** Largest accepted MCP request body. */
+export const MCP_MAX_BODY = 64 * 1024;
+export const MCP_PATH = "/api/v1/mcp";
+export const SERVER_VERSION = "1.0.0";
+/** The protocol revisions served: the current one and the stateless legacy fallback. */
+export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
+
+const CONTEXT_HEADER = "x-dcfs-mcp-context";
+
+const INSTRUCTIONS = `${SERVICE_NAME}: on-site field services for datacenters. ` +
+  "Use list_services and check_coverage to explore; submit_lead and request_quote send a " +
+  "request that a human reviews. No tool creates an order, schedules an engineer or bills " +
+  "anything, and quote estimates are non-binding.";
+
+/** The request handler for `POST /api/v1/mcp`, built once per service handler. */
+export function createMcpEndpoint() {
+  // The SDK builds a server per request and hands the factory that request (or, on
+  // the legacy leg, a clone of it); a header we set, never the caller, names its Context.
+  const contexts = new Map<string, Context>();
+  const mcp = createMcpHandler(({ requestInfo }) => {
+    const ctx = contexts.get(requestInfo?.headers.get(CONTEXT_HEADER) ?? "");
+    if (!ctx) throw new Error("MCP request without a service context");
+    return buildServer(ctx);
+    // "auto": 2026-07-28 answers are one JSON body (no tool emits anything before its
+    // result); legacy answers are one SSE event. "json" prints a warning at every start.
+  }, { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY });
+
+  return async (req: Request, ctx: Context): Promise<Response> => {
+    await enforceRateLimit(ctx, "mcp", ctx.config.rateLimits.mcp);
+    // Read under our own limit (413 while streaming, before any parsing) and hand the
+    // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
+    const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
+    if (isBatch(body)) return batchRefused();
+    const key = crypto.randomUUID();
+    const headers = new Headers(req.headers);
+    headers.set(CONTEXT_HEADER, key);
+    contexts.set(key, ctx);
+    try {
+      return await mcp.fetch(new Request(req.url, { method: "POST", headers, body }));
+    } finally {
+      contexts.delete(key);
+    }
+  };
+}
+
+/**
+ * True when a body is a JSON array, a JSON-RPC batch. MCP dropped batching in
+ * 2025-06-18; refusing it keeps one request to one message, so the rate limit counts
+ * calls, not envelopes (100 calls in one 11 KB batch once bought 111 KB of answers).
+ */
+export function isBatch(body: Uint8Array): boolean {
+  // A UTF-8 byte-order mark first: the SDK's TextDecoder drops it, so must we.
+  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
+  for (const byte of bom ? body.subarray(3) : body) {
+    if (byte === 0x5b) return true; // [
+    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
+  }
+  return false;
+}
+
+/** JSON-RPC 2.0 §5.1 -32600 Invalid Request, with id null: no member can be answered. */
+function batchRefused(): Response {
+  return json({
+    jsonrpc: "2.0",
+    id: null,
+    error: {
+      code: -32600,
+      message: "Invalid Request: JSON-RPC batches are not supported; send one message per request",
+    },
+  }, { status: 400 });
+}
+
+/**
+ * The tools with their schemas wrapped once per process. The SDK builds a server per
+ * request and converts each tool's zod schemas to JSON Schema when a call needs them;
+ * the wrapper hands it the conversion made the first time. Input is not validated by
+ * the SDK: it would report schema problems in its own words and stop there, leaving the
+ * catalog's for a second call. Each tool validates everything itself, in one pass.
+ * Outputs are still checked by the SDK against their schemas.
+ */
+const REGISTERED = TOOLS.map((tool) => ({
+  tool,
+  input: convertedOnce(tool.input, { validate: false }),
+  output: convertedOnce(tool.output, { validate: true, admitErrors: true }),
+  annotations: toolAnnotations(tool),
+}));
+
+/** The JSON Schema of {@linkcode ToolErrorOutput}, made once. */
+const ERROR_SCHEMA = z.toJSONSchema(ToolErrorOutput, { io: "output" }) as JsonObject;
+
+type JsonObject = Record<string, unknown>;
+
+/**
+ * A tool's output schema as `tools/list` advertises it: the success shape (SPEC §2.3–2.5,
+ * as in the tool descriptor) or, when `ok` is false, the error shape. Clients such as the
+ * MCP Inspector validate `structuredContent` against the output schema even for an
+ * `isError` result, so a failure's structured body must fit the advertised schema too.
+ */
+export function admitToolErrors(success: JsonObject): JsonObject {
+  const { $schema: _, ...schema } = success;
+  return {
+    ...schema,
+    description: `${schema.description ?? ""} When ok is false the call failed (isError): ` +
+      "error, message and issues say why.",
+    properties: {
+      ...(schema.properties as JsonObject),
+      ...Object.fromEntries(
+        Object.entries(ERROR_SCHEMA.properties as JsonObject).filter(([k]) => k !== "ok"),
+      ),
+    },
+    required: ["ok"],
+    if: { properties: { ok: { const: false } }, required: ["ok"] },
+    then: { required: ERROR_SCHEMA.required },
+    else: { required: schema.required ?? [] },
+  };
+}
+
+type StandardJsonSchema = {
+  "~standard": {
+    jsonSchema: Record<"input" | "output", (options: { target: string }) => unknown>;
+    validate: (value: unknown) => unknown;
+  };
+};
+
+function convertedOnce<T extends z.ZodType>(
+  schema: T,
+  options: { validate: boolean; admitErrors?: boolean },
+): T {
+  const std = schema["~standard"] as unknown as StandardJsonSchema["~standard"];
+  const cache = new Map<string, unknown>();
+  const memo = (io: "input" | "output") => (target: { target: string }) => {
+    const key = `${io} ${target.target}`;
+    if (!cache.has(key)) {
+      const converted = std.jsonSchema[io](target) as JsonObject;
+      cache.set(key, options.admitErrors ? admitToolErrors(converted) : converted);
+    }
+    return cache.get(key);
+  };
+  const standard = {
+    ...std,
+    jsonSchema: { input: memo("input"), output: memo("output") },
+    ...(options.validate ? {} : { validate: (value: unknown) => ({ value }) }),
+  };
+  // Everything else (parsing, `_zod`) is the schema itself.
+  return new Proxy(schema, {
+    get: (target, prop, receiver) =>
+      prop === "~standard" ? standard : Reflect.get(target, prop, receiver),
+  });
+}
+
+function buildServer(ctx: Context): McpServer {
+  const server = new McpServer(
+    { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
+    // Declaring the (static) tools capability up front lets modern-era clients such as
+    // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
+    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+  );
+  for (const { tool, input, output, annotations } of REGISTERED) {
+    server.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: input,
+      outputSchema: output,
+      annotations,
+    }, async (args: unknown) => {
+      try {
+        const result = await tool.run(ctx, args);
+        return {
+          content: [{ type: "text" as const, text: JSON.stringify(result) }],
+          structuredContent: result,
+        };
+      } catch (err) {
+        if (err instanceof HttpError) return toolError(err);
+        // Like a REST 500: logged here, never echoed to the caller.
+        ctx.log({
+          level: "error",
+          request_id: ctx.requestId,
+          tool: tool.name,
+          ...unexpectedErrorFields(err),
+        });
+        return toolError(new HttpError(500, "internal_error", "internal error; retry later"));
+      }
+    });
+  }
+  return server;
+}
+
+/** A failed call as a tool result an agent can act on (MCP: `isError`, not a protocol error). */
+function toolError(err: HttpError) {
+  const retryAfter = err.headers.get("retry-after");
+  const body: z.infer<typeof ToolErrorOutput> = {
+    ok: false as const,
+    error: err.code,
+    message: err.message,
+    issues: (err.issues ?? []).map(({ path, message }) => ({ path, message })),
+    ...(retryAfter ? { retry_after_s: Number(retryAfter) } : {}),
+  };
+  // The same JSON as text, for clients that read only content (as with results).
+  return {
+    isError: true,
+    content: [{ type: "text" as const, text: JSON.stringify(body) }],
+    structuredContent: body,
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * @module
+ * The named schemas of the OpenAPI document (`components.schemas`). Request and
+ * submission schemas are the ones the handlers validate with; the answers that no
+ * zod schema described (error bodies, token and registration answers, discovery
+ * documents) are described here, and `tests/openapi/document_test.ts` checks real answers
+ * against them, so the document cannot drift from the service.
+ */
+
+import { z } from "zod";
+import { Location } from "../catalog/records.ts";
+import { IDENTITY_TYPES, RegistrationRequest } from "../oauth/registration.ts";
+import { SCOPES } from "../oauth/scopes.ts";
+import { TOKEN_LIFETIME_S } from "../oauth/token.ts";
+import { LeadInput, QuoteInput } from "../intake/schemas.ts";
+import { CoverageOutput, LeadOutput, QuoteOutput, ServicesOutput } from "../mcp/output_schemas.ts";
+
+const _scopeString = z.string().describe(
+  `Space-separated scopes (RFC 6749 §3.3) from: ${SCOPES.join(", ")}`,
+);
+
+/** RFC 6749 §5.2, the layout of every error of `/agent/identity` and `/oauth2/*`. */
+export const OAuthErrorBody = z.strictObject({
+  error: z.string().describe("The error code; docs/api.md lists every one"),
+  error_description: z.string().describe("For people; only the characters RFC 6749 §5.2 allows"),
+}).describe("OAuth error (RFC 6749 §5.2), sent with Cache-Control: no-store");
+
+/** The layout of every error outside the OAuth endpoints (`errorResponse` in `http.ts`). */
+export const ApiErrorBody = z.strictObject({
+  ok: z.literal(false).describe("false: the request failed; nothing was stored"),
+  error: z.string().describe(
+    "Machine-readable code, such as validation_failed, invalid_query, rate_limited, " +
+      "idempotency_key_reused, forbidden_origin, payload_too_large, not_found, overloaded or " +
+      "internal_error (each response below lists its own)",
+  ),
+  message: z.string().describe("For people and agents: what went wrong and how to fix it"),
+  issues: z.array(
+    z.strictObject({
+      path: z.string().describe(
+        "The field at fault, as a dotted path (attachments_optional.0), or (body)",
+      ),
+      message: z.string().describe("What is wrong with it and what is accepted"),
+    }).describe("One problem"),
+  )
+    .describe("Every field problem of a validation failure, all at once")
+    .optional(),
+}).describe("API error");
+
+/** The registration request: `type` narrowed to the identity types that succeed. */
+export const RegistrationInput = RegistrationRequest.extend({
+  type: z.enum(IDENTITY_TYPES).describe("Only anonymous agents register"),
+  scope: RegistrationRequest.shape.scope.describe(
+    "Space-separated read scopes; omitted: all three",
+  ),
+});
+
+export const RegistrationResponse = z.strictObject({
+  client_id: z.string(),
+  client_secret: z.string().describe("Shown once; only its SHA-256 digest is stored"),
+  client_id_issued_at: z.int().describe("Seconds since the epoch"),
+  client_secret_expires_at: z.literal(0).describe("The secret itself never expires"),
+  scope: _scopeString,
+  grant_types: z.array(z.literal("client_credentials")),
+  token_endpoint_auth_method: z.literal("client_secret_basic"),
+});
+
+export const TokenRequest = z.object({
+  grant_type: z.literal("client_credentials"),
+  resource: z.url().optional().describe(
+    "RFC 8707; if given, exactly the base URL (the one server URL). Omitted means the same",
+  ),
+  scope: _scopeString.optional().describe(
+    "A subset of the client's registered scopes; omitted: all of them",
+  ),
+});
+
+export const TokenResponse = z.strictObject({
+  access_token: z.string().describe("Opaque; send as Authorization: Bearer"),
+  token_type: z.literal("Bearer"),
+  expires_in: z.literal(TOKEN_LIFETIME_S),
+  scope: _scopeString,
+});
+
+export const RevocationRequest = z.object({
+  token: z.string().describe("An access token this client obtained"),
+  token_type_hint: z.string().optional().describe("Only access_token exists; the hint is ignored"),
+});
+
+const _uris = z.array(z.url());
+
+/** RFC 8414, loosely: the members a client needs. */
+export const AuthorizationServerMetadata = z.looseObject({
+  issuer: z.url(),
+  token_endpoint: z.url(),
+  revocation_endpoint: z.url(),
+  scopes_supported: z.array(z.enum(SCOPES)),
+  grant_types_supported: z.array(z.literal("client_credentials")),
+  token_endpoint_auth_methods_supported: z.array(z.literal("client_secret_basic")),
+  revocation_endpoint_auth_methods_supported: z.array(z.literal("client_secret_basic")),
+  protected_resources: _uris,
+  agent_auth: z.looseObject({
+    identity_endpoint: z.url(),
+    identity_types_supported: z.array(z.enum(IDENTITY_TYPES)),
+  }),
+  register_uri: z.url().describe("Alias of agent_auth.identity_endpoint"),
+});
+
+/** RFC 9728, loosely. */
+export const ProtectedResourceMetadata = z.looseObject({
+  resource: z.url(),
+  authorization_servers: _uris,
+  scopes_supported: z.array(z.enum(SCOPES)),
+  bearer_methods_supported: z.array(z.literal("header")),
+  resource_name: z.string(),
+});
+
+export const LocationsOutput = z.looseObject({ ok: z.boolean(), locations: z.array(Location) });
+
+export const Health = z.strictObject({ ok: z.literal(true) });
+
+/** SPEC §2.6, loosely: the tool entries are detailed in the descriptor itself. */
+export const ToolDescriptor = z.looseObject({
+  ok: z.literal(true),
+  version: z.string(),
+  protocol_version: z.string(),
+  transport: z.literal("streamable-http"),
+  transport_url: z.url(),
+  mcp_status: z.string(),
+  mcp_endpoint_publicly_exposed: z.boolean(),
+  tools: z.array(z.looseObject({
+    name: z.string(),
+    description: z.string(),
+    input_schema: z.looseObject({}),
+    output_schema: z.looseObject({}),
+    http: z.looseObject({ method: z.string(), path: z.string() }),
+  })),
+  blocked_anonymous_actions: z.array(z.string()),
+});
+
+/** MCP Server Card (SEP-2127), loosely. */
+export const ServerCard = z.looseObject({
+  name: z.string(),
+  version: z.string(),
+  description: z.string(),
+  remotes: z.array(z.looseObject({
+    type: z.literal("streamable-http"),
+    url: z.url(),
+    supportedProtocolVersions: z.array(z.string()),
+  })),
+});
+
+export const AiCatalog = z.looseObject({
+  specVersion: z.string(),
+  entries: z.array(z.looseObject({
+    identifier: z.string(),
+    displayName: z.string(),
+    type: z.string(),
+    url: z.url(),
+  })),
+});
+
+/** Opaque here: the MCP specification defines the messages. */
+export const JsonRpcMessage = z.looseObject({
+  jsonrpc: z.literal("2.0"),
+  id: z.union([z.string(), z.number(), z.null()]).optional(),
+  method: z.string().optional(),
+}).describe("A JSON-RPC 2.0 message of the MCP streamable HTTP transport");
+
+export const OpenApiDocument = z.looseObject({
+  openapi: z.string(),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.unknown()),
+});
+
+/** `components.schemas`: the name, the zod schema, and which side of a transform to show. */
+export const COMPONENT_SCHEMAS: Readonly<
+  Record<string, { schema: z.ZodType; io: "input" | "output" }>
+> = {
+  OAuthError: { schema: OAuthErrorBody, io: "output" },
+  ApiError: { schema: ApiErrorBody, io: "output" },
+  RegistrationRequest: { schema: RegistrationInput, io: "input" },
+  RegistrationResponse: { schema: RegistrationResponse, io: "output" },
+  TokenRequest: { schema: TokenRequest, io: "input" },
+  TokenResponse: { schema: TokenResponse, io: "output" },
+  RevocationRequest: { schema: RevocationRequest, io: "input" },
+  AuthorizationServerMetadata: { schema: AuthorizationServerMetadata, io: "output" },
+  ProtectedResourceMetadata: { schema: ProtectedResourceMetadata, io: "output" },
+  LeadInput: { schema: LeadInput, io: "input" },
+  LeadOutput: { schema: LeadOutput, io: "output" },
+  QuoteInput: { schema: QuoteInput, io: "input" },
+  QuoteOutput: { schema: QuoteOutput, io: "output" },
+  ServicesOutput: { schema: ServicesOutput, io: "output" },
+  CoverageOutput: { schema: CoverageOutput, io: "output" },
+  LocationsOutput: { schema: LocationsOutput, io: "output" },
+  Health: { schema: Health, io: "output" },
+  ToolDescriptor: { schema: ToolDescriptor, io: "output" },
+  ServerCard: { schema: ServerCard, io: "output" },
+  AiCatalog: { schema: AiCatalog, io: "output" },
+  JsonRpcMessage: { schema: JsonRpcMessage, io: "input" },
+  OpenApiDocument: { schema: OpenApiDocument, io: "output" },
+};

@@ -1,0 +1,47 @@
+/**
+ * @module
+ * The OpenAPI operations tagged "Discovery".
+ */
+
+import type { Config } from "../../config.ts";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../../oauth/discovery.ts";
+import type { OperationDoc } from "../document.ts";
+import { AuthorizationServerMetadata, ProtectedResourceMetadata } from "../components.ts";
+
+/** The operations tagged "Discovery", by route; see routes.ts. */
+export function discoveryOperations(config: Config) {
+  return {
+    asMetadata: {
+      operationId: "getAuthorizationServerMetadata",
+      summary: "Authorization server metadata (RFC 8414)",
+      description: "The token and revocation endpoints, the scopes, and the registration " +
+        "endpoint (`agent_auth.identity_endpoint`, alias `register_uri`). Cacheable 5 minutes.",
+      tags: ["Discovery"],
+      responses: {
+        "200": {
+          description: "The metadata",
+          schema: AuthorizationServerMetadata,
+          examples: {
+            metadata: { summary: "This server", value: authorizationServerMetadata(config) },
+          },
+        },
+      },
+    },
+    prMetadata: {
+      operationId: "getProtectedResourceMetadata",
+      summary: "Protected resource metadata (RFC 9728)",
+      description: "Names the authorization server of the agent resource; every Bearer " +
+        "challenge points here (`resource_metadata`). Cacheable 5 minutes.",
+      tags: ["Discovery"],
+      responses: {
+        "200": {
+          description: "The metadata",
+          schema: ProtectedResourceMetadata,
+          examples: {
+            metadata: { summary: "This resource", value: protectedResourceMetadata(config) },
+          },
+        },
+      },
+    },
+  } satisfies Record<string, OperationDoc>;
+}

@@ -1,0 +1,182 @@
+/**
+ * @module
+ * The OpenAPI operations tagged "Public".
+ */
+
+import { z } from "zod";
+import { DEFAULT_RATE_LIMITS } from "../../config.ts";
+import { CoverageQuerySchema } from "../../catalog/coverage_query.ts";
+import type { OperationDoc } from "../document.ts";
+import { LocationsOutput } from "../components.ts";
+import * as ex from "../examples.ts";
+import { COVERAGE_PARAMS, invalidQuery } from "./coverage_params.ts";
+import { apiError, bodyLimits, forbiddenOrigin, RATE_HEADERS, rateLimited } from "../responses.ts";
+import { LeadInput, QuoteInput } from "../../intake/schemas.ts";
+import {
+  CoverageOutput,
+  LeadOutput,
+  QuoteOutput,
+  ServicesOutput,
+} from "../../mcp/output_schemas.ts";
+import { SUBMISSION_MAX_BODY } from "../../intake/submissions.ts";
+import { TOOLS } from "../../mcp/tools.ts";
+
+/** The operations tagged "Public", by route; see routes.ts. */
+export function publicOperations() {
+  return {
+    publicServices: {
+      operationId: "listServices",
+      summary: "The service catalog",
+      description: _withTool("Anonymous, cacheable 5 minutes.", "list_services"),
+      tags: ["Public"],
+      responses: {
+        "200": {
+          description: "The catalog",
+          schema: ServicesOutput,
+          examples: ex.SERVICES_EXAMPLES,
+        },
+      },
+    },
+    publicLocations: {
+      operationId: "checkCoverage",
+      summary: "Coverage for a city, or the published locations",
+      description: _withTool(
+        "With `city`: the coverage check; without: the published locations, only " +
+          "`country`'s when given. Anonymous, cacheable 5 minutes.",
+        "check_coverage",
+      ),
+      tags: ["Public"],
+      query: CoverageQuerySchema.partial(),
+      params: COVERAGE_PARAMS,
+      responses: {
+        "200": {
+          description: "The coverage (with `city`) or the locations (without)",
+          schema: z.union([CoverageOutput, LocationsOutput]),
+          examples: { ...ex.COVERAGE_EXAMPLES, ...ex.LOCATIONS_EXAMPLES },
+        },
+        "400": invalidQuery(),
+      },
+    },
+    submitLead: _submission({
+      operationId: "submitLead",
+      summary: "Submit a lead",
+      description: _withTool(
+        "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
+          "billed. Other members are kept.",
+        "submit_lead",
+      ),
+      requestBody: {
+        contentType: "application/json",
+        schema: LeadInput,
+        examples: ex.LEAD_REQUEST_EXAMPLES,
+      },
+      responses: {
+        "202": {
+          description: "Accepted for human review",
+          schema: LeadOutput,
+          examples: ex.LEAD_RESPONSE_EXAMPLES,
+        },
+        "400": apiError(
+          "The body is not JSON, a field is invalid, or the Idempotency-Key is malformed",
+          ["validation_failed", "2 fields failed validation: email, description", [
+            { path: "email", message: "email must be a valid email address" },
+            { path: "description", message: "description is required" },
+          ]],
+          ["invalid_json", "request body is not valid JSON"],
+          [
+            "invalid_idempotency_key",
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+          ],
+        ),
+      },
+    }),
+    requestQuote: _submission({
+      operationId: "requestQuote",
+      summary: "Request a quote",
+      description: _withTool(
+        "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
+          "billed. Other members are kept.",
+        "request_quote",
+      ),
+      requestBody: {
+        contentType: "application/json",
+        schema: QuoteInput,
+        examples: ex.QUOTE_REQUEST_EXAMPLES,
+      },
+      responses: {
+        "202": {
+          description: "Accepted for human review, with a non-binding estimate",
+          schema: QuoteOutput,
+          examples: ex.QUOTE_RESPONSE_EXAMPLES,
+        },
+        "400": apiError(
+          "The body is not JSON, a field is invalid, or the Idempotency-Key is malformed",
+          ["validation_failed", "1 field failed validation: service_type", [{
+            path: "service_type",
+            message: "service_type must name a catalog service; valid ids: remote-hands, ...",
+          }]],
+          ["invalid_json", "request body is not valid JSON"],
+          [
+            "invalid_idempotency_key",
+            "Idempotency-Key must be 1 to 255 visible ASCII characters",
+          ],
+        ),
+      },
+    }),
+  } satisfies Record<string, OperationDoc>;
+}
+
+/** An operation's description: what the REST endpoint adds, then its MCP tool's words. */
+function _withTool(rest: string, toolName: string): string {
+  const tool = TOOLS.find((t) => t.name === toolName)!;
+  return `${rest} As the MCP tool \`${toolName}\`: ${tool.description}`;
+}
+
+/** A lead or quote submission: Idempotency-Key, JSON only, 64 KiB, rate limited. */
+function _submission(
+  doc: Pick<OperationDoc, "operationId" | "summary" | "description" | "requestBody" | "responses">,
+): OperationDoc {
+  const accepted = doc.responses["202"]!;
+  return {
+    ...doc,
+    tags: ["Public"],
+    headers: {
+      "Idempotency-Key": {
+        description: "1–255 visible ASCII characters, optionally quoted. The same key with the " +
+          "same body within 24 h replays the first answer and stores nothing new",
+        schema: z.string().min(1).max(257),
+        example: "5f0c2d4e-quote-1",
+      },
+    },
+    responses: {
+      ...doc.responses,
+      "202": {
+        ...accepted,
+        headers: {
+          ...RATE_HEADERS,
+          "Idempotent-Replayed": {
+            description: "`true` when this is the stored answer to an earlier identical request",
+            schema: z.literal("true"),
+          },
+        },
+      },
+      "409": apiError("The Idempotency-Key was used with a different body", [
+        "idempotency_key_reused",
+        "this idempotency key was already used with other arguments: send the same arguments " +
+        "to get the first answer again, or a new key for a new request",
+        [{
+          path: "idempotency_key",
+          message: "this idempotency key was already used with other arguments: send the same " +
+            "arguments to get the first answer again, or a new key for a new request",
+        }],
+      ]),
+      ...bodyLimits("api", SUBMISSION_MAX_BODY),
+      "415": apiError("The body is not JSON", [
+        "unsupported_media_type",
+        "Content-Type must be application/json",
+      ]),
+      ...forbiddenOrigin("api"),
+      ...rateLimited("api", "submit", DEFAULT_RATE_LIMITS.submit, DEFAULT_RATE_LIMITS.submitGlobal),
+    },
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * @module
+ * The staff CLI's commands that erase submissions: `erase` (one, or all of an email
+ * address) and `purge`. Each prints what it did, one line per submission, so the output
+ * is the record of a data-subject request.
+ */
+
+import { eraseAll, findByEmail, findDecidedBefore, retentionCutoff } from "./erasure.ts";
+import { type Erased, eraseSubmission, type SubmissionRecord } from "../store/submissions.ts";
+import { ReviewError, type ReviewIo } from "./io.ts";
+import { oneLine } from "./terminal.ts";
+
+type EraseIo = Pick<ReviewIo, "kv" | "now" | "out">;
+
+/** `erase <request_id>`: one submission and everything that points to it. */
+export async function eraseOne(io: EraseIo, id: string): Promise<void> {
+  const erased = await eraseSubmission(io.kv, id, io.now());
+  if (!erased) throw new ReviewError(`no submission ${id}`);
+  io.out(_erasedLine(erased));
+}
+
+/** `erase --email <address>`: every submission with that email (a data-subject request). */
+export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): Promise<void> {
+  const found = await findByEmail(io.kv, email);
+  await _eraseFound(io, found, dryRun, `with email ${oneLine(email)}`);
+}
+
+/** `purge --decided-before <YYYY-MM-DD | Nd>`: decided submissions older than the cutoff. */
+export async function purge(io: EraseIo, before: number, dryRun: boolean): Promise<void> {
+  const found = await findDecidedBefore(io.kv, before);
+  await _eraseFound(io, found, dryRun, `decided before ${new Date(before).toISOString()}`);
+}
+
+async function _eraseFound(
+  io: EraseIo,
+  found: SubmissionRecord[],
+  dryRun: boolean,
+  what: string,
+): Promise<void> {
+  if (dryRun) {
+    for (const r of found) {
+      io.out(`would erase ${r.request_id} (${r.kind}, created ${r.created_at})`);
+    }
+    io.out(`${found.length} submission${found.length === 1 ? "" : "s"} ${what}; nothing erased`);
+    return;
+  }
+  const erased = await eraseAll(io.kv, found, io.now());
+  for (const e of erased) io.out(_erasedLine(e));
+  io.out(`erased ${erased.length} submission${erased.length === 1 ? "" : "s"} ${what}`);
+}
+
+function _erasedLine(e: Erased): string {
+  return `erased ${e.request_id} (${e.kind}, created ${e.created_at}): ${e.keys} keys in one commit`;
+}
+
+/**
+ * Parses `--decided-before`: a date (`2026-01-31`, midnight UTC) or a number of days
+ * before now (`30d`). Undefined when it is neither.
+ */
+export function parseCutoff(text: string, now: number): number | undefined {
+  const days = text.match(/^(\d{1,5})d$/);
+  if (days) return retentionCutoff(now, Number(days[1]));
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
+  const at = Date.parse(`${text}T00:00:00Z`);
+  return Number.isNaN(at) || new Date(at).toISOString().slice(0, 10) !== text ? undefined : at;
+}

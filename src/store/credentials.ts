@@ -1,0 +1,162 @@
+/**
+ * @module
+ * Registered clients and the access tokens issued to them, with the revocation marker
+ * that both bump.
+ *
+ * Keys:
+ * - `["clients", client_id]` → {@linkcode ClientRecord}
+ * - `["tokens", sha256(token)]` → {@linkcode TokenRecord}, `expireIn` = lifetime (clean-up only)
+ * - `["revocations"]` → a count, bumped in the same commit as every token deleted and every
+ *   client disabled: its versionstamp tells a cache that a record may be gone (cache.ts)
+ */
+
+import type { Scope } from "../oauth/scopes.ts";
+import { retryLocked, SWEEP_PAGE } from "./calls.ts";
+
+export interface ClientRecord {
+  /** base64url SHA-256 of the client secret; the secret itself is never stored. */
+  secret_hash: string;
+  scopes: Scope[];
+  /** ms since the epoch */
+  created_at: number;
+  /**
+   * ms since the epoch: an unused registration lapses then. Token issuance extends it,
+   * at most once a day (a write per issuance would cost a commit each).
+   */
+  expires_at: number;
+  /** ms since the epoch: set by `review disable-client`; the client can no longer authenticate. */
+  disabled_at?: number;
+}
+
+export interface TokenRecord {
+  client_id: string;
+  scopes: Scope[];
+  audience: string;
+  /** ms since the epoch */
+  issued_at: number;
+  /** ms since the epoch. Decides validity: KV may return a key after its `expireIn`. */
+  expires_at: number;
+}
+
+export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
+/** The marker every revocation bumps; see cache.ts. */
+export const revocationKey: Deno.KvKey = ["revocations"];
+export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
+
+/** Stores a new client; fails if the id already exists (ids are random, so that is a bug). */
+export async function createClient(
+  kv: Deno.Kv,
+  clientId: string,
+  record: ClientRecord,
+): Promise<void> {
+  const key = clientKey(clientId);
+  const res = await retryLocked(() =>
+    kv.atomic().check({ key, versionstamp: null })
+      .set(key, record, { expireIn: _ttl(record.expires_at, record.created_at) }).commit()
+  );
+  if (!res.ok) throw new Error("client id collision");
+}
+
+export function getClient(kv: Deno.Kv, clientId: string): Promise<Deno.KvEntryMaybe<ClientRecord>> {
+  return retryLocked(() => kv.get<ClientRecord>(clientKey(clientId)));
+}
+
+/**
+ * Stores an issued token under its digest, checked against the client record as
+ * authentication read it: if the client was disabled (or changed) meanwhile, nothing is
+ * written and this returns false, so the caller reads the client again. `extended`, when
+ * given, replaces the client record in the same commit. One key per token: a second one
+ * (an index by client) nearly halved issuance under group commit, and disabling a client
+ * (rare) scans the tokens instead. `expireIn` lets KV clean up once a token lapses.
+ */
+export async function storeToken(
+  kv: Deno.Kv,
+  tokenHash: string,
+  record: TokenRecord,
+  client: Deno.KvEntry<ClientRecord>,
+  extended?: ClientRecord,
+): Promise<boolean> {
+  const expireIn = _ttl(record.expires_at, record.issued_at);
+  const op = kv.atomic().check(client).set(tokenKey(tokenHash), record, { expireIn });
+  if (extended) {
+    op.set(client.key, extended, { expireIn: _ttl(extended.expires_at, record.issued_at) });
+  }
+  return (await retryLocked(() => op.commit())).ok;
+}
+
+function _ttl(expiresAt: number, now: number): number {
+  return Math.max(1, expiresAt - now);
+}
+
+export async function getToken(kv: Deno.Kv, tokenHash: string): Promise<TokenRecord | null> {
+  return (await retryLocked(() => kv.get<TokenRecord>(tokenKey(tokenHash)))).value;
+}
+
+/**
+ * Revokes a token by deleting it, bumping the revocation marker in the same commit so
+ * that no instance serves it from a cache afterwards; every later lookup misses. The
+ * commit is checked against the revoking client's record as authentication read it:
+ * false when the client changed meanwhile (disabled, or extended), so the caller reads
+ * it again.
+ */
+export async function deleteToken(
+  kv: Deno.Kv,
+  tokenHash: string,
+  client: Deno.KvEntry<ClientRecord>,
+): Promise<boolean> {
+  const res = await retryLocked(() =>
+    kv.atomic().check(client).delete(tokenKey(tokenHash)).sum(revocationKey, 1n).commit()
+  );
+  return res.ok;
+}
+
+/**
+ * Disables a client: marks its record (checked, so a token issued meanwhile either
+ * commits first and is revoked below, or fails its check and is refused), then deletes
+ * every token it holds. Returns the record as it now is, whether it was disabled
+ * already, and how many tokens were deleted; null when there is no such client.
+ */
+export async function disableClient(
+  kv: Deno.Kv,
+  clientId: string,
+  now: number,
+): Promise<{ record: ClientRecord; already: boolean; revoked: number } | null> {
+  let record: ClientRecord | undefined;
+  let already = false;
+  for (let attempt = 0; attempt < 10 && !record; attempt++) {
+    const entry = await getClient(kv, clientId);
+    if (!entry.value) return null;
+    if (entry.value.disabled_at !== undefined) {
+      record = entry.value;
+      already = true;
+      break;
+    }
+    const next = { ...entry.value, disabled_at: now };
+    const res = await retryLocked(() =>
+      kv.atomic().check(entry)
+        .set(entry.key, next, { expireIn: _ttl(next.expires_at, now) })
+        .sum(revocationKey, 1n).commit()
+    );
+    if (res.ok) record = next;
+  }
+  if (!record) throw new Error(`${clientId} kept changing while it was being disabled`);
+  // Every token the client holds: a scan of the live tokens (they last 15 minutes), done
+  // after the record is marked, so a token committed before that is found here.
+  let revoked = 0;
+  let page: Deno.KvKey[] = [];
+  const deletePage = async () => {
+    // Each page bumps the marker too: a cache may have read a token again between pages.
+    const op = kv.atomic().sum(revocationKey, 1n);
+    for (const key of page) op.delete(key);
+    await retryLocked(() => op.commit());
+    revoked += page.length;
+    page = [];
+  };
+  for await (const e of kv.list<TokenRecord>({ prefix: ["tokens"] })) {
+    if (e.value.client_id !== clientId) continue;
+    page.push(e.key);
+    if (page.length >= SWEEP_PAGE) await deletePage();
+  }
+  if (page.length) await deletePage();
+  return { record, already, revoked };
+}

@@ -1,0 +1,20 @@
+/**
+ * @module
+ * Opening the store, and the cheap read that proves it answers.
+ */
+
+import { retryLocked } from "./calls.ts";
+
+/**
+ * Opens the store: a file path, `:memory:`, a KV Connect URL, or the platform default.
+ * A SQLite file that another process is writing to can refuse even the open with
+ * "database is locked", so that is retried too.
+ */
+export function openStore(path: string | undefined): Promise<Deno.Kv> {
+  return retryLocked(() => Deno.openKv(path));
+}
+
+/** A cheap read that proves the store answers, for `GET /healthz`. */
+export async function pingStore(kv: Deno.Kv): Promise<void> {
+  await retryLocked(() => kv.get(["health"]));
+}

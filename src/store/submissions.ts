@@ -1,0 +1,284 @@
+/**
+ * @module
+ * Submitted leads and quotes: the record, its payload chunks and its idempotency key,
+ * written in one commit with the submission's review notice (outbox.ts).
+ *
+ * Keys:
+ * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
+ * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
+ * - `["idempotency", endpoint, address, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
+ * - `["submission_idempotency", request_id]` → that key, `expireIn` = 24 h: how an erasure
+ *   finds it (not in the record, which would keep the address as long as the submission)
+ */
+
+import type { BudgetEstimate } from "../catalog/estimate.ts";
+import { retryLocked } from "./calls.ts";
+import { dueKey, getOutboxEntry, type OutboxEntry, outboxKey } from "./outbox.ts";
+
+export const submissionKey = (id: string): Deno.KvKey => ["submissions", id];
+export const payloadKey = (id: string, n: number): Deno.KvKey => ["submission_payloads", id, n];
+export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
+  "idempotency",
+  scope.endpoint,
+  scope.address,
+  scope.key,
+];
+export const idempotencyPointerKey = (id: string): Deno.KvKey => ["submission_idempotency", id];
+
+export type SubmissionKind = "lead" | "quote";
+export type ReviewStatus = "pending" | "approved" | "rejected";
+
+/** How a submission came in: the home page's forms, the REST API, or an MCP tool. */
+export type Channel = "web" | "api" | "mcp";
+
+export interface SubmissionRecord {
+  request_id: string;
+  kind: SubmissionKind;
+  /** Absent on records written before the field existed. */
+  channel?: Channel;
+  status: ReviewStatus;
+  /** ISO 8601 */
+  created_at: string;
+  /** The accepted JSON is stored beside the record, split into chunks that fit KV values. */
+  payload: { chunks: number; bytes: number };
+  /** Catalog facts for the review list; none of it is the submitter's free text. */
+  service_id: string | null;
+  /** null when the city was ambiguous or not given. */
+  covered: boolean | null;
+  budget_estimate: BudgetEstimate | null;
+  /** ISO 8601; set once the review notification went out (webhook or log). */
+  notified_at: string | null;
+  decision: {
+    status: Exclude<ReviewStatus, "pending">;
+    decided_at: string;
+    by: string | null;
+    note: string | null;
+  } | null;
+  /**
+   * Whether an idempotency record replays this submission (for 24 h; its key is under
+   * {@linkcode idempotencyPointerKey}). Absent on records written before the field
+   * existed: an erasure then searches for one.
+   */
+  idempotent?: boolean;
+}
+
+export interface IdempotencyRecord {
+  /** SHA-256 of the request body as parsed, so a changed body is detected. */
+  body_hash: string;
+  request_id: string;
+  /** The first answer, replayed verbatim. */
+  response: string;
+  /** ms since the epoch; KV may return the key after its `expireIn`. */
+  expires_at: number;
+}
+
+/** Who may replay an idempotent answer: the same endpoint, address and key. */
+export interface IdempotencyScope {
+  endpoint: string;
+  address: string;
+  key: string;
+}
+
+/** KV values are at most 64 KiB; payload chunks stay well below. */
+export const PAYLOAD_CHUNK_BYTES = 32 * 1024;
+
+export interface NewSubmission {
+  record: SubmissionRecord;
+  payload: Uint8Array;
+  idempotency?: {
+    scope: IdempotencyScope;
+    value: IdempotencyRecord;
+    expireIn: number;
+    /** The versionstamp of an expired record KV still returned, or null for none. */
+    versionstamp: string | null;
+  };
+}
+
+/**
+ * Writes a submission in one atomic commit: the record, its payload chunks, its review
+ * notification in the outbox and the idempotency key. Returns false, writing nothing,
+ * when the idempotency key (or the id) changed meanwhile.
+ *
+ * The outbox is a plain key rather than `kv.enqueue`: KV Connect rejects atomic
+ * operations that enqueue, and the outbox works on every backend.
+ */
+export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise<boolean> {
+  return (await retryLocked(() => _submissionOp(kv, sub).commit())).ok;
+}
+
+function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
+  const id = sub.record.request_id;
+  const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
+    .set(submissionKey(id), { ...sub.record, idempotent: sub.idempotency !== undefined });
+  for (let n = 0; n < sub.record.payload.chunks; n++) {
+    const start = n * PAYLOAD_CHUNK_BYTES;
+    op.set(payloadKey(id, n), sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES));
+  }
+  const outbox: OutboxEntry = {
+    request_id: id,
+    kind: sub.record.kind,
+    attempts: 0,
+    next_attempt_at: Date.parse(sub.record.created_at),
+    last_error: null,
+  };
+  op.check({ key: outboxKey(id), versionstamp: null }).set(outboxKey(id), outbox)
+    .set(dueKey(outbox), true);
+  if (sub.idempotency) {
+    const key = idempotencyRecordKey(sub.idempotency.scope);
+    const expireIn = sub.idempotency.expireIn;
+    op.check({ key, versionstamp: sub.idempotency.versionstamp })
+      .set(key, sub.idempotency.value, { expireIn })
+      .set(idempotencyPointerKey(id), key, { expireIn });
+  }
+  return op;
+}
+
+export function getIdempotency(
+  kv: Deno.Kv,
+  scope: IdempotencyScope,
+): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
+  return retryLocked(() => kv.get<IdempotencyRecord>(idempotencyRecordKey(scope)));
+}
+
+export function getSubmission(
+  kv: Deno.Kv,
+  id: string,
+): Promise<Deno.KvEntryMaybe<SubmissionRecord>> {
+  return retryLocked(() => kv.get<SubmissionRecord>(submissionKey(id)));
+}
+
+/** Reassembles the submitted JSON text of a submission (at most a few chunks: one getMany). */
+export async function getSubmissionPayload(
+  kv: Deno.Kv,
+  record: SubmissionRecord,
+): Promise<string> {
+  const keys = Array.from(
+    { length: record.payload.chunks },
+    (_, n) => payloadKey(record.request_id, n),
+  );
+  const entries = await retryLocked(() => kv.getMany<Uint8Array[]>(keys));
+  const bytes = new Uint8Array(record.payload.bytes);
+  let offset = 0;
+  for (const [n, e] of entries.entries()) {
+    if (!e.value) throw new Error(`payload chunk ${n} of ${record.request_id} is missing`);
+    bytes.set(e.value, offset);
+    offset += e.value.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/** Every submission, oldest first. */
+export function listSubmissions(kv: Deno.Kv): Promise<SubmissionRecord[]> {
+  return retryLocked(async () => {
+    const out: SubmissionRecord[] = [];
+    for await (const e of kv.list<SubmissionRecord>({ prefix: ["submissions"] })) out.push(e.value);
+    return out.sort((a, b) =>
+      a.created_at.localeCompare(b.created_at) || a.request_id.localeCompare(b.request_id)
+    );
+  });
+}
+
+/**
+ * Replaces a submission only if it has not changed since `entry` was read
+ * (versionstamp check). Returns false when someone else changed it first.
+ */
+export async function updateSubmission(
+  kv: Deno.Kv,
+  entry: Deno.KvEntry<SubmissionRecord>,
+  next: SubmissionRecord,
+): Promise<boolean> {
+  return (await retryLocked(() => kv.atomic().check(entry).set(entry.key, next).commit())).ok;
+}
+
+/** What {@linkcode eraseSubmission} removed. */
+export interface Erased {
+  request_id: string;
+  kind: SubmissionKind;
+  created_at: string;
+  /** How many keys the one commit deleted. */
+  keys: number;
+}
+
+/**
+ * Erases a submission in one commit: its record, its payload chunks, its outbox entry
+ * and due key, and the idempotency record that would replay it with its pointer. Every key read is
+ * checked, so a notifier or reviewer writing meanwhile makes it read again and retry.
+ * Returns null when there is no such submission.
+ */
+export async function eraseSubmission(
+  kv: Deno.Kv,
+  id: string,
+  now: number = Date.now(),
+): Promise<Erased | null> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    const record = await getSubmission(kv, id);
+    if (!record.value) return null;
+    const outbox = await getOutboxEntry(kv, id);
+    const idem = await _idempotencyOf(kv, record.value, now);
+    const op = kv.atomic().check(record).check(outbox);
+    const keys: Deno.KvKey[] = [record.key];
+    for (let n = 0; n < record.value.payload.chunks; n++) keys.push(payloadKey(id, n));
+    if (outbox.value) keys.push(outbox.key, dueKey(outbox.value));
+    if (idem?.value?.request_id === id) {
+      op.check(idem);
+      keys.push(idem.key);
+    }
+    if (record.value.idempotent) keys.push(idempotencyPointerKey(id));
+    for (const key of keys) op.delete(key);
+    if ((await retryLocked(() => op.commit())).ok) {
+      const { kind, created_at } = record.value;
+      return { request_id: id, kind, created_at, keys: keys.length };
+    }
+  }
+  throw new Error(`${id} kept changing while it was being erased`);
+}
+
+/**
+ * The idempotency entry that replays a submission, through its pointer key. For a record
+ * written before submissions said whether they had one, a search; only while such a
+ * record could still have one (idempotency records live 24 h).
+ */
+async function _idempotencyOf(
+  kv: Deno.Kv,
+  record: SubmissionRecord,
+  now: number,
+): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
+  if (record.idempotent === false) return null;
+  if (record.idempotent === true) {
+    const pointer = await retryLocked(() =>
+      kv.get<Deno.KvKey>(idempotencyPointerKey(record.request_id))
+    );
+    const key = pointer.value;
+    return key ? await retryLocked(() => kv.get<IdempotencyRecord>(key)) : null;
+  }
+  if (now - Date.parse(record.created_at) > LEGACY_SEARCH_MS) return null;
+  return await retryLocked(async () => {
+    for await (const e of kv.list<IdempotencyRecord>({ prefix: ["idempotency"] })) {
+      if (e.value.request_id === record.request_id) return e;
+    }
+    return null;
+  });
+}
+
+/** Idempotency records live 24 h; an hour more covers KV's lazy expiry. */
+const LEGACY_SEARCH_MS = 25 * 60 * 60 * 1000;
+
+/**
+ * Marks a submission notified and removes its outbox entry in one commit, both
+ * checked; false when either changed meanwhile.
+ */
+export async function completeOutbox(
+  kv: Deno.Kv,
+  outbox: Deno.KvEntry<OutboxEntry>,
+  submission: Deno.KvEntry<SubmissionRecord>,
+  notifiedAt: string,
+): Promise<boolean> {
+  const res = await retryLocked(() =>
+    kv.atomic().check(outbox).check(submission)
+      .delete(outbox.key)
+      .delete(dueKey(outbox.value))
+      .set(submission.key, { ...submission.value, notified_at: notifiedAt })
+      .commit()
+  );
+  return res.ok;
+}

@@ -1,0 +1,174 @@
+// @ts-check
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The coverage check: a city typed into the form, answered from GET /api/v1/locations.
+
+import { API, callApi, problemText } from "./api.js";
+import { byId, byIdAs, controlOf, h, plural, setBusy } from "./dom.js";
+import { clearFieldErrors, notice, showIssues, showResult } from "./notices.js";
+
+/**
+ * @param {string} city
+ * @param {string} [country]
+ */
+function locationLabel(city, country) {
+  return country ? city + ", " + country : city;
+}
+
+/**
+ * @param {any} coverage
+ * @param {HTMLFormElement} form
+ */
+function coverageNode(coverage, form) {
+  const asked = coverage.query && coverage.query.city ? coverage.query.city : "";
+  if (coverage.covered && coverage.location) {
+    const loc = coverage.location;
+    const where = locationLabel(loc.city, loc.country);
+    return notice(
+      "success",
+      "Covered: " + where,
+      h(
+        "dl",
+        { class: "facts" },
+        h("div", null, h("dt", null, "Region"), h("dd", null, loc.region)),
+        h("div", null, h("dt", null, "Time zone"), h("dd", null, loc.timezone)),
+        typeof coverage.response_time_hours === "number"
+          ? h(
+            "div",
+            null,
+            h("dt", null, "Typical response"),
+            h("dd", null, "within " + plural(coverage.response_time_hours, "hour", "hours")),
+          )
+          : null,
+      ),
+      coverage.services.length
+        ? h(
+          "div",
+          null,
+          h("p", { class: "small-title" }, "Services available here"),
+          h(
+            "ul",
+            { class: "chips" },
+            coverage.services.map((/** @type {any} */ s) => h("li", null, s.name)),
+          ),
+        )
+        : null,
+      h("a", {
+        class: "btn btn-secondary btn-small",
+        href: "#quote",
+        click: () => {
+          byIdAs("q-city", HTMLInputElement).value = loc.city;
+          byIdAs("q-country", HTMLSelectElement).value = loc.country;
+        },
+      }, "Request a quote in " + loc.city),
+    );
+  }
+  if (
+    (coverage.match === "ambiguous" || coverage.match === "other_country") &&
+    coverage.candidates.length
+  ) {
+    return notice(
+      "info",
+      coverage.match === "ambiguous"
+        ? "“" + asked + "” matches several cities"
+        : "“" + asked + "” is not in that country",
+      h("p", null, coverage.match === "ambiguous" ? "Choose the one you mean:" : "It is here:"),
+      h(
+        "ul",
+        { class: "choice-list" },
+        coverage.candidates.map((/** @type {any} */ c) =>
+          h(
+            "li",
+            null,
+            h("button", {
+              class: "btn btn-small btn-secondary",
+              type: "button",
+              click: () => {
+                controlOf(form, "city").value = c.city;
+                controlOf(form, "country").value = c.country;
+                form.requestSubmit();
+              },
+            }, locationLabel(c.city, c.country)),
+            h(
+              "span",
+              { class: c.covered ? "badge badge-ok" : "badge" },
+              c.covered ? "covered" : "not covered",
+            ),
+          )
+        ),
+      ),
+    );
+  }
+  const nearest = Array.isArray(coverage.nearest) ? coverage.nearest : [];
+  if (coverage.match === "known_uncovered" || nearest.length) {
+    return notice(
+      "warn",
+      "Not covered: " + asked,
+      h(
+        "p",
+        null,
+        "This city is outside our published coverage. You can still request a quote; travel costs may apply.",
+      ),
+      nearest.length
+        ? h(
+          "div",
+          null,
+          h("p", { class: "small-title" }, "Nearest covered cities"),
+          h(
+            "ul",
+            { class: "nearest-list" },
+            nearest.map((/** @type {any} */ n) =>
+              h(
+                "li",
+                null,
+                h("span", { class: "nearest-city" }, locationLabel(n.city, n.country)),
+                h(
+                  "span",
+                  { class: "nearest-meta" },
+                  n.distance_km + " km · response within " + n.response_time_hours + " h",
+                ),
+              )
+            ),
+          ),
+        )
+        : null,
+    );
+  }
+  return notice(
+    "neutral",
+    "Unknown city: " + asked,
+    h(
+      "p",
+      null,
+      "We could not find a city of that name. Check the spelling, try the English or local name, or choose the country.",
+    ),
+  );
+}
+
+export function setupCoverage() {
+  const form = byIdAs("coverage-form", HTMLFormElement);
+  const box = byId("coverage-result");
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    clearFieldErrors(form);
+    const query = new URLSearchParams();
+    const city = controlOf(form, "city").value.trim();
+    const country = controlOf(form, "country").value.trim();
+    query.set("city", city);
+    if (country) query.set("country", country);
+    setBusy(form, true);
+    showResult(box, h("p", { class: "status" }, "Checking…"));
+    const result = await callApi("GET", API.locations + "?" + query.toString());
+    setBusy(form, false);
+    if (result.status === 200 && result.data && result.data.coverage) {
+      showResult(box, coverageNode(result.data.coverage, form));
+    } else if (result.status === 400 && result.data && Array.isArray(result.data.issues)) {
+      showResult(box, showIssues(form, result.data.issues, result.data.message));
+    } else {
+      showResult(
+        box,
+        notice("error", "The coverage check failed", h("p", null, problemText(result))),
+      );
+    }
+  });
+}

@@ -1,0 +1,148 @@
+// @ts-check
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+// The lead and quote forms, posted as JSON with an idempotency key, and the catalog's
+// "Request a quote" buttons that fill in the quote form.
+
+import { callApi, newIdempotencyKey, problemText } from "./api.js";
+import { byId, byIdAs, h, setBusy } from "./dom.js";
+import { clearFieldErrors, notice, showIssues, showResult } from "./notices.js";
+import { money, STATUS_WORDS } from "./words.js";
+
+// The server renders the service cards; "Request a quote" on a card picks its service.
+export function enhanceCatalog() {
+  const select = byIdAs("q-service", HTMLSelectElement);
+  for (const link of document.querySelectorAll("a[data-service]")) {
+    link.addEventListener("click", () => {
+      select.value = link.getAttribute("data-service") || "";
+    });
+  }
+}
+
+// The form's named controls as a JSON object: empty fields are left out, numbers
+// are sent as numbers and the checkbox as a boolean.
+/** @param {HTMLFormElement} form */
+function formPayload(form) {
+  /** @type {Record<string, string | number | boolean>} */
+  const payload = {};
+  for (const control of form.elements) {
+    if (
+      !(control instanceof HTMLInputElement || control instanceof HTMLSelectElement ||
+        control instanceof HTMLTextAreaElement)
+    ) continue;
+    const name = control.name;
+    if (!name || control.disabled) continue;
+    if (control instanceof HTMLInputElement && control.type === "checkbox") {
+      payload[name] = control.checked;
+      continue;
+    }
+    const value = typeof control.value === "string" ? control.value.trim() : "";
+    if (value === "") continue;
+    if (control.type === "number") {
+      const n = Number(value);
+      payload[name] = Number.isFinite(n) ? n : value;
+    } else if (name === "country") {
+      payload[name] = value.toUpperCase();
+    } else {
+      payload[name] = value;
+    }
+  }
+  return payload;
+}
+
+/**
+ * @param {any} data
+ * @param {string} kind
+ */
+function receiptNode(data, kind) {
+  const status = typeof data.status === "string" ? data.status : "pending_review";
+  const facts = h(
+    "dl",
+    { class: "facts" },
+    h(
+      "div",
+      null,
+      h("dt", null, "Request id"),
+      h("dd", null, h("code", { class: "request-id" }, data.request_id)),
+    ),
+    h(
+      "div",
+      null,
+      h("dt", null, "Status"),
+      h("dd", null, STATUS_WORDS[status] || status),
+    ),
+  );
+  const parts = [facts];
+  const estimate = data.budget_estimate;
+  if (kind === "quote" && estimate && typeof estimate === "object") {
+    const range = money(estimate.low, estimate.currency) + " – " +
+      money(estimate.high, estimate.currency);
+    parts.push(h(
+      "div",
+      { class: "estimate" },
+      h(
+        "p",
+        { class: "small-title" },
+        estimate.non_binding === false ? "Budget estimate" : "Budget estimate (non-binding)",
+      ),
+      h("p", { class: "estimate-range" }, range),
+      estimate.note ? h("p", { class: "estimate-note" }, estimate.note) : null,
+      h(
+        "p",
+        { class: "estimate-note" },
+        "Based on published rates. The binding quotation comes from our team after review.",
+      ),
+    ));
+  }
+  parts.push(h(
+    "p",
+    null,
+    typeof data.next_steps === "string"
+      ? data.next_steps
+      : "A member of our team will review your request; nothing has been ordered or scheduled.",
+  ));
+  parts.push(h("p", { class: "muted" }, "Keep the request id for reference."));
+  const title = kind === "quote" ? "Quote request received" : "Message received";
+  return notice("success", title, ...parts);
+}
+
+/**
+ * @param {string} formId
+ * @param {string} resultId
+ * @param {string} path
+ * @param {string} kind
+ */
+export function setupSubmission(formId, resultId, path, kind) {
+  const form = byIdAs(formId, HTMLFormElement);
+  const box = byId(resultId);
+  // One Idempotency-Key per distinct body: sending the same body again (a double
+  // click, a retry after a network error) cannot create a second request.
+  let last = { body: "", key: "" };
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    if (form.getAttribute("aria-busy") === "true") return;
+    clearFieldErrors(form);
+    const payload = formPayload(form);
+    const body = JSON.stringify(payload);
+    const key = body === last.body ? last.key : newIdempotencyKey();
+    last = { body, key };
+    setBusy(form, true);
+    showResult(box, h("p", { class: "status" }, "Sending…"));
+    const result = await callApi("POST", path, payload, { "Idempotency-Key": key });
+    setBusy(form, false);
+    const data = result.data;
+    if (result.status === 202 && data && data.ok && typeof data.request_id === "string") {
+      showResult(box, receiptNode(data, kind));
+      form.reset();
+      last = { body: "", key: "" };
+      box.scrollIntoView({ block: "nearest" });
+    } else if (result.status === 400 && data && Array.isArray(data.issues)) {
+      showResult(box, showIssues(form, data.issues, data.message));
+    } else {
+      showResult(
+        box,
+        notice("error", "The request was not sent", h("p", null, problemText(result))),
+      );
+    }
+  });
+}

@@ -1,0 +1,286 @@
+/**
+ * @module
+ * The home page for people and browser agents (WebMCP): one HTML page, one script (the
+ * module `app.js` and the modules it imports) and one stylesheet, served with a strict CSP
+ * ('self' only). The files live in `src/web/` as what they are (`home.html`, `*.js` with
+ * `// @ts-check`, `styles.css`), imported as text, so `deno lint`, `deno check` and
+ * `deno fmt` see them.
+ *
+ * The page is rendered once per catalog: the catalog, the covered cities and the
+ * choices of the forms are written into the HTML, so it is useful with JavaScript off.
+ * The script only enhances it (the coverage check and the forms, WebMCP).
+ */
+
+import HOME_HTML from "./home.html" with { type: "text" };
+import APP_JS from "./app.js" with { type: "text" };
+import STYLES_CSS from "./styles.css" with { type: "text" };
+import FAVICON_SVG from "./favicon.svg" with { type: "text" };
+import RESULT_HTML from "./result.html" with { type: "text" };
+import WORDS_JS from "./words.js" with { type: "text" };
+import API_JS from "./api.js" with { type: "text" };
+import COVERAGE_JS from "./coverage.js" with { type: "text" };
+import DOM_JS from "./dom.js" with { type: "text" };
+import FORMS_JS from "./forms.js" with { type: "text" };
+import NOTICES_JS from "./notices.js" with { type: "text" };
+import WEBMCP_JS from "./webmcp.js" with { type: "text" };
+import { inWords, money, STATUS_WORDS } from "./words.js";
+import type { Catalog } from "../catalog/catalog.ts";
+import type { Location, Service } from "../catalog/records.ts";
+import { BUSINESS_HOURS } from "../catalog/estimate.ts";
+import { type FieldIssue, HttpError } from "../http/errors.ts";
+import type { SubmissionKind } from "../store/submissions.ts";
+import type { SubmissionResult } from "../intake/submissions.ts";
+import type { Params } from "../http/router.ts";
+
+/** Only same-origin resources; no inline script or style, no framing. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const _JS = "text/javascript; charset=utf-8";
+
+/** The files under /assets/: the script is app.js and the modules it imports. */
+const _ASSETS: Record<string, { body: string; type: string }> = {
+  "app.js": { body: APP_JS, type: _JS },
+  "styles.css": { body: STYLES_CSS, type: "text/css; charset=utf-8" },
+  "words.js": { body: WORDS_JS, type: _JS },
+  "api.js": { body: API_JS, type: _JS },
+  "coverage.js": { body: COVERAGE_JS, type: _JS },
+  "dom.js": { body: DOM_JS, type: _JS },
+  "forms.js": { body: FORMS_JS, type: _JS },
+  "notices.js": { body: NOTICES_JS, type: _JS },
+  "webmcp.js": { body: WEBMCP_JS, type: _JS },
+  "favicon.svg": { body: FAVICON_SVG, type: "image/svg+xml" },
+};
+
+const _PAGE_HEADERS = {
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "Cache-Control": "public, max-age=300",
+  // Not no-referrer: under it a browser sends `Origin: null` with the page's own form
+  // posts, which the origin rule must refuse. same-origin sends nothing to other sites.
+  "Referrer-Policy": "same-origin",
+};
+
+/** Each catalog's page, rendered on its first request (a catalog never changes). */
+const _rendered = new WeakMap<Catalog, string>();
+
+/** `GET /`: the home page, rendered from the request's catalog. */
+export function homePage(_req: Request, ctx: { catalog: Catalog }): Response {
+  let html = _rendered.get(ctx.catalog);
+  if (html === undefined) _rendered.set(ctx.catalog, html = renderHome(ctx.catalog));
+  return new Response(html, { headers: _PAGE_HEADERS });
+}
+
+/** `GET /assets/:name`: the page's script, stylesheet and icon. */
+export function webAsset(_req: Request, _ctx: unknown, params: Params): Response {
+  const asset = _ASSETS[params.name ?? ""];
+  if (!asset) throw new HttpError(404, "not_found", "no such asset");
+  return new Response(asset.body, {
+    headers: {
+      "Content-Type": asset.type,
+      "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+      "Cache-Control": "public, max-age=300",
+    },
+  });
+}
+
+/**
+ * The home page with its slots (`<!-- slot:name -->` in home.html) filled from the
+ * catalog. Throws when the file and the slots disagree, so a renamed slot fails at
+ * start-up, not as a page with a hole.
+ */
+export function renderHome(catalog: Catalog): string {
+  return _fill("home.html", HOME_HTML, {
+    facts: _facts(catalog),
+    services: catalog.services.map(_serviceCard).join("\n"),
+    "service-options": catalog.services
+      .map((s) => `<option value="${esc(s.id)}">${esc(s.name)}</option>`).join(""),
+    "country-options": _countries(catalog.locations)
+      .map(([code, name]) => `<option value="${esc(code)}">${esc(name)}</option>`).join(""),
+    cities: _cities(catalog.locations),
+  });
+}
+
+function _fill(file: string, html: string, slots: Record<string, string>): string {
+  const used = new Set<string>();
+  const out = html.replace(/<!-- slot:([a-z-]+) -->/g, (_, name: string) => {
+    const value = slots[name];
+    if (value === undefined) throw new Error(`${file}: unknown slot ${name}`);
+    used.add(name);
+    return value;
+  });
+  const unused = Object.keys(slots).filter((name) => !used.has(name));
+  if (unused.length) throw new Error(`${file}: slot(s) missing: ${unused.join(", ")}`);
+  return out;
+}
+
+/**
+ * Each form's field labels as the page shows them (name → label), read from home.html
+ * itself, so the server's error page and the page's own errors name fields alike.
+ */
+const _FORM_LABELS: Readonly<Record<SubmissionKind, ReadonlyMap<string, string>>> = {
+  lead: _labelsOf("lead-form"),
+  quote: _labelsOf("quote-form"),
+};
+
+function _labelsOf(formId: string): Map<string, string> {
+  const start = HOME_HTML.indexOf(`<form id="${formId}"`);
+  const form = HOME_HTML.slice(start, HOME_HTML.indexOf("</form>", start));
+  const labels = new Map<string, string>();
+  for (const m of form.matchAll(/<label for="([^"]+)">([^<]+)</g)) {
+    const name = form.match(new RegExp(`id="${m[1]}" name="([^"]+)"`))?.[1];
+    if (name) labels.set(name, m[2]!.trim());
+  }
+  if (start < 0 || labels.size === 0) throw new Error(`home.html: no labels in #${formId}`);
+  return labels;
+}
+
+/** An issue's message with the field named as the form names it. */
+export function friendlyIssue(kind: SubmissionKind, issue: FieldIssue): string {
+  return inWords(issue.message, issue.path, _FORM_LABELS[kind].get(issue.path) ?? "");
+}
+
+/**
+ * The page a form posted without script gets: the receipt of an accepted submission,
+ * or what to correct. Same CSP as the home page.
+ */
+export function formResultPage(
+  kind: SubmissionKind,
+  outcome: { result: SubmissionResult } | HttpError,
+): Response {
+  const what = kind === "quote" ? "quote request" : "message";
+  if (outcome instanceof HttpError) {
+    const issues = outcome.issues?.length
+      ? `<ul class="issue-list">${
+        outcome.issues.map((i) => `<li>${esc(friendlyIssue(kind, i))}</li>`).join("")
+      }</ul>`
+      : `<p>${esc(outcome.message)}</p>`;
+    const body = `<div class="notice notice-error" role="alert"><h1 class="notice-title">` +
+      `Your ${what} was not sent</h1>${issues}` +
+      `<p>Go back, correct ${outcome.issues?.length ? "these fields" : "it"} and send again; ` +
+      `what you typed is still in the form.</p></div>`;
+    return _page(outcome.status, `Your ${what} was not sent`, body, "Back to the form", outcome);
+  }
+  const r = outcome.result;
+  const estimate = r.budget_estimate
+    ? `<p class="small-title">Budget estimate (non-binding)</p><p class="estimate-range">${
+      esc(money(r.budget_estimate.low, r.budget_estimate.currency))
+    } – ${esc(money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
+      (r.budget_estimate.note ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>` : "")
+    : "";
+  const title = kind === "quote" ? "Quote request received" : "Message received";
+  const body = `<div class="notice notice-success"><h1 class="notice-title">${title}</h1>` +
+    `<dl class="facts"><div><dt>Request id</dt><dd><code class="request-id">${
+      esc(r.request_id)
+    }</code></dd></div><div><dt>Status</dt><dd>${
+      esc(STATUS_WORDS[r.status] ?? r.status)
+    }</dd></div></dl>${estimate}<p>${esc(r.next_steps)}</p>` +
+    `<p class="muted">Keep the request id for reference.</p></div>`;
+  return _page(202, title, body, "Back to the home page");
+}
+
+function _page(
+  status: number,
+  title: string,
+  body: string,
+  back: string,
+  err?: HttpError,
+): Response {
+  const headers = new Headers(err?.headers);
+  for (const [k, v] of Object.entries(_PAGE_HEADERS)) headers.set(k, v);
+  headers.set("Cache-Control", "no-store");
+  const html = _fill("result.html", RESULT_HTML, { title: esc(title), body, back: esc(back) });
+  return new Response(html, { status, headers });
+}
+
+/** Escapes text for HTML content and double-quoted attributes. */
+export function esc(text: string | number): string {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function _facts(catalog: Catalog): string {
+  const countries = new Set(catalog.locations.map((l) => l.country)).size;
+  const hours = catalog.locations.map((l) => l.response_time_hours);
+  const fastest = Math.min(...hours);
+  const slowest = Math.max(...hours);
+  const facts = [
+    [
+      `${catalog.locations.length} cities, ${countries} countries`,
+      `Our own engineers in ${
+        _regions(catalog.locations).length
+      } regions, listed city by city below.`,
+    ],
+    [
+      `On site in ${fastest}–${slowest} hours`,
+      "Typical response time from your request to an engineer at the rack, per city.",
+    ],
+    [
+      `${BUSINESS_HOURS.from}–${BUSINESS_HOURS.to} local, and out of hours`,
+      "Nights, weekends and holidays at each service's published multiplier.",
+    ],
+    [
+      "A person answers",
+      "Every request is read by our team, who reply by email with a written quotation.",
+    ],
+  ];
+  return facts.map(([title, text]) =>
+    `<li>\n          <h2 class="assurance-title">${esc(title!)}</h2>\n` +
+    `          <p>${esc(text!)}</p>\n        </li>`
+  ).join("\n        ");
+}
+
+function _serviceCard(s: Service): string {
+  const p = s.pricing;
+  const callOut = p.call_out_fee > 0 ? money(p.call_out_fee, p.currency) : "None";
+  return `<li class="service-card">
+  <div class="service-head"><h3>${esc(s.name)}</h3><span class="tag">${esc(s.category)}</span></div>
+  <p class="service-desc">${esc(s.description)}</p>
+  <dl class="price-list">
+    <div><dt>Rate</dt><dd>${esc(money(p.hourly_rate, p.currency))} / h</dd></div>
+    <div><dt>Minimum</dt><dd>${esc(p.minimum_hours)} h</dd></div>
+    <div><dt>Out of hours</dt><dd>× ${esc(p.out_of_hours_multiplier)}</dd></div>
+    <div><dt>Call-out fee</dt><dd>${esc(callOut)}</dd></div>
+  </dl>
+  <a class="card-link" href="#quote" data-service="${
+    esc(s.id)
+  }">Request a quote<span class="visually-hidden"> for ${esc(s.name)}</span></a>
+</li>`;
+}
+
+const _countryNames = new Intl.DisplayNames(["en"], { type: "region" });
+
+/** The covered countries as [code, English name], by name. */
+function _countries(locations: readonly Location[]): [string, string][] {
+  const codes = [...new Set(locations.map((l) => l.country))];
+  return codes.map((c): [string, string] => [c, _countryNames.of(c) ?? c])
+    .sort((a, b) => a[1].localeCompare(b[1], "en"));
+}
+
+function _regions(locations: readonly Location[]): string[] {
+  return [...new Set(locations.map((l) => l.region))].sort();
+}
+
+/** The covered cities by region, each with its country and response time. */
+function _cities(locations: readonly Location[]): string {
+  return _regions(locations).map((region) => {
+    const here = locations.filter((l) => l.region === region)
+      .sort((a, b) => a.city.localeCompare(b.city, "en"));
+    const items = here.map((l) =>
+      `<li><span class="city-name">${esc(l.city)}</span> <span class="muted">${
+        esc(_countryNames.of(l.country) ?? l.country)
+      } · ${esc(l.response_time_hours)} h</span></li>`
+    ).join("");
+    return `<div class="region"><h3>${
+      esc(region)
+    } <span class="muted">(${here.length})</span></h3>` +
+      `<ul class="city-list">${items}</ul></div>`;
+  }).join("\n");
+}

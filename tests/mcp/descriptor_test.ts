@@ -1,0 +1,264 @@
+import assert from "node:assert/strict";
+import { createApp } from "../_helpers.ts";
+
+const SUBMITTING = new Set(["submit_lead", "request_quote"]);
+
+Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by field", async (t) => {
+  await using app = await createApp();
+  const res = await app.request("/.well-known/mcp.json");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("access-control-allow-origin"), "*");
+  assert.equal(res.headers.get("cache-control"), "public, max-age=60");
+  const d = await res.json();
+
+  await t.step("top-level fields", () => {
+    assert.equal(d.ok, true);
+    assert.equal(d.version, "1.0.0");
+    assert.equal(d.protocol_version, "2026-07-28");
+    assert.equal(d.transport, "streamable-http");
+    assert.equal(d.transport_url, "https://api.test/api/v1/mcp");
+    assert.equal(d.mcp_status, "available");
+    assert.equal(d.mcp_endpoint_publicly_exposed, true);
+    assert.deepEqual(d.blocked_anonymous_actions, [
+      "accept_quotes",
+      "create_billable_orders",
+      "schedule_dispatch",
+      "access_private_tickets",
+      "access_attachments",
+      "close_jobs",
+    ]);
+    assert.deepEqual(d.tools.map((x: { name: string }) => x.name), [
+      "check_coverage",
+      "list_services",
+      "submit_lead",
+      "request_quote",
+    ]);
+  });
+
+  for (const tool of d.tools) {
+    await t.step(`${tool.name}: every field and flag`, () => {
+      for (
+        const field of [
+          "name",
+          "description",
+          "anonymous_allowed",
+          "creates_billable_order",
+          "input_schema",
+          "http",
+          "output_schema",
+          "auth_required",
+          "billable_action",
+          "safety",
+        ]
+      ) assert.ok(field in tool, `${tool.name} has ${field}`);
+      assert.equal(typeof tool.description, "string");
+      assert.equal(tool.anonymous_allowed, true);
+      assert.equal(tool.auth_required, false);
+      assert.equal(tool.billable_action, false);
+      assert.equal(tool.creates_billable_order, false);
+      assert.deepEqual(Object.keys(tool.http).sort(), ["method", "path"]);
+      assert.deepEqual(Object.keys(tool.safety).sort(), [
+        "anonymous_allowed",
+        "creates_billable_order",
+        "dispatch_scheduled",
+        "notes",
+        "private_ticket_access",
+        "requires_human_review",
+      ]);
+      assert.equal(tool.safety.anonymous_allowed, true);
+      assert.equal(tool.safety.creates_billable_order, false);
+      assert.equal(tool.safety.dispatch_scheduled, false);
+      assert.equal(tool.safety.private_ticket_access, false);
+      assert.equal(tool.safety.requires_human_review, SUBMITTING.has(tool.name));
+      assert.match(tool.safety.notes, /no anonymous order-creation tool/i);
+      assert.match(tool.safety.notes, /non-binding/);
+      if (SUBMITTING.has(tool.name)) assert.equal(tool.requires_human_approval, true);
+      else assert.equal("requires_human_approval" in tool, false);
+      assert.equal(tool.input_schema.type, "object");
+      assert.equal(tool.output_schema.type, "object");
+    });
+  }
+
+  await t.step("http mappings", () => {
+    const http = Object.fromEntries(
+      d.tools.map((x: { name: string; http: unknown }) => [x.name, x.http]),
+    );
+    assert.deepEqual(http, {
+      list_services: { method: "GET", path: "/api/v1/services" },
+      check_coverage: { method: "GET", path: "/api/v1/locations" },
+      submit_lead: { method: "POST", path: "/api/v1/intake" },
+      request_quote: { method: "POST", path: "/api/v1/quotes" },
+    });
+  });
+
+  await t.step("input schemas follow SPEC §2.4–2.5 and §4.6", () => {
+    const by = Object.fromEntries(d.tools.map((x: { name: string }) => [x.name, x]));
+    const list = by.list_services.input_schema;
+    assert.deepEqual(list.properties ?? {}, {});
+    assert.equal(list.additionalProperties, false);
+    const cov = by.check_coverage.input_schema;
+    assert.deepEqual(cov.required, ["city"]);
+    assert.deepEqual(Object.keys(cov.properties).sort(), ["city", "country"]);
+    assert.equal(cov.additionalProperties, false);
+    const lead = by.submit_lead.input_schema;
+    assert.deepEqual(lead.required.sort(), ["description", "email"]);
+    assert.equal(lead.properties.email.format, "email");
+    assert.notEqual(lead.additionalProperties, false);
+    assert.deepEqual(Object.keys(lead.properties).sort(), [
+      "agent_context_optional",
+      "city",
+      "company",
+      "contact_name",
+      "country",
+      "description",
+      "email",
+      "idempotency_key",
+      "phone",
+      "service_type",
+    ]);
+    const quote = by.request_quote.input_schema;
+    assert.deepEqual(quote.required.sort(), [
+      "city",
+      "company",
+      "contact_name",
+      "description",
+      "email",
+      "service_type",
+    ]);
+    assert.equal(quote.properties.engineer_count.type, "integer");
+    assert.equal(quote.properties.estimated_hours.type, "number");
+    assert.equal(quote.properties.out_of_hours.type, "boolean");
+    assert.equal(quote.properties.attachments_optional.type, "array");
+    assert.equal(quote.properties.attachments_optional.items.type, "string");
+    assert.equal(quote.properties.agent_context_optional.type, "object");
+    assert.equal(quote.properties.idempotency_key.type, "string");
+    assert.equal(quote.properties.engineer_count.default, 1);
+    assert.equal(quote.properties.out_of_hours.default, false);
+    assert.notEqual(quote.additionalProperties, false);
+  });
+
+  await t.step("output schemas follow SPEC §2.3–2.5", () => {
+    const out = Object.fromEntries(
+      d.tools.map((
+        x: { name: string; output_schema: { required: string[] } },
+      ) => [x.name, x.output_schema.required.sort()]),
+    );
+    assert.deepEqual(out.list_services, ["ok", "services"]);
+    assert.deepEqual(out.check_coverage, ["coverage", "ok"]);
+    assert.deepEqual(out.submit_lead, [
+      "billable_order_created",
+      "ok",
+      "request_id",
+      "requires_human_approval",
+    ]);
+    assert.deepEqual(out.request_quote, [
+      "billable_order_created",
+      "budget_estimate",
+      "ok",
+      "request_id",
+      "requires_human_approval",
+    ]);
+  });
+});
+
+Deno.test("GET /api/v1/mcp/server-card is an MCP Server Card pointing at the endpoint", async () => {
+  await using app = await createApp();
+  const res = await app.request("/api/v1/mcp/server-card");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "application/mcp-server-card+json");
+  assert.equal(res.headers.get("access-control-allow-origin"), "*");
+  const card = await res.json();
+  assert.equal(card.name, "test.api/dc-field-services");
+  assert.equal(card.version, "1.0.0");
+  assert.equal(typeof card.description, "string");
+  assert.deepEqual(card.remotes, [{
+    type: "streamable-http",
+    url: "https://api.test/api/v1/mcp",
+    supportedProtocolVersions: ["2026-07-28", "2025-11-25"],
+  }]);
+});
+
+Deno.test("GET /.well-known/ai-catalog.json and /.well-known/mcp/catalog.json list the server card", async () => {
+  await using app = await createApp();
+  for (
+    const [path, type] of [
+      ["/.well-known/ai-catalog.json", "application/ai-catalog+json"],
+      ["/.well-known/mcp/catalog.json", "application/json; charset=utf-8"],
+    ]
+  ) {
+    const res = await app.request(path!);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-type"), type);
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    const catalog = await res.json();
+    assert.equal(catalog.specVersion, "draft");
+    assert.deepEqual(catalog.entries, [{
+      identifier: "urn:air:api.test:dc-field-services",
+      displayName: "DC Field Services",
+      type: "application/mcp-server-card+json",
+      url: "https://api.test/api/v1/mcp/server-card",
+    }]);
+  }
+});
+
+/**
+ * Every property of a JSON Schema, with its path: object properties, array items, the
+ * branches of anyOf/oneOf/allOf, whatever the nesting.
+ */
+function* properties(schema: unknown, path: string): Generator<[string, Record<string, unknown>]> {
+  if (schema === null || typeof schema !== "object") return;
+  const s = schema as Record<string, unknown>;
+  for (const [name, value] of Object.entries((s.properties ?? {}) as Record<string, unknown>)) {
+    yield [`${path}.${name}`, value as Record<string, unknown>];
+    yield* properties(value, `${path}.${name}`);
+  }
+  if (s.items) yield* properties(s.items, `${path}[]`);
+  for (const key of ["anyOf", "oneOf", "allOf"]) {
+    for (const branch of (s[key] ?? []) as unknown[]) yield* properties(branch, path);
+  }
+}
+
+/** A property is described when it, or the branch that carries its type, has a description. */
+function described(property: Record<string, unknown>): boolean {
+  if (typeof property.description === "string" && property.description.length >= 10) return true;
+  const branches = [...(property.anyOf ?? []) as Record<string, unknown>[]];
+  return branches.some((b) => typeof b.description === "string" && b.description.length >= 10);
+}
+
+Deno.test("every input and output property of every tool has a description, in tools/list and in the descriptor", async (t) => {
+  await using app = await createApp();
+  const descriptor = await (await app.request("/.well-known/mcp.json")).json();
+  const res = await app.request("/api/v1/mcp", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  const text = await res.text();
+  const listed = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!).result.tools;
+  const sources: [string, { name: string; [k: string]: unknown }[], string, string][] = [
+    ["tools/list", listed, "inputSchema", "outputSchema"],
+    ["/.well-known/mcp.json", descriptor.tools, "input_schema", "output_schema"],
+  ];
+  for (const [source, tools, input, output] of sources) {
+    await t.step(source, () => {
+      assert.equal(tools.length, 4);
+      const missing: string[] = [];
+      let count = 0;
+      for (const tool of tools) {
+        assert.ok(String(tool.description).length > 40, `${tool.name} describes when to use it`);
+        for (const io of [input, output]) {
+          for (const [path, property] of properties(tool[io], `${tool.name}.${io}`)) {
+            count++;
+            if (!described(property)) missing.push(path);
+          }
+        }
+      }
+      assert.deepEqual(missing, [], `${missing.length} of ${count} properties lack a description`);
+      assert.ok(count > 80, `only ${count} properties walked`);
+    });
+  }
+});

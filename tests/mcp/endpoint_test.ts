@@ -1,0 +1,491 @@
+import assert from "node:assert/strict";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { getSubmission } from "../../src/store/submissions.ts";
+import { LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
+import { listen } from "../_helpers.ts";
+import { reviewCli, reviewListJson, startService, startServiceOnTempKv } from "../_service.ts";
+
+type ToolResult = {
+  isError?: boolean;
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+};
+
+type ToolErrorBody = {
+  ok: false;
+  error: string;
+  message: string;
+  issues: { path: string; message: string }[];
+  retry_after_s?: number;
+};
+
+/** The structured error of a failed call, checked to be the same as its text. */
+function toolError(r: ToolResult): ToolErrorBody {
+  assert.equal(r.isError, true);
+  const body = r.structuredContent as ToolErrorBody;
+  assert.equal(body.ok, false);
+  assert.equal(typeof body.error, "string");
+  assert.equal(typeof body.message, "string");
+  assert.ok(Array.isArray(body.issues));
+  assert.deepEqual(JSON.parse(r.content[0]!.text!), body, "the text is the same JSON");
+  return body;
+}
+
+/** The same checks for every client: list, call each tool, bad input, unknown tool. */
+async function exercise(
+  t: Deno.TestContext,
+  kv: Deno.Kv | undefined,
+  call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>,
+  list: () => Promise<
+    { name: string; annotations?: Record<string, unknown>; outputSchema?: unknown }[]
+  >,
+) {
+  await t.step("tools/list names the four tools with output schemas and annotations", async () => {
+    const tools = await list();
+    assert.deepEqual(tools.map((x) => x.name), TOOL_NAMES);
+    for (const tool of tools) {
+      assert.ok(tool.outputSchema, `${tool.name} has an outputSchema`);
+      const reads = tool.name === "check_coverage" || tool.name === "list_services";
+      assert.equal(tool.annotations?.readOnlyHint, reads, tool.name);
+      assert.equal(tool.annotations?.destructiveHint, false, tool.name);
+    }
+  });
+  await t.step("list_services returns {ok, services} as structured content and text", async () => {
+    const r = await call("list_services", {});
+    assert.equal(r.isError ?? false, false);
+    assert.equal(r.structuredContent?.ok, true);
+    assert.ok((r.structuredContent?.services as unknown[]).length >= 10);
+    assert.deepEqual(JSON.parse(r.content[0]!.text!), r.structuredContent);
+  });
+  await t.step("check_coverage returns {ok, coverage}", async () => {
+    const r = await call("check_coverage", { city: "Frankfurt am Main", country: "DE" });
+    const coverage = r.structuredContent?.coverage as {
+      covered: boolean;
+      location: { id: string };
+    };
+    assert.equal(coverage.covered, true);
+    assert.equal(coverage.location.id, "fra");
+  });
+  await t.step("submit_lead stores a lead pending human review", async () => {
+    const r = await call("submit_lead", { ...LEAD, extra_field: "kept" });
+    const out = r.structuredContent!;
+    assert.equal(out.ok, true);
+    assert.equal(out.requires_human_approval, true);
+    assert.equal(out.billable_order_created, false);
+    assert.match(String(out.request_id), /^lead_/);
+    if (kv) {
+      const stored = await getSubmission(kv, String(out.request_id));
+      assert.equal(stored.value?.status, "pending");
+    }
+  });
+  await t.step("request_quote returns a non-binding budget estimate", async () => {
+    const r = await call("request_quote", QUOTE);
+    const out = r.structuredContent!;
+    assert.equal(out.billable_order_created, false);
+    const estimate = out.budget_estimate as { non_binding: boolean; low: number; currency: string };
+    assert.equal(estimate.non_binding, true);
+    assert.equal(estimate.currency, "EUR");
+    assert.ok(estimate.low > 0);
+  });
+  await t.step(
+    "invalid arguments give an isError result with the structured error, also as text",
+    async () => {
+      const r = await call("submit_lead", { email: "not-an-email" });
+      const err = toolError(r);
+      assert.equal(err.error, "validation_failed");
+      assert.deepEqual(err.issues, [
+        { path: "email", message: "email must be a valid email address such as ops@example.com" },
+        { path: "description", message: "description is required" },
+      ]);
+    },
+  );
+  await t.step("check_coverage refuses additional properties, in the same format", async () => {
+    const err = toolError(await call("check_coverage", { city: "Paris", radius: 10 }));
+    assert.equal(err.error, "validation_failed");
+    assert.match(JSON.stringify(err.issues), /radius/);
+  });
+  await t.step("request_quote understands service names written any way", async () => {
+    for (const written of ["remote_hands", "Remote Hands", "REMOTE-HANDS"]) {
+      const r = await call("request_quote", { ...QUOTE, service_type: written });
+      assert.equal(r.structuredContent?.service_id, "remote-hands", written);
+    }
+    const stack = await call("request_quote", { ...QUOTE, service_type: "rack & stack" });
+    assert.equal(stack.structuredContent?.service_id, "rack-and-stack");
+    const cabling = await call("request_quote", { ...QUOTE, service_type: "cabling" });
+    assert.equal(cabling.structuredContent?.service_id, "structured-cabling");
+  });
+  await t.step(
+    "request_quote refuses an unknown service, listing the ids and the closest",
+    async () => {
+      const err = toolError(
+        await call("request_quote", { ...QUOTE, service_type: "teleportation" }),
+      );
+      const issue = err.issues.find((i) => i.path === "service_type")!;
+      assert.doesNotMatch(issue.message, /did you mean/, "nothing is close to teleportation");
+      assert.match(issue.message, /remote-hands, smart-hands, rack-and-stack/);
+      assert.match(issue.message, /submit_lead takes the request in your own words/);
+      const near = toolError(
+        await call("request_quote", { ...QUOTE, service_type: "rak and stak" }),
+      );
+      assert.match(near.issues[0]!.message, /did you mean rack-and-stack\?/);
+    },
+  );
+  await t.step(
+    "three missing fields and an unknown service: four problems in one answer",
+    async () => {
+      const { company: _c, contact_name: _n, email: _e, ...rest } = QUOTE;
+      const err = toolError(
+        await call("request_quote", { ...rest, service_type: "teleportation" }),
+      );
+      assert.deepEqual(err.issues.map((i) => i.path).sort(), [
+        "company",
+        "contact_name",
+        "email",
+        "service_type",
+      ]);
+    },
+  );
+  await t.step("deeply nested arguments give an isError result, not a crash", async () => {
+    let nested: unknown = [];
+    for (let i = 0; i < 2_000; i++) nested = [nested];
+    const err = toolError(await call("submit_lead", { ...LEAD, nested }));
+    assert.match(err.issues[0]!.message, /nested deeper than 32 levels/);
+  });
+  await t.step(
+    "check_coverage answers an ambiguous name and a wrong country usefully",
+    async () => {
+      const ambiguous = await call("check_coverage", { city: "San Jose" });
+      const a = ambiguous.structuredContent?.coverage as Record<string, unknown>;
+      assert.equal(a.match, "ambiguous");
+      assert.match(String(a.summary), /San Jose, US \(covered\)/);
+      const wrong = await call("check_coverage", { city: "Frankfurt", country: "US" });
+      const w = wrong.structuredContent?.coverage as Record<string, unknown>;
+      assert.equal(w.match, "other_country");
+      assert.match(String(w.summary), /Frankfurt, DE is covered/);
+    },
+  );
+  await t.step("an unknown tool is refused", async () => {
+    await assert.rejects(call("create_billable_order", {}), /create_billable_order/);
+  });
+}
+
+Deno.test("MCP with @modelcontextprotocol/client@2 pinned to 2026-07-28", async (t) => {
+  await using app = await listen();
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    // Static tools: advertised, but never as changing (Inspector's modern era hangs on that).
+    assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
+    await exercise(
+      t,
+      app.kv,
+      (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+      async () => (await client.listTools()).tools,
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("MCP with @modelcontextprotocol/client@2 in auto negotiation settles on 2026-07-28", async () => {
+  await using app = await listen();
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: "auto" },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    const r = await client.callTool({ name: "list_services", arguments: {} });
+    assert.equal((r.structuredContent as { ok: boolean }).ok, true);
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("MCP with the v1 @modelcontextprotocol/sdk client over legacy streamable HTTP", async (t) => {
+  await using app = await listen();
+  const client = new V1Client({ name: "legacy", version: "1" });
+  await client.connect(new V1Transport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    assert.equal(client.getServerVersion()?.name, "dc-field-services");
+    await exercise(
+      t,
+      app.kv,
+      (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+      async () => (await client.listTools()).tools,
+    );
+  } finally {
+    await client.close();
+  }
+});
+
+/** A raw legacy JSON-RPC POST (what a 2025 client sends first). */
+function rpc(baseUrl: string, headers: Record<string, string> = {}, body?: BodyInit) {
+  return fetch(`${baseUrl}/api/v1/mcp`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...headers,
+    },
+    body: body ?? JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1" },
+      },
+    }),
+  });
+}
+
+Deno.test("the MCP endpoint is POST only: GET and DELETE are 405 with Allow: POST", async () => {
+  await using app = await listen();
+  for (const method of ["GET", "DELETE", "PUT"]) {
+    const res = await fetch(`${app.baseUrl}/api/v1/mcp`, { method });
+    assert.equal(res.status, 405, method);
+    assert.match(res.headers.get("allow") ?? "", /^POST\b/);
+    assert.ok(!(res.headers.get("allow") ?? "").includes("GET"));
+    await res.body?.cancel();
+  }
+});
+
+Deno.test("the MCP endpoint checks Origin: none and its own are served, a foreign one is 403", async (t) => {
+  await using app = await listen({ env: { ALLOWED_ORIGINS: "https://agent.example" } });
+  await t.step("no Origin (not a browser) is served", async () => {
+    const res = await rpc(app.baseUrl);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  });
+  await t.step("the service's own origin is served, with CORS for it", async () => {
+    const res = await rpc(app.baseUrl, { Origin: app.baseUrl });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("access-control-allow-origin"), app.baseUrl);
+    assert.match(res.headers.get("vary") ?? "", /Origin/);
+    await res.body?.cancel();
+  });
+  await t.step("an ALLOWED_ORIGINS origin is served", async () => {
+    const res = await rpc(app.baseUrl, { Origin: "https://agent.example" });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("access-control-allow-origin"), "https://agent.example");
+    await res.body?.cancel();
+  });
+  await t.step("a foreign origin (or a DNS-rebinding page) is 403", async () => {
+    for (const origin of ["https://evil.example", "http://127.0.0.1:1", "null"]) {
+      const res = await rpc(app.baseUrl, { Origin: origin });
+      assert.equal(res.status, 403, origin);
+      assert.equal(res.headers.get("access-control-allow-origin"), null);
+      assert.equal((await res.json()).error, "forbidden_origin");
+    }
+  });
+  await t.step("CORS preflight is answered for allowed origins only", async () => {
+    const ok = await fetch(`${app.baseUrl}/api/v1/mcp`, {
+      method: "OPTIONS",
+      headers: {
+        Origin: "https://agent.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type, mcp-protocol-version",
+      },
+    });
+    assert.equal(ok.status, 204);
+    assert.equal(ok.headers.get("access-control-allow-origin"), "https://agent.example");
+    assert.match(ok.headers.get("access-control-allow-methods") ?? "", /POST/);
+    assert.match(ok.headers.get("access-control-allow-headers") ?? "", /mcp-protocol-version/);
+    const bad = await fetch(`${app.baseUrl}/api/v1/mcp`, {
+      method: "OPTIONS",
+      headers: { Origin: "https://evil.example", "Access-Control-Request-Method": "POST" },
+    });
+    assert.equal(bad.status, 403);
+    assert.equal(bad.headers.get("access-control-allow-origin"), null);
+    await bad.body?.cancel();
+  });
+});
+
+Deno.test("the MCP endpoint refuses bodies over 64 KiB with 413, chunked or declared", async () => {
+  await using app = await listen();
+  const big = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { pad: "x".repeat(70_000) },
+  });
+  const declared = await rpc(app.baseUrl, {}, big);
+  assert.equal(declared.status, 413);
+  await declared.body?.cancel();
+  const bytes = new TextEncoder().encode(big);
+  const chunked = await rpc(
+    app.baseUrl,
+    {},
+    new ReadableStream({
+      start(c) {
+        for (let i = 0; i < bytes.length; i += 4096) c.enqueue(bytes.slice(i, i + 4096));
+        c.close();
+      },
+    }),
+  );
+  assert.equal(chunked.status, 413);
+  await chunked.body?.cancel();
+});
+
+Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions", async () => {
+  await using app = await listen({ env: { RATE_LIMIT_SUBMIT: "2" } });
+  const rest = await fetch(`${app.baseUrl}/api/v1/intake`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(LEAD),
+  });
+  assert.equal(rest.status, 202);
+  await rest.body?.cancel();
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    const first = await client.callTool({ name: "submit_lead", arguments: LEAD });
+    assert.equal(first.isError ?? false, false);
+    const second = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
+    const err = toolError(second);
+    assert.equal(err.error, "rate_limited");
+    assert.ok(err.retry_after_s! >= 1);
+    // Reads are not limited.
+    const read = await client.callTool({ name: "list_services", arguments: {} });
+    assert.equal(read.isError ?? false, false);
+  } finally {
+    await client.close();
+  }
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 2);
+});
+
+Deno.test("MCP clients against the real service started with deno task start", async (t) => {
+  // Each client makes a dozen submissions: more than one address may in a minute.
+  await using service = await startService({ RATE_LIMIT_SUBMIT: "0" });
+  const url = new URL(`${service.baseUrl}/api/v1/mcp`);
+  for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
+    await t.step(`@modelcontextprotocol/client@2, ${JSON.stringify(mode)}`, async (t) => {
+      const client = new Client({ name: "e2e", version: "1" }, { versionNegotiation: { mode } });
+      await client.connect(new StreamableHTTPClientTransport(url));
+      try {
+        assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+        await exercise(
+          t,
+          undefined,
+          (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+          async () => (await client.listTools()).tools,
+        );
+      } finally {
+        await client.close();
+      }
+    });
+  }
+  await t.step("the v1 @modelcontextprotocol/sdk client (legacy)", async (t) => {
+    const client = new V1Client({ name: "e2e-legacy", version: "1" });
+    await client.connect(new V1Transport(url));
+    try {
+      await exercise(
+        t,
+        undefined,
+        (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+        async () => (await client.listTools()).tools,
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+Deno.test("an unexpected failure inside a tool is a generic isError result; details are only logged", async () => {
+  const real = await Deno.openKv(":memory:");
+  // A store whose writes fail with an internal detail the caller must never see.
+  const broken = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "atomic") {
+        return () => {
+          const op = target.atomic();
+          op.commit = () => Promise.reject(new Error("disk failure at /var/lib/dcfs/kv.sqlite3"));
+          return op;
+        };
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using app = await listen({
+    kv: broken,
+    env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0", RATE_LIMIT_MCP: "0" },
+  });
+  const client = new Client({ name: "test", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  try {
+    const r = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
+    const err = toolError(r);
+    assert.deepEqual([err.error, err.message], ["internal_error", "internal error; retry later"]);
+  } finally {
+    await client.close();
+    real.close();
+  }
+  const logged = app.logs.find((l) => l.level === "error");
+  assert.equal(logged?.tool, "submit_lead");
+  assert.match(String(logged?.request_id), /^[0-9a-f-]{36}$/, "correlated with the request");
+  assert.match(String(logged?.error), /disk failure/);
+});
+
+Deno.test("MCP idempotency: a retry with the same idempotency_key returns the first result and stores nothing new", async (t) => {
+  await using service = await startServiceOnTempKv();
+  const client = new Client({ name: "retry", version: "1" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/api/v1/mcp`)));
+  try {
+    const args = { ...LEAD, idempotency_key: "3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10" };
+    const first = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
+    const again = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
+    await t.step("the replay is the first answer, request id included", () => {
+      assert.equal(first.isError ?? false, false);
+      assert.deepEqual(again.structuredContent, first.structuredContent);
+    });
+    await t.step("deno task review list --json shows one record, without the key", async () => {
+      const items = await reviewListJson(service.kvPath);
+      assert.deepEqual(items.map((i) => i.request_id), [first.structuredContent!.request_id]);
+      const shown = await reviewCli(service.kvPath, "show", String(items[0]!.request_id), "--json");
+      assert.equal(JSON.parse(shown.stdout).request.idempotency_key, undefined);
+    });
+    await t.step("the same key with other arguments is an error result that says so", async () => {
+      const other = await client.callTool({
+        name: "submit_lead",
+        arguments: { ...args, description: "Something else entirely" },
+      }) as ToolResult;
+      const err = toolError(other);
+      assert.equal(err.error, "idempotency_key_reused");
+      assert.equal(err.issues[0]!.path, "idempotency_key");
+      assert.match(err.message, /send the same arguments .*or a new key for a new request/);
+      assert.equal((await reviewListJson(service.kvPath)).length, 1);
+    });
+    await t.step("request_quote takes a key the same way", async () => {
+      const quote = { ...QUOTE, idempotency_key: "quote-retry-1" };
+      const a = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
+      const b = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
+      assert.equal(b.structuredContent?.request_id, a.structuredContent?.request_id);
+      assert.equal((await reviewListJson(service.kvPath)).length, 2);
+    });
+    await t.step("a malformed key is a validation issue like any other", async () => {
+      const err = toolError(
+        await client.callTool({
+          name: "submit_lead",
+          arguments: { ...LEAD, idempotency_key: "has spaces" },
+        }) as ToolResult,
+      );
+      assert.deepEqual(err.issues.map((i) => i.path), ["idempotency_key"]);
+    });
+  } finally {
+    await client.close();
+  }
+});

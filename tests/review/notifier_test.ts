@@ -1,0 +1,317 @@
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { loadConfig } from "../../src/config.ts";
+import { getSubmission } from "../../src/store/submissions.ts";
+import { listOutbox } from "../../src/store/outbox.ts";
+import {
+  deliverDue,
+  type NotifierDeps,
+  REVIEW_BACKOFF_MS,
+  SIGNATURE_HEADER,
+  startReviewNotifier,
+} from "../../src/review/notifier.ts";
+import { createApp, post, type TestApp } from "../_helpers.ts";
+
+const LEAD = {
+  email: "jane.doe@example.com",
+  description: "Confidential: replace the PSU in rack 12",
+  company: "Secret Corp",
+  contact_name: "Jane Doe",
+  city: "Frankfurt",
+};
+const QUOTE = {
+  ...LEAD,
+  service_type: "hardware-swap",
+  phone: "+49 69 5555 0101",
+  site_address: "Hanauer Landstraße 1",
+  agent_context_optional: { private_note: "do not leak" },
+};
+const FREE_TEXT = [
+  "jane.doe",
+  "Confidential",
+  "Secret Corp",
+  "Jane Doe",
+  "5555",
+  "Hanauer",
+  "do not leak",
+];
+
+async function submit(app: TestApp, path = "/api/v1/intake", body: unknown = LEAD) {
+  const res = await post(app, path, body);
+  assert.equal(res.status, 202);
+  return String((await res.json()).request_id);
+}
+
+function deps(
+  app: TestApp,
+  env: Record<string, string> = {},
+  fetcher?: typeof fetch,
+): NotifierDeps {
+  return {
+    kv: app.kv,
+    config: loadConfig({ BASE_URL: "https://api.test", ...env }),
+    now: app.clock.now,
+    log: (r) => app.logs.push(r),
+    ...(fetcher ? { fetch: fetcher } : {}),
+  };
+}
+
+/** A webhook receiver on a real port that records each POST and answers `status()`. */
+function receiver(status: () => number = () => 204) {
+  const hits: { body: string; headers: Headers }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    hits.push({ body: await req.text(), headers: req.headers });
+    return new Response(null, { status: status() });
+  });
+  return {
+    hits,
+    url: `http://127.0.0.1:${server.addr.port}/hooks/review`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+Deno.test("an accepted submission is in the review outbox in the same commit as its record", async () => {
+  await using app = await createApp();
+  const id = await submit(app);
+  const outbox = await listOutbox(app.kv);
+  assert.deepEqual(outbox.map((e) => e.value), [{
+    request_id: id,
+    kind: "lead",
+    attempts: 0,
+    next_attempt_at: app.clock.now(),
+    last_error: null,
+  }]);
+  assert.equal((await getSubmission(app.kv, id)).value?.notified_at, null);
+});
+
+Deno.test("without a webhook the notice is only logged, by submission id, and the record marked", async () => {
+  await using app = await createApp();
+  const lead = await submit(app);
+  const quote = await submit(app, "/api/v1/quotes", QUOTE);
+  assert.equal(await deliverDue(deps(app)), 2);
+  for (const id of [lead, quote]) {
+    const record = (await getSubmission(app.kv, id)).value!;
+    assert.equal(record.notified_at, new Date(app.clock.now()).toISOString());
+    assert.equal(record.status, "pending");
+  }
+  assert.deepEqual(await listOutbox(app.kv), []);
+  const lines = app.logs.filter((l) => l.msg === "submission queued for review");
+  assert.deepEqual(lines.map((l) => Object.keys(l).sort()), [
+    ["level", "msg", "submission_id", "via"],
+    ["level", "msg", "submission_id", "via"],
+  ]);
+  assert.deepEqual(lines.map((l) => l.via), ["log", "log"]);
+  const dump = JSON.stringify(app.logs);
+  for (const text of FREE_TEXT) assert.ok(!dump.includes(text), text);
+  // A second pass finds nothing to do.
+  assert.equal(await deliverDue(deps(app)), 0);
+});
+
+Deno.test("the webhook gets identifiers only, signed with HMAC-SHA256 over its time and body", async () => {
+  await using hook = receiver();
+  await using app = await createApp();
+  const id = await submit(app, "/api/v1/quotes", QUOTE);
+  const secret = "0123456789abcdef";
+  assert.equal(
+    await deliverDue(deps(app, { REVIEW_WEBHOOK_URL: hook.url, REVIEW_WEBHOOK_SECRET: secret })),
+    1,
+  );
+  assert.equal(hook.hits.length, 1);
+  const { body, headers } = hook.hits[0]!;
+  assert.equal(headers.get("content-type"), "application/json");
+  const t = Math.floor(app.clock.now() / 1000);
+  const mac = createHmac("sha256", secret).update(`${t}.${body}`).digest("hex");
+  assert.equal(headers.get(SIGNATURE_HEADER), `t=${t},v1=${mac}`);
+  assert.equal(headers.get("x-dcfs-signature-256"), null, "the unsigned-time scheme is gone");
+  const notice = JSON.parse(body);
+  assert.deepEqual(notice, {
+    type: "submission.pending_review",
+    request_id: id,
+    kind: "quote",
+    created_at: new Date(app.clock.now()).toISOString(),
+    service_id: "hardware-swap",
+    covered: true,
+    review_command: `deno task review show ${id}`,
+  });
+  for (const text of FREE_TEXT) assert.ok(!body.includes(text), text);
+  assert.equal(
+    (await getSubmission(app.kv, id)).value?.notified_at,
+    new Date(app.clock.now()).toISOString(),
+  );
+  assert.equal(app.logs.find((l) => l.msg === "submission queued for review")?.via, "webhook");
+});
+
+Deno.test("a failing webhook is retried with backoff and never dropped", async () => {
+  let status = 500;
+  await using hook = receiver(() => status);
+  await using app = await createApp();
+  const id = await submit(app);
+  const d = deps(app, { REVIEW_WEBHOOK_URL: hook.url });
+
+  for (const [n, wait] of REVIEW_BACKOFF_MS.entries()) {
+    assert.equal(await deliverDue(d), 0);
+    const [entry] = await listOutbox(app.kv);
+    assert.equal(entry?.value.attempts, n + 1);
+    assert.equal(entry?.value.next_attempt_at, app.clock.now() + wait);
+    assert.equal(entry?.value.last_error, "webhook answered 500");
+    // Not due yet: nothing is sent.
+    app.clock.advance(wait - 1);
+    assert.equal(await deliverDue(d), 0);
+    assert.equal(hook.hits.length, n + 1);
+    app.clock.advance(1);
+  }
+  // Past the schedule it keeps trying at the last interval.
+  assert.equal(await deliverDue(d), 0);
+  assert.equal((await listOutbox(app.kv))[0]?.value.next_attempt_at, app.clock.now() + 600_000);
+  assert.equal((await getSubmission(app.kv, id)).value?.notified_at, null);
+  const warn = app.logs.find((l) => l.msg === "review webhook failed; will retry");
+  assert.deepEqual(Object.keys(warn ?? {}).sort(), [
+    "attempts",
+    "error",
+    "level",
+    "msg",
+    "retry_in_s",
+    "submission_id",
+  ]);
+
+  status = 200;
+  app.clock.advance(600_000);
+  assert.equal(await deliverDue(d), 1);
+  assert.ok((await getSubmission(app.kv, id)).value?.notified_at);
+  assert.deepEqual(await listOutbox(app.kv), []);
+  const sent = hook.hits.length;
+  app.clock.advance(3_600_000);
+  assert.equal(await deliverDue(d), 0);
+  assert.equal(hook.hits.length, sent, "a delivered notice is not sent again");
+});
+
+Deno.test("a webhook redirect is a failure and is not followed", async () => {
+  await using target = receiver();
+  await using app = await createApp();
+  await submit(app);
+  const redirector = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen() {} },
+    () => new Response(null, { status: 307, headers: { Location: target.url } }),
+  );
+  try {
+    const url = `http://127.0.0.1:${redirector.addr.port}/`;
+    assert.equal(await deliverDue(deps(app, { REVIEW_WEBHOOK_URL: url })), 0);
+    assert.equal(target.hits.length, 0);
+    assert.equal((await listOutbox(app.kv))[0]?.value.last_error, "webhook answered 307");
+  } finally {
+    await redirector.shutdown();
+  }
+});
+
+Deno.test("two instances polling one store deliver each notice exactly once", async () => {
+  await using hook = receiver();
+  const dir = await Deno.makeTempDir({ prefix: "dcfs-notify-" });
+  const kvA = await Deno.openKv(`${dir}/kv.sqlite3`);
+  const kvB = await Deno.openKv(`${dir}/kv.sqlite3`);
+  try {
+    await using a = await createApp({ kv: kvA, env: { RATE_LIMIT_SUBMIT: "0" } });
+    await using b = await createApp({ kv: kvB, clock: a.clock });
+    for (let i = 0; i < 20; i++) await submit(i % 2 ? a : b);
+    const env = { REVIEW_WEBHOOK_URL: hook.url };
+    const [fromA, fromB] = await Promise.all([deliverDue(deps(a, env)), deliverDue(deps(b, env))]);
+    assert.equal(fromA + fromB, 20);
+    assert.equal(hook.hits.length, 20);
+    const ids = hook.hits.map((h) => JSON.parse(h.body).request_id);
+    assert.equal(new Set(ids).size, 20);
+  } finally {
+    kvA.close();
+    kvB.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("startReviewNotifier polls until stopped", async () => {
+  await using app = await createApp();
+  const notifier = startReviewNotifier(deps(app), 10);
+  try {
+    const id = await submit(app);
+    for (let i = 0; i < 200 && !(await getSubmission(app.kv, id)).value?.notified_at; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok((await getSubmission(app.kv, id)).value?.notified_at);
+  } finally {
+    await notifier.stop();
+  }
+});
+
+Deno.test("an outbox entry whose submission is gone is dropped with a warning", async () => {
+  await using app = await createApp();
+  const id = await submit(app);
+  await app.kv.delete(["submissions", id]);
+  assert.equal(await deliverDue(deps(app)), 0);
+  assert.deepEqual(await listOutbox(app.kv), []);
+  assert.ok(
+    app.logs.some((l) =>
+      l.msg === "review notice for a missing submission" && l.submission_id === id
+    ),
+  );
+});
+
+Deno.test("notices go out by due time: 110 failing leads never starve 3 later quotes", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  const ids: string[] = [];
+  for (let i = 0; i < 110; i++) ids.push(await submit(app));
+  for (let i = 0; i < 3; i++) ids.push(await submit(app, "/api/v1/quotes", QUOTE));
+  const tried = new Set<string>();
+  const d = deps(app, { REVIEW_WEBHOOK_URL: "https://hooks.test/review" }, (_url, init) => {
+    tried.add(JSON.parse(String(init?.body)).request_id);
+    return Promise.resolve(new Response(null, { status: 503 }));
+  });
+  // Each pass takes the earliest 100 due; a failed one moves to its retry time.
+  await deliverDue(d);
+  await deliverDue(d);
+  assert.equal(tried.size, 113, "every notice was tried once, quotes included");
+  assert.deepEqual([...tried].sort(), ids.toSorted());
+  // The due index moved with every entry: none is due again before its backoff.
+  assert.equal(await deliverDue(d), 0);
+  assert.equal(tried.size, 113);
+  const due = await Array.fromAsync(app.kv.list({ prefix: ["review_due"] }));
+  assert.equal(due.length, 113, "one due key per outbox entry");
+  assert.ok(due.every((e) => e.key[1] === app.clock.now() + REVIEW_BACKOFF_MS[0]!));
+});
+
+Deno.test("an outbox written before the due index existed is indexed at start and delivered", async () => {
+  await using app = await createApp();
+  const id = await submit(app);
+  // As an older version left it: an outbox entry and no due key.
+  for await (const e of app.kv.list({ prefix: ["review_due"] })) await app.kv.delete(e.key);
+  assert.equal(await deliverDue(deps(app)), 0, "invisible without its index key");
+  await untilNotified(app, id, startReviewNotifier(deps(app), 10));
+  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
+});
+
+Deno.test("an entry an older instance moved without its due key is indexed again and delivered", async () => {
+  await using app = await createApp();
+  const id = await submit(app);
+  // An older version beside this one reschedules the notice and leaves the due key behind.
+  const [entry] = await listOutbox(app.kv);
+  await app.kv.set(entry!.key, { ...entry!.value, next_attempt_at: app.clock.now() - 1 });
+  assert.equal(await deliverDue(deps(app)), 0, "the stale key is dropped, the entry unseen");
+  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
+  // The notifier re-indexes every 60 passes (here 1 ms apart).
+  await untilNotified(app, id, startReviewNotifier(deps(app), 1));
+});
+
+/** Waits (at most 10 s) for the notifier to mark `id` notified, then stops it. */
+async function untilNotified(app: TestApp, id: string, notifier: { stop(): Promise<void> }) {
+  try {
+    for (let i = 0; i < 1_000 && !(await getSubmission(app.kv, id)).value?.notified_at; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  } finally {
+    await notifier.stop();
+  }
+  assert.ok((await getSubmission(app.kv, id)).value?.notified_at, `${id} was never notified`);
+}
+
+Deno.test("a stale due key (its entry gone) is dropped, not read again", async () => {
+  await using app = await createApp();
+  await app.kv.set(["review_due", app.clock.now(), "lead_01JDBX0000000000000000000"], true);
+  assert.equal(await deliverDue(deps(app)), 0);
+  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
+});

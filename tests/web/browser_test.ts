@@ -1,0 +1,328 @@
+/**
+ * The home page in a real browser: Debian's Chromium, headless, driven by
+ * playwright-core through a real port. Never downloads a browser. Without
+ * /usr/bin/chromium the test is ignored with a warning, unless REQUIRE_BROWSER=1
+ * (CI), where it fails.
+ */
+
+import assert from "node:assert/strict";
+import type { Browser, Page } from "playwright-core";
+import { listen } from "../_helpers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const REQUIRED = Deno.env.get("REQUIRE_BROWSER") === "1";
+const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
+
+function chromiumPresent(): boolean {
+  try {
+    return Deno.statSync(CHROMIUM).isFile;
+  } catch {
+    return false;
+  }
+}
+
+const PRESENT = chromiumPresent();
+if (!PRESENT && !REQUIRED) {
+  console.warn(
+    `browser_test: ${CHROMIUM} not found, the browser test is skipped ` +
+      "(install Debian's chromium, or set REQUIRE_BROWSER=1 to make this an error)",
+  );
+}
+
+/** Collects console errors and uncaught exceptions of a page. */
+function watchErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on("console", (msg) => {
+    // The forms are made to fail validation on purpose: Chromium logs each 400.
+    if (msg.type() === "error" && !/status of 400 \(Bad Request\)/.test(msg.text())) {
+      errors.push(`console: ${msg.text()}`);
+    }
+  });
+  page.on("pageerror", (err) => errors.push(`pageerror: ${err.message}`));
+  return errors;
+}
+
+/** What page-side functions see; Deno's own types have no DOM. */
+interface PageTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: unknown;
+  annotations?: unknown;
+  execute(args: unknown): Promise<unknown>;
+}
+interface PageGlobals {
+  __tools: PageTool[];
+  document: {
+    documentElement: { scrollWidth: number; clientWidth: number };
+  };
+  scrollTo(options: { top: number; behavior: "instant" }): void;
+}
+
+async function text(page: Page, selector: string): Promise<string> {
+  return (await page.locator(selector).textContent())?.trim() ?? "";
+}
+
+Deno.test({
+  name: "the home page works in headless Chromium: coverage, forms, WebMCP, screenshots",
+  ignore: !PRESENT && !REQUIRED,
+  async fn(t) {
+    assert.ok(PRESENT, `REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install chromium`);
+    const { chromium } = await import("playwright-core");
+    await using app = await listen();
+    const base = app.baseUrl;
+    const browser: Browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    // Disposed first: closes every context and the browser process.
+    await using _browser = { [Symbol.asyncDispose]: () => browser.close() };
+    const newPage = async (
+      viewport = { width: 1280, height: 800 },
+    ): Promise<{ page: Page; errors: string[] }> => {
+      const context = await browser.newContext({ viewport });
+      const page = await context.newPage();
+      page.setDefaultTimeout(15_000);
+      return { page, errors: watchErrors(page) };
+    };
+
+    const { page, errors } = await newPage();
+    await page.goto(`${base}/`);
+
+    await t.step("with JavaScript off, the catalog and the covered cities are there", async () => {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      try {
+        const bare = await context.newPage();
+        await bare.goto(`${base}/`);
+        const services = (await (await fetch(`${base}/api/v1/services`)).json()).services;
+        assert.equal(await bare.locator("#service-list > li").count(), services.length);
+        assert.match((await bare.locator(".regions").textContent()) ?? "", /Zürich.*Switzerland/s);
+        assert.equal(await bare.locator("#q-service option").count(), services.length + 1);
+        // The contact form posts as a plain form and is answered with a page.
+        await bare.fill("#l-email", "noscript@example.com");
+        await bare.fill("#l-description", "Sent with script off.");
+        await bare.click("#lead-form button[type=submit]");
+        await bare.locator(".request-id").waitFor();
+        assert.match((await bare.locator("main").textContent()) ?? "", /Message received/);
+      } finally {
+        await context.close();
+      }
+    });
+
+    await t.step("the page has the catalog and fills the service selects", async () => {
+      await page.locator("#service-list > li").first().waitFor();
+      const cards = await page.locator("#service-list > li").count();
+      const services = (await (await fetch(`${base}/api/v1/services`)).json()).services;
+      assert.equal(cards, services.length);
+      assert.equal(await page.locator("#q-service option").count(), services.length + 1);
+      assert.equal(await page.locator("#l-service option").count(), services.length + 1);
+      assert.match(await text(page, "#service-list"), /Remote hands/);
+    });
+
+    await t.step("coverage: zurich is Zürich, covered", async () => {
+      await page.fill("#cov-city", "zurich");
+      await page.click("#coverage-form button[type=submit]");
+      const result = page.locator("#coverage-result .notice-success");
+      await result.waitFor();
+      const shown = (await result.textContent()) ?? "";
+      assert.match(shown, /Covered: Zürich, CH/);
+      assert.match(shown, /within 4 hours/);
+    });
+
+    await t.step("coverage: an uncovered city names the nearest covered ones", async () => {
+      await page.fill("#cov-city", "Basel");
+      await page.click("#coverage-form button[type=submit]");
+      const result = page.locator("#coverage-result .notice-warn");
+      await result.waitFor();
+      assert.match((await result.textContent()) ?? "", /Not covered: Basel.*Zürich, CH\s*74 km/s);
+    });
+
+    await t.step("coverage: the country is chosen from a list, by name", async () => {
+      assert.equal(await page.locator("#cov-country option[value=DE]").textContent(), "Germany");
+      await page.fill("#cov-city", "Paris");
+      await page.selectOption("#cov-country", "DE");
+      await page.click("#coverage-form button[type=submit]");
+      const result = page.locator("#coverage-result .notice-info");
+      await result.waitFor();
+      assert.match((await result.textContent()) ?? "", /not in that country.*Paris, FR/s);
+      await page.selectOption("#cov-country", "");
+    });
+
+    await t.step("lead: a bad email is shown inline, then a valid lead gets its id", async () => {
+      await page.fill("#l-email", "not-an-email");
+      await page.fill("#l-description", "Two racks to install in Frankfurt next month.");
+      await page.click("#lead-form button[type=submit]");
+      await page.locator("#l-email-error").waitFor();
+      assert.equal(
+        await text(page, "#l-email-error"),
+        "Email must be a valid email address such as ops@example.com",
+      );
+      assert.equal(await page.getAttribute("#l-email", "aria-invalid"), "true");
+      assert.ok(await page.locator("#l-description-error").isHidden());
+      assert.match(await text(page, "#lead-result .notice-error"), /Please correct 1 field/);
+
+      await page.fill("#l-email", "ops@example.com");
+      await page.click("#lead-form button[type=submit]");
+      const id = page.locator("#lead-result .request-id");
+      await id.waitFor();
+      assert.match((await id.textContent()) ?? "", /^lead_[0-9A-Z]+$/);
+      assert.match(await text(page, "#lead-result"), /Waiting for review by our team/);
+      assert.doesNotMatch(await text(page, "#lead-result"), /pending_review/);
+      assert.ok(await page.locator("#l-email-error").isHidden());
+      assert.equal(await page.getAttribute("#l-email", "aria-invalid"), null);
+      assert.equal(await page.inputValue("#l-email"), "", "the form is reset");
+    });
+
+    await t.step(
+      "quote: missing fields inline, then an estimate for a full request",
+      async () => {
+        await page.click("#quote-form button[type=submit]");
+        await page.locator("#q-company-error").waitFor();
+        for (const id of ["company", "contact", "email", "city", "service", "description"]) {
+          assert.ok(await page.locator(`#q-${id}-error`).isVisible(), id);
+        }
+        assert.match(await text(page, "#quote-result .notice-error"), /Please correct 6 fields/);
+        assert.match(
+          await text(page, "#q-contact-error"),
+          /^Contact name /,
+          "errors name the field as the page does",
+        );
+
+        await page.fill("#q-company", "Example GmbH");
+        await page.fill("#q-contact", "Kim Muster");
+        await page.fill("#q-email", "kim@example.com");
+        await page.fill("#q-city", "Zürich");
+        await page.selectOption("#q-country", "CH");
+        await page.selectOption("#q-service", "remote-hands");
+        await page.fill("#q-description", "Reseat two PSUs and read out serial numbers.");
+        await page.fill("#q-date", "2026-12-03");
+        await page.fill("#q-time", "21:30");
+        await page.fill("#q-engineers", "2");
+        await page.fill("#q-hours", "3");
+        await page.check("#q-ooh");
+        await page.click("#quote-form button[type=submit]");
+        const id = page.locator("#quote-result .request-id");
+        await id.waitFor();
+        assert.match((await id.textContent()) ?? "", /^quote_[0-9A-Z]+$/);
+        const shown = await text(page, "#quote-result");
+        // 95 EUR × 2 engineers × 3 h × 1.5 out of hours = 855, plus 25 % contingency.
+        assert.match(shown, /€855 – €1,068\.75/);
+        assert.match(shown, /non-binding/);
+        assert.match(shown, /Waiting for review by our team/);
+        assert.equal(await page.locator("#quote-form [aria-invalid]").count(), 0);
+      },
+    );
+
+    await t.step("without a model context nothing is registered and nothing fails", async () => {
+      assert.match(await text(page, "#webmcp-status"), /No WebMCP model context/);
+      assert.deepEqual(errors, []);
+    });
+
+    await t.step("WebMCP: the four tools are registered from the descriptor", async () => {
+      const { page: agentPage, errors: agentErrors } = await newPage();
+      await agentPage.addInitScript(() => {
+        const g = globalThis as unknown as PageGlobals;
+        g.__tools = [];
+        Object.defineProperty(g.document, "modelContext", {
+          configurable: true,
+          value: { registerTool: (tool: PageTool) => void g.__tools.push(tool) },
+        });
+      });
+      await agentPage.goto(`${base}/`);
+      await agentPage.waitForFunction(() =>
+        (globalThis as unknown as PageGlobals).__tools?.length === 4
+      );
+      const tools = await agentPage.evaluate(() =>
+        (globalThis as unknown as PageGlobals).__tools.map((t) => ({
+          name: t.name,
+          title: t.title,
+          description: t.description,
+          inputSchema: t.inputSchema,
+          annotations: t.annotations,
+          execute: typeof t.execute,
+        }))
+      );
+      assert.deepEqual(tools.map((t) => t.name), [
+        "check_coverage",
+        "list_services",
+        "submit_lead",
+        "request_quote",
+      ]);
+      const descriptor = await (await fetch(`${base}/.well-known/mcp.json`)).json();
+      for (const [i, tool] of tools.entries()) {
+        const entry = descriptor.tools[i];
+        assert.equal(typeof tool.inputSchema, "object");
+        assert.equal(tool.inputSchema && (tool.inputSchema as { type?: string }).type, "object");
+        assert.deepEqual(tool.inputSchema, entry.input_schema, `${tool.name} schema`);
+        assert.deepEqual(tool.annotations, entry.annotations, `${tool.name} annotations`);
+        assert.equal(tool.title, entry.title);
+        assert.equal(tool.description, entry.description);
+        assert.equal(tool.execute, "function");
+      }
+      assert.match(await text(agentPage, "#webmcp-status"), /Registered 4 tools/);
+
+      const coverage = await agentPage.evaluate(async () => {
+        const tools = (globalThis as unknown as PageGlobals).__tools;
+        const tool = tools.find((t) => t.name === "check_coverage")!;
+        return await tool.execute({ city: "Frankfurt am Main" });
+      }) as { ok: boolean; coverage: { covered: boolean; location: { city: string } } };
+      assert.equal(coverage.ok, true);
+      assert.equal(coverage.coverage.covered, true);
+      assert.equal(coverage.coverage.location.city, "Frankfurt");
+
+      const [services, badLead] = await agentPage.evaluate(async () => {
+        const tools = (globalThis as unknown as PageGlobals).__tools;
+        const run = (name: string, args: unknown) =>
+          tools.find((t) => t.name === name)!.execute(args);
+        return [await run("list_services", {}), await run("submit_lead", { email: "x" })];
+      }) as [{ ok: boolean; services: unknown[] }, { ok: boolean; error: string }];
+      assert.equal(services.ok, true);
+      assert.ok(services.services.length > 0);
+      assert.equal(badLead.ok, false, "an error status still returns the JSON body");
+      assert.equal(badLead.error, "validation_failed");
+      assert.deepEqual(agentErrors, []);
+    });
+
+    await t.step("screenshots: desktop and phone, no horizontal overflow at 360 px", async () => {
+      await Deno.mkdir(ARTIFACTS, { recursive: true });
+      // Show a covered answer, then capture from the top of the page.
+      await page.fill("#cov-city", "zurich");
+      await page.click("#coverage-form button[type=submit]");
+      await page.locator("#coverage-result .notice-success").waitFor();
+      await page.evaluate(() =>
+        (globalThis as unknown as PageGlobals).scrollTo({ top: 0, behavior: "instant" })
+      );
+      await page.screenshot({
+        path: new URL("home-desktop.png", ARTIFACTS).pathname,
+        fullPage: true,
+      });
+      for (const [name, width, height] of [["phone", 390, 844], ["narrow", 360, 740]] as const) {
+        const { page: small, errors: smallErrors } = await newPage({ width, height });
+        await small.goto(`${base}/`);
+        await small.locator("#service-list > li").first().waitFor();
+        await small.fill("#cov-city", "Basel");
+        await small.click("#coverage-form button[type=submit]");
+        await small.locator("#coverage-result .notice").waitFor();
+        const overflow = await small.evaluate(() => {
+          const root = (globalThis as unknown as PageGlobals).document.documentElement;
+          return root.scrollWidth - root.clientWidth;
+        });
+        assert.equal(overflow, 0, `horizontal overflow at ${width} px`);
+        if (name === "phone") {
+          await small.screenshot({
+            path: new URL("home-phone.png", ARTIFACTS).pathname,
+            fullPage: true,
+          });
+        }
+        assert.deepEqual(smallErrors, []);
+      }
+    });
+  },
+});
