@@ -1,0 +1,167 @@
+/**
+ * The layout of `src/` as docs/architecture.md promises it: no import cycle (type-only
+ * imports included), a code map that names every file and only files that exist, feature
+ * folders with at most five files beside them, and no module over 450 lines.
+ */
+import assert from "node:assert/strict";
+import { dirname, join, normalize, relative } from "node:path";
+
+const SRC = "src";
+const MAX_LINES = 450;
+const MAX_TOP_FILES = 5;
+
+/** Every file under `dir`, as paths relative to the repository root, sorted. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory) out.push(...filesUnder(path));
+    else out.push(path);
+  }
+  return out.sort();
+}
+
+const _IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;"'`]*?(?:from\s*)?["'](\.{1,2}\/[^"']+)["']/g;
+const _DYNAMIC = /\bimport\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+
+/**
+ * The relative imports of every module under `src/`, type-only ones included: the
+ * module graph as a reader sees it, not only what survives type erasure.
+ */
+export function importGraph(files: readonly string[]): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    if (!/\.(ts|js)$/.test(file)) continue;
+    const text = Deno.readTextFileSync(file);
+    const targets = new Set<string>();
+    for (const re of [_IMPORT, _DYNAMIC]) {
+      for (const m of text.matchAll(re)) {
+        const target = normalize(join(dirname(file), m[1]!));
+        if (/\.(ts|js)$/.test(target)) targets.add(target);
+      }
+    }
+    graph.set(file, [...targets].sort());
+  }
+  return graph;
+}
+
+/** Every cycle of `graph` found by a depth-first walk, each as the path that closes it. */
+export function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const cycles: string[][] = [];
+  const visit = (node: string) => {
+    state.set(node, "open");
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (state.get(next) === "open") cycles.push([...stack.slice(stack.indexOf(next)), next]);
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(node, "done");
+  };
+  for (const node of [...graph.keys()].sort()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+/** The files the code map names: each `name` in the tree, with its folders prefixed. */
+export function codeMapFiles(markdown: string): string[] {
+  const block = markdown.match(/```text\n(src\/\n[\s\S]*?)```/);
+  if (!block) throw new Error("docs/architecture.md has no ```text code map starting at src/");
+  const out: string[] = [];
+  const folders: string[] = [];
+  for (const line of block[1]!.split("\n")) {
+    const m = line.match(/^( *)(\S+)/);
+    if (!m) continue;
+    const depth = m[1]!.length / 2;
+    const name = m[2]!;
+    folders.length = depth;
+    if (name.endsWith("/")) folders.push(name.slice(0, -1));
+    else out.push([...folders, name].join("/"));
+  }
+  return out.sort();
+}
+
+Deno.test("src/ has no import cycle, type-only imports included", () => {
+  const cycles = findCycles(importGraph(filesUnder(SRC)));
+  assert.deepEqual(cycles.map((c) => c.join(" → ")), []);
+});
+
+Deno.test("http/ and store/ are layers: they import no feature", () => {
+  const layers = ["src/http/", "src/store/"];
+  const shared = [...layers, "src/config.ts"];
+  // Types of what a record holds (a scope, an estimate) are the one exception in store/.
+  const recordTypes = ["src/oauth/scopes.ts", "src/catalog/estimate.ts"];
+  const crossings: string[] = [];
+  for (const [file, targets] of importGraph(filesUnder(SRC))) {
+    if (!layers.some((l) => file.startsWith(l))) continue;
+    for (const target of targets) {
+      if (shared.some((s) => target.startsWith(s))) continue;
+      if (file.startsWith("src/store/") && recordTypes.includes(target)) continue;
+      crossings.push(`${file} → ${target}`);
+    }
+  }
+  assert.deepEqual(crossings, []);
+});
+
+Deno.test("nothing outside store/ builds a KV key", () => {
+  const prefixes = Deno.readTextFileSync("src/store/keys.ts").matchAll(/`\["([a-z_]+)"/g);
+  const names = [...new Set([...prefixes].map((m) => m[1]!))];
+  assert.ok(names.length >= 10, `key prefixes read from store/keys.ts: ${names.join(", ")}`);
+  const literal = new RegExp(`\\[\\s*"(?:${names.join("|")})"\\s*[,\\]]`);
+  const outside = filesUnder(SRC).filter((f) => /\.ts$/.test(f) && !f.startsWith("src/store/"))
+    .filter((f) => literal.test(Deno.readTextFileSync(f)));
+  assert.deepEqual(outside, []);
+});
+
+Deno.test("the cycle finder finds a cycle through a type-only import", () => {
+  const graph = new Map([
+    ["src/a.ts", ["src/b.ts"]],
+    ["src/b.ts", ["src/c.ts"]],
+    ["src/c.ts", ["src/a.ts"]],
+    ["src/d.ts", ["src/a.ts"]],
+  ]);
+  assert.deepEqual(findCycles(graph), [["src/a.ts", "src/b.ts", "src/c.ts", "src/a.ts"]]);
+  const dir = Deno.makeTempDirSync();
+  try {
+    Deno.writeTextFileSync(`${dir}/a.ts`, 'import type { B } from "./b.ts";\nexport type A = 1;\n');
+    Deno.writeTextFileSync(`${dir}/b.ts`, 'export type { A } from "./a.ts";\nexport type B = 2;\n');
+    const files = [`${dir}/a.ts`, `${dir}/b.ts`];
+    assert.equal(findCycles(importGraph(files)).length, 1);
+  } finally {
+    Deno.removeSync(dir, { recursive: true });
+  }
+});
+
+Deno.test("docs/architecture.md names every file under src/, and only files that exist", () => {
+  const mapped = codeMapFiles(Deno.readTextFileSync("docs/architecture.md"));
+  const actual = filesUnder(SRC).map((f) => relative(".", f));
+  assert.deepEqual(
+    { missing_from_map: actual.filter((f) => !mapped.includes(f)) },
+    { missing_from_map: [] },
+  );
+  assert.deepEqual({ not_a_file: mapped.filter((f) => !actual.includes(f)) }, { not_a_file: [] });
+});
+
+Deno.test("the code map reader sees folders and files at their depth", () => {
+  const md = "```text\nsrc/\n  app.ts  the handler\n  http/\n    router.ts  routes\n" +
+    "  web/\n    home.html  page\n  main.ts  entry\n```\n";
+  assert.deepEqual(codeMapFiles(md), [
+    "src/app.ts",
+    "src/http/router.ts",
+    "src/main.ts",
+    "src/web/home.html",
+  ]);
+});
+
+Deno.test(`src/ holds feature folders and at most ${MAX_TOP_FILES} files`, () => {
+  const top = [...Deno.readDirSync(SRC)].filter((e) => e.isFile).map((e) => e.name).sort();
+  assert.ok(top.length <= MAX_TOP_FILES, `files at the top of src/: ${top.join(", ")}`);
+});
+
+Deno.test(`no module under src/ is over ${MAX_LINES} lines`, () => {
+  const long = filesUnder(SRC).filter((f) => /\.(ts|js)$/.test(f))
+    .map((f) => ({ file: f, lines: Deno.readTextFileSync(f).split("\n").length - 1 }))
+    .filter((f) => f.lines > MAX_LINES);
+  assert.deepEqual(long, []);
+});
