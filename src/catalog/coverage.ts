@@ -7,8 +7,8 @@
 
 import type { Catalog } from "./catalog.ts";
 import type { Location, Place } from "./records.ts";
-import { countryCode } from "../intake/lenient.ts";
 import { normalizeName } from "./names.ts";
+import { regionCountries } from "./regions.ts";
 import { editDistance } from "./service_match.ts";
 
 export interface CoverageQuery {
@@ -125,8 +125,9 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
       nearest,
       summary: `${place.city}, ${place.country} is not covered.` +
         (first
-          ? ` The nearest covered city is ${first.city}, ${first.country} (${first.distance_km} ` +
-            `km, ${first.response_time_hours} h); a quote can still be requested.`
+          ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
+            `${first.distance_km} km away, where an engineer is on site within ` +
+            `${first.response_time_hours} h of a request; a quote can still be requested.`
           : ""),
     };
   }
@@ -159,23 +160,52 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
   };
 }
 
-/** The name to look up, and the country: the query's, or one given after a comma. */
+/**
+ * The name to look up, and the country. A name that is not a known city as a whole is
+ * tried as a city followed by where it is: after a comma ("San Jose, CA", "Frankfurt,
+ * Germany"), or in its last one to three words ("Ashburn VA", "Frankfurt Germany",
+ * "Portland New York"). That part is read as a US state or a country (regions.ts), and
+ * taken as the country (where the city is, when it may mean several); after a comma the
+ * city is taken even when the rest means nothing, without a comma only when it names a
+ * region.
+ */
 function _resolveName(catalog: Catalog, query: CoverageQuery) {
   const country = query.country?.toUpperCase();
   const name = normalizeName(query.city);
-  const comma = query.city.indexOf(",");
   const known = (n: string) => catalog.coverage.locations.has(n) || catalog.coverage.places.has(n);
-  if (comma <= 0 || known(name)) return { name, country };
-  const head = normalizeName(query.city.slice(0, comma));
-  if (!known(head)) return { name, country };
-  if (country) return { name: head, country };
-  const tail = query.city.slice(comma + 1).trim();
-  const code = countryCode(tail) ?? (/^[A-Za-z]{2}$/.test(tail) ? tail.toUpperCase() : undefined);
-  const there = [
-    ...(catalog.coverage.locations.get(head) ?? []),
-    ...(catalog.coverage.places.get(head) ?? []),
-  ].some((x) => x.country === code);
-  return { name: head, country: there ? code : undefined };
+  if (known(name)) return { name, country };
+  const comma = query.city.indexOf(",");
+  const splits: { head: string; tail: string; comma: boolean }[] = [];
+  if (comma > 0) {
+    splits.push({
+      head: normalizeName(query.city.slice(0, comma)),
+      tail: query.city.slice(comma + 1),
+      comma: true,
+    });
+  } else {
+    const words = name.split(" ");
+    for (let k = 1; k <= Math.min(3, words.length - 1); k++) {
+      splits.push({
+        head: words.slice(0, -k).join(" "),
+        tail: words.slice(-k).join(" "),
+        comma: false,
+      });
+    }
+  }
+  for (const { head, tail, comma } of splits) {
+    if (!known(head)) continue;
+    const regions = regionCountries(tail);
+    if (!comma && regions.length === 0) continue;
+    if (country) return { name: head, country };
+    const cities = [
+      ...(catalog.coverage.locations.get(head) ?? []),
+      ...(catalog.coverage.places.get(head) ?? []),
+    ];
+    // Named somewhere it is not ("Paris Texas"): that country, so the answer says so.
+    const there = regions.find((code) => cities.some((c) => c.country === code)) ?? regions[0];
+    return { name: head, country: there };
+  }
+  return { name, country };
 }
 
 /** Known cities spelled within a typo or two of `name` (Frankfrut → Frankfurt). */

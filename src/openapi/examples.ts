@@ -34,8 +34,8 @@ const _cologne = {
   query: { city: "Köln", country: null },
   match: "known_uncovered",
   covered: false,
-  summary: "Cologne, DE is not covered. The nearest covered city is Düsseldorf, DE (35 km, 4 h); " +
-    "a quote can still be requested.",
+  summary: "Cologne, DE is not covered. The nearest covered city is Düsseldorf, DE, 35 km away, " +
+    "where an engineer is on site within 4 h of a request; a quote can still be requested.",
   location: null,
   services: [],
   response_time_hours: null,

@@ -102,7 +102,7 @@ Deno.test("every coverage answer carries a summary sentence", () => {
   }
   assert.match(
     checkCoverage(catalog(), { city: "Köln" }).summary,
-    /^Cologne, DE is not covered\. The nearest covered city is Düsseldorf, DE \(35 km, 4 h\)/,
+    /^Cologne, DE is not covered\. The nearest covered city is Düsseldorf, DE, 35 km away, where an engineer is on site within 4 h of a request/,
   );
 });
 
@@ -154,7 +154,7 @@ Deno.test("a city written with its country or state after a comma is the city be
     ["Frankfurt, Germany", "covered", true],
     ["Paris, FR", "covered", true],
     ["Ashburn, VA", "covered", true], // VA is Virginia here, not the Vatican
-    ["San Jose, CA", "ambiguous", false], // California: no country, still two cities
+    ["San Jose, CA", "covered", true], // California: the US San Jose, not Canada or Costa Rica
   ];
   for (const [city, match, covered] of cases) {
     await t.step(city, () => {
@@ -172,4 +172,39 @@ Deno.test("an unknown name suggests close spellings and lists the covered cities
   assert.match(c.summary, /Did you mean Frankfurt, DE \(covered\)\?/);
   assert.match(c.summary, /Covered cities: Amsterdam \(NL\), Ashburn \(US\), /);
   assert.doesNotMatch(c.summary, /GET \//, "no REST path an MCP agent cannot follow");
+});
+
+Deno.test("one city resolver: a city followed by a US state or a country, with or without a comma", async (t) => {
+  const cases: [string, string, string | null][] = [
+    ["Ashburn VA", "covered", "iad"],
+    ["Ashburn, VA", "covered", "iad"],
+    ["Ashburn, Virginia", "covered", "iad"],
+    ["Ashburn Virginia", "covered", "iad"],
+    ["San Jose, CA", "covered", "sjc"],
+    ["San Jose CA", "covered", "sjc"],
+    ["San Jose California", "covered", "sjc"],
+    ["Frankfurt Germany", "covered", "fra"],
+    ["Frankfurt, Germany", "covered", "fra"],
+    ["New York NY", "covered", "nyc"],
+    ["Frankfurt am Main", "covered", "fra"],
+    ["Portland Oregon", "known_uncovered", null],
+    ["Paris Texas", "other_country", null],
+    ["London, US", "other_country", null],
+    ["San Jose", "ambiguous", null],
+  ];
+  for (const [city, match, id] of cases) {
+    await t.step(city, () => {
+      const c = checkCoverage(catalog(), { city });
+      assert.equal(c.match, match, c.summary);
+      assert.equal(c.location?.id ?? null, id);
+    });
+  }
+  await t.step("an ambiguous name says which candidate is covered", () => {
+    const c = checkCoverage(catalog(), { city: "San Jose" });
+    assert.match(c.summary, /San Jose, US \(covered\); San José, CR \(not covered\)/);
+  });
+  await t.step("the nearest-city wording names whose response time it is", () => {
+    const c = checkCoverage(catalog(), { city: "Reykjavik" });
+    assert.match(c.summary, /Dublin, IE, \d+ km away, where an engineer is on site within 4 h/);
+  });
 });

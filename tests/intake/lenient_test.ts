@@ -3,7 +3,8 @@
  * over REST and MCP alike, while the advertised schemas stay strict.
  */
 import assert from "node:assert/strict";
-import { countryCode, lenientArguments } from "../../src/intake/lenient.ts";
+import { lenientArguments } from "../../src/intake/lenient.ts";
+import { countryCode } from "../../src/catalog/regions.ts";
 import { QUOTE } from "../_fixtures.ts";
 import { createApp, mcpToolCall, post } from "../_helpers.ts";
 
