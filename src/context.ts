@@ -33,7 +33,7 @@ export interface Context {
   readonly address: string;
   /** Shared by every request of one handler. */
   readonly rateCounter: RateCounter;
-  /** Token and client records, served exactly (see store_cache.ts); one per handler. */
+  /** Token and client records, served exactly (see store/cache.ts); one per handler. */
   readonly cache: StoreCache;
   /** Headers added to the final response whatever it is, errors included (usually none). */
   readonly headers: Map<string, string>;

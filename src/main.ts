@@ -6,8 +6,7 @@
  */
 
 import { createHandler } from "./app.ts";
-import { createJsonLineLogger } from "./http/log.ts";
-import { reason } from "./http/log.ts";
+import { createJsonLineLogger, reason } from "./http/log.ts";
 import { loadCatalog } from "./catalog/catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { startRetention } from "./review/erasure.ts";

@@ -35,7 +35,7 @@ export const CoverageQuerySchema = z.strictObject({
 
 const _LocationQuery = CoverageQuerySchema.partial({ city: true });
 
-/** `country: null` is no country; a country name is its code (see lenient.ts). */
+/** `country: null` is no country; a country name is its code (see intake/lenient.ts). */
 export const COVERAGE_LENIENCY: LenientFields = { optional: ["country"], countries: ["country"] };
 
 /** Validates `city` (optional here) and `country` from a query string; 400 lists every problem. */

@@ -25,7 +25,7 @@ export const OAuthErrorBody = z.strictObject({
   error_description: z.string().describe("For people; only the characters RFC 6749 §5.2 allows"),
 }).describe("OAuth error (RFC 6749 §5.2), sent with Cache-Control: no-store");
 
-/** The layout of every error outside the OAuth endpoints (`errorResponse` in `http.ts`). */
+/** The layout of every error outside the OAuth endpoints (`errorResponse` in `http/errors.ts`). */
 export const ApiErrorBody = z.strictObject({
   ok: z.literal(false).describe("false: the request failed; nothing was stored"),
   error: z.string().describe(

@@ -15,9 +15,12 @@
  * | `["submission_payloads", request_id, n]`      | submissions.ts    |
  * | `["idempotency", endpoint, address, key]`     | submissions.ts    |
  * | `["submission_idempotency", request_id]`      | submissions.ts    |
- * | `["review_outbox", request_id]`               | outbox.ts         |
- * | `["review_due", next_attempt_at, request_id]` | outbox.ts         |
+ * | `["review_outbox", request_id]`               | outbox.ts (1)     |
+ * | `["review_due", next_attempt_at, request_id]` | outbox.ts (1)     |
  * | `["health"]` (read only, never written)       | open.ts           |
+ *
+ * (1) Built there; submissions.ts also writes and deletes them in the commits that touch
+ * a submission too.
  */
 
 export { clientKey, revocationKey, tokenKey } from "./credentials.ts";

@@ -1,6 +1,9 @@
 /**
  * @module
- * The review outbox: a notice per submission not yet sent, and its due index.
+ * The review outbox: a notice per submission not yet sent, and its due index. This module
+ * reads, lists, moves and drops notices; the commits that also touch a submission (creating
+ * a notice with it, removing it with an erasure, and `completeOutbox`, which marks the
+ * submission notified) live in submissions.ts, which imports this module's keys.
  *
  * Keys:
  * - `["review_outbox", request_id]` → {@linkcode OutboxEntry}: a review notification not yet sent

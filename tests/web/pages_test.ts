@@ -135,7 +135,7 @@ Deno.test("the assets are served with their content types under the same CSP", a
   }
 });
 
-Deno.test("the script builds the DOM as text and takes tool schemas from the descriptor", async () => {
+Deno.test("the script (app.js and every module it imports, each preloaded) builds the DOM as text and takes tool schemas from the descriptor", async () => {
   await using app = await createApp();
   // The script is app.js and the modules it imports, each served under /assets/.
   const modules = new Map<string, string>();
@@ -150,6 +150,10 @@ Deno.test("the script builds the DOM as text and takes tool schemas from the des
     assert.match(text, /^\/\/ @ts-check/, `deno check type-checks ${name}`);
   }
   const js = [...modules.values()].join("\n");
+  const html = await (await app.request("/")).text();
+  const preloaded = [...html.matchAll(/<link rel="modulepreload" href="\/assets\/([a-z_]+\.js)">/g)]
+    .map((m) => m[1]).sort();
+  assert.deepEqual(preloaded, [...modules.keys()].filter((m) => m !== "app.js").sort());
   assert.doesNotMatch(js, /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
   assert.match(js, /textContent/);
   assert.match(js, /\/\.well-known\/mcp\.json/);

@@ -39,7 +39,7 @@ export function webOperations() {
   } satisfies Record<string, OperationDoc>;
 }
 
-/** `POST /forms/lead` and `/forms/quote`: the home page's forms (see intake.ts `webForm`). */
+/** `POST /forms/lead` and `/forms/quote`: the home page's forms (see intake/handlers.ts `webForm`). */
 function _webForm(kind: "lead" | "quote"): OperationDoc {
   const api = kind === "lead" ? "`POST /api/v1/intake`" : "`POST /api/v1/quotes`";
   return {
