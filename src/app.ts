@@ -10,7 +10,7 @@ import { errorResponse, HttpError, unexpectedErrorFields } from "./http/errors.t
 import { createJsonLineLogger } from "./http/log.ts";
 import { createRateCounter } from "./http/rate_limit.ts";
 import { compileRoutes, matchRoute, respond, type RouteMatch } from "./http/router.ts";
-import { buildRoutes } from "./routes.ts";
+import { buildRoutes, notFound } from "./routes.ts";
 import { createStoreCache } from "./store/cache.ts";
 import { groupCommit } from "./store/group_commit.ts";
 
@@ -119,7 +119,7 @@ export function createHandler(deps: Deps): ServiceHandler {
         // can hold no more than MAX_IN_FLIGHT requests' worth of memory and store calls.
         out = unavailable("overloaded", "too many requests in flight; retry shortly", false);
       } else {
-        out = respond(matched, req, ctx, path);
+        out = matched ? respond(matched, req, ctx, path) : notFound(path);
       }
     } catch (err) {
       out = failed(err);

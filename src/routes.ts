@@ -13,15 +13,18 @@ import {
   PATHS,
   protectedResourceMetadata,
 } from "./oauth/discovery.ts";
-import { HttpError } from "./http/errors.ts";
+import { errorResponse, HttpError } from "./http/errors.ts";
 import { json, jsonText } from "./http/json.ts";
 import { postLead, postQuote, webForm } from "./intake/handlers.ts";
+import { getEstimate } from "./intake/estimate_quote.ts";
+import { getRequestStatus } from "./intake/status.ts";
 import { publicLocations, publicServices } from "./catalog/public_reads.ts";
 import { pingStore } from "./store/open.ts";
 import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
 import { issueToken } from "./oauth/token.ts";
 import { createMcpEndpoint, MCP_PATH } from "./mcp/endpoint.ts";
+import { notOfferedText } from "./mcp/tools.ts";
 import {
   aiCatalog,
   SERVER_CARD_PATH,
@@ -98,6 +101,8 @@ export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
     r("GET", "/api/v1/locations", publicLocations, read(docs.publicLocations)),
     r("POST", "/api/v1/intake", postLead, write(docs.submitLead)),
     r("POST", "/api/v1/quotes", postQuote, write(docs.requestQuote)),
+    r("GET", "/api/v1/estimate", getEstimate, read(docs.estimateQuote)),
+    r("GET", "/api/v1/requests/:request_id", getRequestStatus, read(docs.requestStatus)),
     // Tool interface (MCP) and its discovery documents
     r("POST", MCP_PATH, mcpEndpoint, write(docs.mcp)),
     r("GET", SERVER_CARD_PATH, text(card, cardHeaders), read(docs.serverCard)),
@@ -113,4 +118,17 @@ export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
     r("GET", OPENAPI_PATH, openApiDoc, read(docs.openApi)),
   ];
   return routes;
+}
+
+/**
+ * The 404 of a path no route serves. Under `/api/v1/` it also says what this service does
+ * not offer and where every endpoint is listed, so `POST /api/v1/orders` is an answer an
+ * agent can act on.
+ */
+export function notFound(path: string): Response {
+  const shown = path.length > 100 ? `${path.slice(0, 100)}…` : path;
+  const more = path.startsWith("/api/v1/")
+    ? `. ${notOfferedText()} Every endpoint is in ${OPENAPI_PATH}.`
+    : "";
+  return errorResponse(new HttpError(404, "not_found", `no resource at ${shown}${more}`), "api");
 }

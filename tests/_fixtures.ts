@@ -13,7 +13,10 @@ export const RATE_LIMITS_OFF: Readonly<Record<string, string>> = Object.freeze(
 );
 
 /** The four MCP tools, in the order `tools/list` gives them. */
-export const TOOL_NAMES = ["check_coverage", "list_services", "submit_lead", "request_quote"];
+/** The four tools of SPEC §4.7. */
+export const SPEC_TOOL_NAMES = ["check_coverage", "list_services", "submit_lead", "request_quote"];
+/** Every tool: the SPEC's four, then the read-only additions. */
+export const TOOL_NAMES = [...SPEC_TOOL_NAMES, "estimate_quote", "get_request_status"];
 
 /** A valid `submit_lead` / `POST /api/v1/intake` argument. */
 export const LEAD = { email: "ops@example.com", description: "Two racks in Frankfurt" };

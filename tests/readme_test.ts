@@ -44,6 +44,10 @@ Deno.test("the README public walkthrough works as printed against deno task star
   assert.match(stdout, /"covered":false[^\n]*"nearest":\[\{"id":"dus"/);
   assert.match(stdout, /\{"ok":true,"request_id":"lead_[0-9A-Z]{26}","status":"pending_review"/);
   assert.match(stdout, /\{"ok":true,"request_id":"quote_[0-9A-Z]{26}"[^\n]*"budget_estimate":\{/);
+  assert.match(
+    stdout,
+    /\{"ok":true,"stored":false,"service_id":"rack-and-stack","budget_estimate":\{/,
+  );
   assert.equal(stdout.match(/"billable_order_created":false/g)?.length, 2);
 });
 

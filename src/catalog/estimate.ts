@@ -28,8 +28,21 @@ export interface BudgetEstimate {
     call_out_fee: number;
     contingency: number;
   };
+  /**
+   * Every input the price depends on that the caller did not give as such: a default, a
+   * value read from another argument name, or one inferred (out_of_hours from the date
+   * and time). Empty when every input was given.
+   */
+  assumptions: Assumption[];
   /** Set when the estimate is less certain, e.g. the city is outside published coverage. */
   note: string | null;
+}
+
+/** One input of the estimate the caller did not choose as such, and why it has its value. */
+export interface Assumption {
+  field: "engineer_count" | "estimated_hours" | "out_of_hours";
+  value: number | boolean;
+  why: string;
 }
 
 /** What the estimate needs to know besides the service and the coverage. */
@@ -42,36 +55,60 @@ export interface EstimateRequest {
 }
 
 /**
- * Business hours at the site, for the out-of-hours hint: 08:00 to 18:00 local time,
- * Monday to Friday. The estimate itself follows `out_of_hours` as sent.
+ * Business hours at the site: 08:00 to 18:00 local time, Monday to Friday. When a quote
+ * leaves out `out_of_hours`, it is inferred from `requested_date` and `requested_time`
+ * against these hours; when it is sent, the estimate follows it.
  */
 export const BUSINESS_HOURS = { from: "08:00", to: "18:00" } as const;
 
 /**
- * The non-binding estimate of a quote. `ignored` names the arguments that look like one
- * of the estimate's inputs misnamed (`engineers` for `engineer_count`): the note says
- * they were not used, so an agent does not take a wrong price for a right one.
+ * The non-binding estimate of a quote. `renamed` names the inputs that were read from
+ * another argument name (`engineers` for `engineer_count`; see intake/lenient.ts), so
+ * that `assumptions` can say so.
  */
 export function estimateBudget(
   service: Service,
   request: EstimateRequest,
   coverage: Coverage,
-  ignored: readonly { name: string; meant: string }[] = [],
+  renamed: readonly { from: string; to: string }[] = [],
 ): BudgetEstimate {
   const p = service.pricing;
+  const assumptions: Assumption[] = [];
+  const readAs = (field: Assumption["field"]) => renamed.find((r) => r.to === field)?.from;
+  const given = (field: Assumption["field"], value: number | boolean) => {
+    const from = readAs(field);
+    if (from) assumptions.push({ field, value, why: `read from ${from}` });
+  };
   const engineers = request.engineer_count ?? 1;
+  if (request.engineer_count === undefined) {
+    assumptions.push({ field: "engineer_count", value: 1, why: "not given: one engineer" });
+  } else given("engineer_count", engineers);
   const hours = Math.max(request.estimated_hours ?? p.minimum_hours, p.minimum_hours);
-  const outOfHours = request.out_of_hours ?? false;
+  if (request.estimated_hours === undefined) {
+    assumptions.push({
+      field: "estimated_hours",
+      value: hours,
+      why: `not given: the ${p.minimum_hours} h minimum of ${service.name} per engineer`,
+    });
+  } else given("estimated_hours", request.estimated_hours);
+  const outside = _outsideBusinessHours(request);
+  const hoursAt = `business hours at the site (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
+    `local time${coverage.location ? ` in ${coverage.location.timezone}` : ""}, Monday to Friday)`;
+  const outOfHours = request.out_of_hours ?? outside !== undefined;
+  if (request.out_of_hours === undefined) {
+    assumptions.push({
+      field: "out_of_hours",
+      value: outOfHours,
+      why: outside
+        ? `inferred: ${outside.replace(/,$/, "")} is outside ${hoursAt}`
+        : request.requested_date || request.requested_time
+        ? `inferred: the requested date and time are within ${hoursAt}`
+        : `not given, and no requested_date or requested_time: ${hoursAt} assumed`,
+    });
+  } else given("out_of_hours", outOfHours);
   const multiplier = outOfHours ? p.out_of_hours_multiplier : 1;
   const labour = p.hourly_rate * engineers * hours * multiplier;
   const notes: string[] = [];
-  if (ignored.length) {
-    notes.push(
-      `Not used for the estimate: ${
-        ignored.map((i) => `${i.name} (did you mean ${i.meant}?)`).join(", ")
-      }.`,
-    );
-  }
   if (request.estimated_hours === undefined) {
     notes.push(`No estimated_hours given: the ${p.minimum_hours} h minimum was assumed.`);
   } else if (request.estimated_hours < p.minimum_hours) {
@@ -80,18 +117,27 @@ export function estimateBudget(
         `of ${service.name}: ${p.minimum_hours} h per engineer is billed.`,
     );
   }
-  const outside = _outsideBusinessHours(request);
-  if (!outOfHours && outside) {
+  if (outside && request.out_of_hours === undefined) {
     notes.push(
       `${outside} is outside business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
-        "local time, Monday to Friday): this estimate uses business-hours rates; send " +
-        "out_of_hours: true if the work must happen then.",
+        "local time, Monday to Friday): out-of-hours rates apply; send out_of_hours: false " +
+        "if the work can happen in business hours.",
+    );
+  } else if (outside && !outOfHours) {
+    notes.push(
+      `${outside} is outside business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
+        "local time, Monday to Friday): this estimate uses business-hours rates, as " +
+        "out_of_hours: false asks.",
     );
   }
   if (coverage.match === "ambiguous" || coverage.match === "other_country") {
     notes.push(
       `${coverage.summary.replace(/ Ask again[^.]*\.$/, "")} The request is stored and a person ` +
         "will confirm the city with you; there is no need to send it again.",
+    );
+  } else if (coverage.match === "unknown") {
+    notes.push(
+      "The city is not one we know: a person will confirm where it is; travel costs may apply.",
     );
   } else if (!coverage.covered) {
     notes.push(
@@ -120,6 +166,7 @@ export function estimateBudget(
       call_out_fee: p.call_out_fee,
       contingency: CONTINGENCY,
     },
+    assumptions,
     note: notes.length ? notes.join(" ") : null,
   };
 }

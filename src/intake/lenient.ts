@@ -8,6 +8,7 @@
  */
 
 import { countryCode } from "../catalog/regions.ts";
+import type { FieldIssue } from "../http/errors.ts";
 
 export interface LenientFields {
   /** Fields that may be left out: `null` is taken as left out. */
@@ -48,4 +49,61 @@ export function lenientArguments(raw: unknown, fields: LenientFields): unknown {
     if (typeof value === "string") out[name] = countryCode(value) ?? value;
   }
   return out;
+}
+
+/**
+ * Names agents give the estimate's inputs, read as the field they mean: `engineers: 2` is
+ * `engineer_count: 2`, never a silent default of one. Also matched: any spelling that is
+ * the field's own name once case, spaces, `_` and `-` are dropped (`engineerCount`).
+ * Documented in docs/api.md.
+ */
+export const ESTIMATE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+  engineer_count: ["engineers", "technicians", "techs", "people", "headcount", "staff"],
+  estimated_hours: ["hours", "duration", "hours_per_engineer", "estimated_time", "time_hours"],
+  out_of_hours: ["after_hours", "outside_hours", "out_of_business_hours", "overnight", "ooh"],
+  requested_date: ["date", "start_date", "preferred_date", "day"],
+  requested_time: ["time", "start_time", "preferred_time"],
+};
+
+/** An argument read as the field it means. */
+export interface Renamed {
+  from: string;
+  to: string;
+}
+
+const _squash = (s: string) => s.toLowerCase().replace(/[^a-z]/g, "");
+
+/**
+ * A copy of `raw` in which an argument named as `synonyms` lists is read as its field,
+ * the other name dropped. When the field is given too, or two names of it are, with
+ * different values, nothing is guessed: an issue names both. Returns the copy, what was
+ * read under another name, and those issues.
+ */
+export function readSynonyms(
+  raw: unknown,
+  synonyms: Readonly<Record<string, readonly string[]>>,
+): { value: unknown; renamed: Renamed[]; issues: FieldIssue[] } {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
+    return { value: raw, renamed: [], issues: [] };
+  }
+  const out: Record<string, unknown> = { ...raw };
+  const renamed: Renamed[] = [];
+  const issues: FieldIssue[] = [];
+  for (const [field, others] of Object.entries(synonyms)) {
+    const keys = new Set([_squash(field), ...others.map(_squash)]);
+    for (const name of Object.keys(out)) {
+      if (name === field || !keys.has(_squash(name))) continue;
+      const value = out[name];
+      delete out[name];
+      if (!Object.hasOwn(out, field) || out[field] === undefined) {
+        out[field] = value;
+        renamed.push({ from: name, to: field });
+      } else if (JSON.stringify(out[field]) !== JSON.stringify(value)) {
+        const message = `${name} is read as ${field}, which is also given with another value; ` +
+          `send ${field} only`;
+        issues.push({ path: name, message });
+      }
+    }
+  }
+  return { value: out, renamed, issues };
 }

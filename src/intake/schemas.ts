@@ -60,13 +60,16 @@ const email = z.email({
 }).max(LIMITS.email, `email must be at most ${LIMITS.email} characters`);
 
 /** ISO 3166-1 alpha-2, any case in, upper case out. */
+// A refinement, not a pattern: the advertised schema must not refuse "Germany", which the
+// forgiving reading (lenient.ts) turns into DE before this check runs.
 export const CountryCode = z.string({
   error: (iss) => `country must be a string; got ${got(iss.input)}`,
 }).trim()
-  .regex(
-    /^[A-Za-z]{2}$/,
-    "country must be an ISO 3166-1 alpha-2 code such as DE, US or GB (a country's English name " +
-      "is understood too)",
+  .max(60, "country must be at most 60 characters")
+  .refine(
+    (c) => /^[A-Za-z]{2}$/.test(c),
+    "country must be an ISO 3166-1 alpha-2 code such as DE, US or GB, or a country's English " +
+      "name such as Germany",
   )
   .transform((c) => c.toUpperCase());
 
@@ -87,48 +90,53 @@ const SERVICE_IDS = servicesFile.services.map((s) => s.id).join(", ");
 export const IdempotencyKey = z.string({ error: "idempotency_key must be a string" })
   .regex(/^[\x21-\x7E]{1,255}$/, "idempotency_key must be 1 to 255 visible ASCII characters")
   .meta({
-    description: "Makes a retry safe. The same key with the same arguments within 24 hours " +
-      "returns the first answer and stores nothing new; the same key with other arguments is " +
-      "refused (idempotency_key_reused). 1 to 255 visible ASCII characters, such as a UUID " +
-      "made once per request. Over REST it may also be sent as the Idempotency-Key header.",
+    description: "Makes a retry safe for 24 h: the same key with the same arguments returns " +
+      "the first answer, storing nothing new; with other arguments it is refused " +
+      "(idempotency_key_reused). 1 to 255 visible ASCII characters, such as a UUID.",
     examples: ["3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10"],
   });
 
 const _email = email.meta({
-  description: "Where our team replies: an email address, at most 254 characters.",
+  description: "Where our team replies.",
   examples: ["ops@example.com"],
 });
 const _company = (required: boolean) =>
   (required ? text("company") : text("company").optional()).meta({
-    description: "The company or organisation the work is for, at most 200 characters.",
+    description: "The company or organisation the work is for.",
   });
 const _contactName = (required: boolean) =>
   (required ? text("contact_name") : text("contact_name").optional()).meta({
-    description: "The person our team should address, at most 200 characters.",
+    description: "The person our team should address.",
   });
 const _description = text("description", LIMITS.description).meta({
-  description: "What is needed, in plain words: the equipment, the task, any constraints. " +
-    "At most 5000 characters.",
+  description: "What is needed, in plain words: the equipment, the task, any constraints.",
   examples: ["Install 4 servers in cage 12 and cable them to the top-of-rack switch"],
 });
 const _agentContext = agentContext.meta({
-  description: "Optional JSON object about the agent and its task, for the reviewers: for " +
-    "example the agent's name, the user's request in their words, a conversation id. At most " +
-    "4 KiB as JSON; only staff see it.",
+  description: "Optional JSON object for the reviewers: the agent's name, the user's request " +
+    "in their words, a conversation id. At most 4 KiB as JSON; only staff see it.",
   examples: [{ agent: "procurement-assistant", user_request: "quote for rack work in Zurich" }],
+});
+
+/** How soon the work is needed, as the submitter says. */
+export const URGENCIES = ["emergency", "asap", "scheduled"] as const;
+const _urgency = z.enum(URGENCIES, {
+  error: (iss) => `urgency must be one of emergency, asap, scheduled; got ${got(iss.input)}`,
+}).optional().meta({
+  description: "How soon: emergency (something is down now), asap (within days) or " +
+    "scheduled (a planned date). Reviewers see urgent requests first.",
+  examples: ["asap"],
 });
 
 const _phone = z.string(_required("phone")).trim()
   .regex(/^\+?[0-9 ()./-]{5,40}$/, "phone must be 5 to 40 digits, spaces or + ( ) . / -")
   .optional().meta({
-    description: "A phone number to reach the contact: 5 to 40 characters of digits, spaces " +
-      "and + ( ) . / -.",
+    description: "A phone number to reach the contact.",
     examples: ["+49 69 1234 5678"],
   });
 const _country = CountryCode.optional().meta({
-  description: "The site's country as an ISO 3166-1 alpha-2 code, any case (an English " +
-    "country name such as Germany is understood too). Tells apart cities that share a name " +
-    "(San Jose, US or CR).",
+  description: "The site's country: an ISO 3166-1 alpha-2 code or an English name " +
+    "(Germany). Tells apart cities that share a name.",
   examples: ["CH", "US"],
 });
 
@@ -139,18 +147,17 @@ export const LeadInput = z.looseObject({
   company: _company(false),
   contact_name: _contactName(false),
   city: text("city").optional().meta({
-    description: "City of the site, in any common spelling (accents, aliases and case do not " +
-      "matter), such as Frankfurt or Zürich. Optional for a lead.",
+    description: "City of the site, in any common spelling.",
     examples: ["Frankfurt"],
   }),
   service_type: text("service_type").optional().meta({
-    description: `The service of interest, if known. A catalog id (${SERVICE_IDS}), a ` +
-      "service's name or a common alias (cabling, fiber, decom, RMA…) is recognised, ignoring " +
-      "case, spaces, _, -, & and punctuation; anything else is kept as free text for a person.",
+    description: "The service of interest, if known: a catalog id, name or alias (see " +
+      "request_quote), or free text for a person.",
     examples: ["remote-hands", "Rack and stack"],
   }),
   country: _country,
   phone: _phone,
+  urgency: _urgency,
   agent_context_optional: _agentContext.optional(),
   idempotency_key: IdempotencyKey.optional(),
 }).meta({
@@ -165,22 +172,21 @@ export const QuoteInput = z.looseObject({
   contact_name: _contactName(true),
   email: _email,
   city: text("city").meta({
-    description: "City of the site where the work is done, in any common spelling. Use " +
-      "check_coverage first; give country when the name exists in several countries.",
+    description: 'City of the site, in any common spelling ("Ashburn VA", "Frankfurt, ' +
+      'Germany"). Check it with check_coverage first.',
     examples: ["Zurich"],
   }),
   service_type: text("service_type").meta({
-    description: `The catalog service to quote: one of ${SERVICE_IDS}. Names and common ` +
-      "aliases also match (Remote Hands, rack & stack, cabling, fiber, decom, RMA…), ignoring " +
-      "case, spaces, _, -, & and punctuation. An unknown one is refused with the closest id " +
-      "suggested; list_services gives every id with its aliases.",
+    description: `The catalog service: one of ${SERVICE_IDS}. Names and aliases match too ` +
+      "(Remote Hands, rack & stack, cabling, decom, RMA…), in any case or punctuation; an " +
+      "unknown one is refused with the closest id.",
     examples: ["remote-hands", "rack and stack"],
   }),
   description: _description,
   phone: _phone,
   country: _country,
   site_address: text("site_address", LIMITS.siteAddress).optional().meta({
-    description: "Street address of the site or datacenter, at most 500 characters.",
+    description: "Street address of the site or datacenter.",
     examples: ["Hardturmstrasse 161, 8005 Zürich"],
   }),
   requested_date: z.iso.date({ error: "requested_date must be an ISO 8601 date (YYYY-MM-DD)" })
@@ -202,8 +208,8 @@ export const QuoteInput = z.looseObject({
     .min(1, "engineer_count must be at least 1")
     .max(LIMITS.engineers, `engineer_count must be at most ${LIMITS.engineers}`)
     .optional().meta({
-      description: "How many engineers work at the same time, 1 to 50. Default 1.",
-      default: 1,
+      description: "How many engineers work at the same time, 1 to 50. When absent, 1 (listed " +
+        "in the estimate's assumptions).",
       examples: [2],
     }),
   estimated_hours: z.number({
@@ -212,18 +218,17 @@ export const QuoteInput = z.looseObject({
     .gt(0, "estimated_hours must be greater than 0")
     .max(LIMITS.hours, `estimated_hours must be at most ${LIMITS.hours}`)
     .optional().meta({
-      description: "Expected hours of work per engineer, more than 0 and at most 1000. When " +
-        "absent or below the service's minimum, the estimate assumes the minimum.",
+      description: "Hours of work per engineer; the service's minimum applies when absent or " +
+        "lower.",
       examples: [3],
     }),
   out_of_hours: z.boolean({
     error: (iss) => `out_of_hours must be true or false; got ${got(iss.input)}`,
   }).optional().meta({
     description: "true when the work must happen outside business hours at the site (08:00 " +
-      "to 18:00 local time, Monday to Friday): the service's out-of-hours multiplier applies " +
-      "to the estimate. Default false; the estimate's note says when requested_time or " +
-      "requested_date fall outside business hours but this is false.",
-    default: false,
+      "to 18:00 local time, Monday to Friday): out-of-hours rates apply. When absent, it is " +
+      "inferred from requested_date and requested_time (false without them), and the " +
+      "estimate's assumptions say so.",
   }),
   attachments_optional: z.array(
     z.string({ error: "each attachment must be a string reference" })
@@ -235,10 +240,11 @@ export const QuoteInput = z.looseObject({
     { error: "attachments_optional must be an array of strings" },
   ).max(LIMITS.attachments, `attachments_optional holds at most ${LIMITS.attachments} references`)
     .optional().meta({
-      description: "Up to 10 references (URLs, document or ticket ids) to material for the " +
-        "reviewer, such as a rack diagram. Only the references are stored; nothing is fetched.",
+      description: "Up to 10 references (URLs, document or ticket ids) for the reviewer, such " +
+        "as a rack diagram; nothing is fetched.",
       examples: [["https://example.com/rack-12-elevation.pdf"]],
     }),
+  urgency: _urgency,
   agent_context_optional: _agentContext.optional(),
   idempotency_key: IdempotencyKey.optional(),
 }).meta({

@@ -6,11 +6,10 @@
  */
 
 import { createHash } from "node:crypto";
-import type { Catalog } from "../catalog/catalog.ts";
 import type { Context } from "../context.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
-import { type BudgetEstimate, estimateBudget } from "../catalog/estimate.ts";
-import { closestService, findService } from "../catalog/service_match.ts";
+import type { BudgetEstimate } from "../catalog/estimate.ts";
+import { findService } from "../catalog/service_match.ts";
 import { type FieldIssue, HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
 import {
@@ -24,6 +23,7 @@ import {
 } from "../store/submissions.ts";
 import { enforceRateLimit } from "../http/rate_limit.ts";
 import { lenientArguments } from "./lenient.ts";
+import { cityTypo, priceJob } from "./pricing.ts";
 import {
   fieldIssues,
   LEAD_LENIENCY,
@@ -45,6 +45,8 @@ export const SUBMISSION_MAX_BODY = 64 * 1024;
 export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 4 * 1024;
 /** How long an `Idempotency-Key` is remembered. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long an identical submission without a key replays the first answer. */
+export const SAME_REQUEST_TTL_MS = 10 * 60 * 1000;
 
 export interface SubmissionResult {
   ok: true;
@@ -56,6 +58,8 @@ export interface SubmissionResult {
   /** The catalog service `service_type` was understood as, or null. */
   service_id: string | null;
   budget_estimate?: BudgetEstimate;
+  /** True when this is the stored answer to an earlier identical request. */
+  replayed: boolean;
 }
 
 export interface SubmitOutcome {
@@ -95,11 +99,13 @@ export async function submitLead(
     ...(parsed.success ? [] : fieldIssues(parsed.error)),
     ...extraPropertyIssues(raw, LeadInput.shape),
   ];
+  const coverage = parsed.data?.city
+    ? checkCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
+    : null;
+  const typo = coverage && cityTypo(coverage, parsed.data?.country);
+  if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
-  const coverage = input.city
-    ? checkCoverage(ctx.catalog, { city: input.city, country: input.country })
-    : null;
   return await _store(ctx, "lead", channel, raw, input, {
     service_id: input.service_type
       ? findService(ctx.catalog, input.service_type)?.id ?? null
@@ -116,60 +122,20 @@ export async function submitQuote(
   headerKey?: string,
 ): Promise<SubmitOutcome> {
   checkNesting(sent);
-  const raw = lenientArguments(sent, QUOTE_LENIENCY);
-  const parsed = QuoteInput.safeParse(raw);
-  const issues = [
-    ...(parsed.success ? [] : fieldIssues(parsed.error)),
-    ...extraPropertyIssues(raw, QuoteInput.shape),
-  ];
-  // The catalog check runs even when other fields failed, so every problem is listed at once.
-  const service = _quotedService(ctx.catalog, raw, issues);
-  const date = parsed.data?.requested_date;
-  if (date && Date.parse(date) < ctx.now() - 2 * DAY_MS) {
-    // Two days' grace: "today" at the site may still be yesterday in UTC.
-    issues.push({ path: "requested_date", message: `requested_date ${date} is in the past` });
-  }
-  if (!parsed.success || !service || issues.length) throw validationFailed(issues);
-  const { idempotency_key: argumentKey, ...input } = parsed.data;
-  const coverage = checkCoverage(ctx.catalog, { city: input.city, country: input.country });
-  return await _store(ctx, "quote", channel, raw, input, {
-    service_id: service.id,
-    covered: coveredFact(coverage),
-    budget_estimate: estimateBudget(service, input, coverage, misnamedEstimateInputs(raw)),
+  const job = priceJob(
+    ctx.catalog,
+    ctx.now(),
+    sent,
+    QuoteInput,
+    QUOTE_LENIENCY,
+    (raw) => extraPropertyIssues(raw, QuoteInput.shape),
+  );
+  const { idempotency_key: argumentKey, ...input } = job.input;
+  return await _store(ctx, "quote", channel, job.raw, input, {
+    service_id: job.service.id,
+    covered: coveredFact(job.coverage),
+    budget_estimate: job.budget_estimate,
   }, idempotencyKeyOf(headerKey, argumentKey));
-}
-
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-/** The estimate's inputs, and names agents give them. */
-const _ESTIMATE_INPUTS: Readonly<Record<string, readonly string[]>> = {
-  engineer_count: ["engineers", "technicians", "techs", "people", "headcount", "staff"],
-  estimated_hours: ["hours", "duration", "hours_per_engineer", "estimated_time", "time_hours"],
-  out_of_hours: ["after_hours", "outside_hours", "overnight", "night", "weekend", "ooh"],
-  requested_date: ["date", "start_date", "preferred_date", "day"],
-  requested_time: ["time", "start_time", "preferred_time"],
-};
-
-/**
- * Additional properties of a quote that look like one of the estimate's inputs under
- * another name (`engineers`, `hours`, `after_hours`): kept, like every additional
- * property, but named in the estimate's note, since they did not change the price.
- */
-export function misnamedEstimateInputs(raw: unknown): { name: string; meant: string }[] {
-  if (raw === null || typeof raw !== "object") return [];
-  const squash = (s: string) => s.toLowerCase().replace(/[^a-z]/g, "");
-  const found: { name: string; meant: string }[] = [];
-  for (const name of Object.keys(raw)) {
-    if (Object.hasOwn(QuoteInput.shape, name)) continue;
-    const key = squash(name);
-    for (const [meant, others] of Object.entries(_ESTIMATE_INPUTS)) {
-      if (key === squash(meant) || others.some((o) => squash(o) === key)) {
-        found.push({ name, meant });
-        break;
-      }
-    }
-  }
-  return found;
 }
 
 /**
@@ -240,24 +206,6 @@ export function coveredFact(coverage: Coverage): boolean | null {
     : coverage.covered;
 }
 
-function _quotedService(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
-  const serviceType = (raw as { service_type?: unknown } | null)?.service_type;
-  if (typeof serviceType !== "string" || !serviceType.trim()) return undefined;
-  const service = findService(catalog, serviceType);
-  if (!service) {
-    const close = closestService(catalog, serviceType);
-    issues.push({
-      path: "service_type",
-      message: `service_type "${serviceType.trim().slice(0, 60)}" is not a catalog service` +
-        (close ? `; did you mean ${close.id}?` : ".") +
-        ` Valid ids: ${catalog.services.map((s) => s.id).join(", ")}` +
-        " (list_services gives their names and aliases). For anything else, submit_lead " +
-        "takes the request in your own words.",
-    });
-  }
-  return service;
-}
-
 /**
  * The idempotency key of a submission: the `Idempotency-Key` header (REST) or the
  * `idempotency_key` argument (MCP, or a REST body field). Both given and different is a
@@ -303,6 +251,7 @@ async function _store(
     next_steps: NEXT_STEPS[kind],
     service_id: facts.service_id,
     ...(facts.budget_estimate ? { budget_estimate: facts.budget_estimate } : {}),
+    replayed: false,
   };
   const record: SubmissionRecord = {
     request_id: requestId,
@@ -316,23 +265,25 @@ async function _store(
     },
     service_id: facts.service_id,
     covered: facts.covered,
+    urgency: (input.urgency as SubmissionRecord["urgency"]) ?? null,
     budget_estimate: facts.budget_estimate ?? null,
     notified_at: null,
     decision: null,
   };
   const countGlobally = () =>
     enforceRateLimit(ctx, "submit_all", ctx.config.rateLimits.submitGlobal, { global: true });
-  if (!idempotencyKey) {
-    await countGlobally();
-    if (await commitSubmission(ctx.kv, { record, payload })) return { result, replayed: false };
-    throw new Error("submission id collision");
-  }
 
-  // Keys are per endpoint and caller address, so one caller cannot squat another's keys.
-  const scope: IdempotencyScope = { endpoint: kind, address: ctx.address, key: idempotencyKey };
   // The key itself is not part of the request: a header and a field give the same hash.
   const { idempotency_key: _, ...request } = raw as Record<string, unknown>;
   const bodyHash = createHash("sha256").update(canonicalJson(request)).digest("base64url");
+  // Keys are per endpoint and caller address, so one caller cannot squat another's keys.
+  // Without a key, the request itself is the key for a short while: an identical retry
+  // (same endpoint or tool, same arguments, same email) replays the first answer instead
+  // of storing a second.
+  const scope: IdempotencyScope = idempotencyKey
+    ? { endpoint: kind, address: ctx.address, key: idempotencyKey }
+    : { endpoint: `${kind}:same:${channel}`, address: ctx.address, key: bodyHash };
+  const ttl = idempotencyKey ? IDEMPOTENCY_TTL_MS : SAME_REQUEST_TTL_MS;
   // A concurrent request with the same key, or KV expiring a stale key between our read
   // and our commit, fails the check; look again and retry a few times. A replay stores
   // nothing, so only the first attempt that will write counts globally.
@@ -346,9 +297,9 @@ async function _store(
         body_hash: bodyHash,
         request_id: requestId,
         response: JSON.stringify(result),
-        expires_at: now + IDEMPOTENCY_TTL_MS,
+        expires_at: now + ttl,
       },
-      expireIn: IDEMPOTENCY_TTL_MS,
+      expireIn: ttl,
       versionstamp: earlier.staleVersion,
     };
     if (await commitSubmission(ctx.kv, { record, payload, idempotency })) {
@@ -379,7 +330,9 @@ async function _replay(
       issues: [{ path: "idempotency_key", message }],
     });
   }
-  return { outcome: { result: JSON.parse(entry.value.response), replayed: true } };
+  return {
+    outcome: { result: { ...JSON.parse(entry.value.response), replayed: true }, replayed: true },
+  };
 }
 
 /** JSON with object keys sorted at every level: equal documents give equal text. */

@@ -7,10 +7,10 @@
  * All are generated from `tools.ts` and the zod schemas, once per handler.
  */
 
-import { z } from "zod";
 import type { Config } from "../config.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { MCP_PATH, PROTOCOL_VERSIONS, SERVER_VERSION } from "./endpoint.ts";
+import { jsonSchema } from "./json_schema.ts";
 import { BLOCKED_ANONYMOUS_ACTIONS, toolAnnotations, TOOLS } from "./tools.ts";
 
 export const SERVER_CARD_PATH = `${MCP_PATH}/server-card`;
@@ -18,12 +18,6 @@ export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
 
 const SAFETY_NOTES = "No anonymous order-creation tool is exposed: submissions only queue a " +
   "request for human review, and quote estimates are non-binding.";
-
-/** JSON Schema of a zod schema, as an input (before transforms) or an output. */
-export function jsonSchema(schema: z.ZodType, io: "input" | "output"): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: "any" });
-  return rest;
-}
 
 /** SPEC §2.6, field for field. */
 export function toolDescriptor(config: Config): Record<string, unknown> {

@@ -15,7 +15,8 @@ import { HttpError, unexpectedErrorFields } from "../http/errors.ts";
 import { json } from "../http/json.ts";
 import { readBody } from "../http/body.ts";
 import { enforceRateLimit } from "../http/rate_limit.ts";
-import { toolAnnotations, TOOLS } from "./tools.ts";
+import { notOfferedText, toolAnnotations, TOOLS } from "./tools.ts";
+import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
 
 /** Largest accepted MCP request body. */
 export const MCP_MAX_BODY = 64 * 1024;
@@ -50,6 +51,8 @@ export function createMcpEndpoint() {
     // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
     const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
     if (isBatch(body)) return batchRefused();
+    const unknown = unknownToolCall(body);
+    if (unknown) return unknown;
     const key = crypto.randomUUID();
     const headers = new Headers(req.headers);
     headers.set(CONTEXT_HEADER, key);
@@ -75,6 +78,40 @@ export function isBatch(body: Uint8Array): boolean {
     if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
   }
   return false;
+}
+
+const _TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
+
+/**
+ * A `tools/call` of a tool that does not exist (`dispatch_engineer`, `place_order`) is
+ * answered here, still as JSON-RPC -32602, with a message an agent can act on: the tools
+ * there are, and that ordering, dispatch and acceptance are not offered. The SDK's own
+ * answer says only "Tool … not found". Anything else goes to the SDK unchanged.
+ */
+export function unknownToolCall(body: Uint8Array): Response | undefined {
+  let message: unknown;
+  try {
+    message = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return undefined; // the SDK answers malformed JSON in its own format
+  }
+  if (message === null || typeof message !== "object") return undefined;
+  const { method, params, id } = message as { method?: unknown; params?: unknown; id?: unknown };
+  const name = (params as { name?: unknown } | null | undefined)?.name;
+  if (method !== "tools/call" || typeof name !== "string" || _TOOL_NAMES.has(name)) {
+    return undefined;
+  }
+  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  const shown = name.replace(/[^\x20-\x7E]/g, "?").slice(0, 64);
+  return json({
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -32602,
+      message: `Tool ${shown} not found. The tools are: ${[..._TOOL_NAMES].join(", ")}. ` +
+        notOfferedText(),
+    },
+  });
 }
 
 /** JSON-RPC 2.0 §5.1 -32600 Invalid Request, with id null: no member can be answered. */
@@ -104,33 +141,28 @@ const REGISTERED = TOOLS.map((tool) => ({
   annotations: toolAnnotations(tool),
 }));
 
-/** The JSON Schema of {@linkcode ToolErrorOutput}, made once. */
-const ERROR_SCHEMA = z.toJSONSchema(ToolErrorOutput, { io: "output" }) as JsonObject;
-
 type JsonObject = Record<string, unknown>;
 
+/** The members a failed call's `structuredContent` always has (see ToolErrorOutput). */
+const ERROR_REQUIRED = (z.toJSONSchema(ToolErrorOutput, { io: "output" }) as JsonObject)
+  .required as string[];
+
 /**
- * A tool's output schema as `tools/list` advertises it: the success shape (SPEC §2.3–2.5,
- * as in the tool descriptor) or, when `ok` is false, the error shape. Clients such as the
- * MCP Inspector validate `structuredContent` against the output schema even for an
- * `isError` result, so a failure's structured body must fit the advertised schema too.
+ * A tool's output schema as `tools/list` advertises it: the success shape (SPEC §2.3–2.5)
+ * or, when `ok` is false, the error shape. Clients such as the MCP Inspector validate
+ * `structuredContent` against the output schema even for an `isError` result, so a
+ * failure's structured body must fit too: the object is open, and `ok: false` switches
+ * the required members to the error's (`error`, `message`, `issues`).
  */
 export function admitToolErrors(success: JsonObject): JsonObject {
-  const { $schema: _, ...schema } = success;
   return {
-    ...schema,
-    description: `${schema.description ?? ""} When ok is false the call failed (isError): ` +
-      "error, message and issues say why.",
-    properties: {
-      ...(schema.properties as JsonObject),
-      ...Object.fromEntries(
-        Object.entries(ERROR_SCHEMA.properties as JsonObject).filter(([k]) => k !== "ok"),
-      ),
-    },
+    ...success,
+    description: `${success.description ?? ""} When ok is false the call failed (isError): ` +
+      "error (a code), message and issues (each with path and message) say why.",
     required: ["ok"],
     if: { properties: { ok: { const: false } }, required: ["ok"] },
-    then: { required: ERROR_SCHEMA.required },
-    else: { required: schema.required ?? [] },
+    then: { required: ERROR_REQUIRED },
+    else: { required: success.required ?? [] },
   };
 }
 
@@ -150,8 +182,12 @@ function convertedOnce<T extends z.ZodType>(
   const memo = (io: "input" | "output") => (target: { target: string }) => {
     const key = `${io} ${target.target}`;
     if (!cache.has(key)) {
-      const converted = std.jsonSchema[io](target) as JsonObject;
-      cache.set(key, options.admitErrors ? admitToolErrors(converted) : converted);
+      const converted = formatOverPattern(std.jsonSchema[io](target) as JsonObject);
+      // What tools/list carries is every agent's context: see json_schema.ts.
+      cache.set(
+        key,
+        options.admitErrors ? admitToolErrors(listedOutput(converted)) : listedInput(converted),
+      );
     }
     return cache.get(key);
   };

@@ -41,7 +41,10 @@ const ServiceItem = z.looseObject({
 export const ServicesOutput = z.looseObject({
   ok: z.boolean().meta({ description: "true: the catalog follows." }),
   services: z.array(ServiceItem).meta({ description: "Every service offered." }),
-}).meta({ description: "The service catalog." });
+}).meta({
+  description: "The service catalog: services, each with id (what service_type takes), name, " +
+    "aliases and pricing.",
+});
 
 const _city = z.string().meta({ description: "City name as published." });
 const _country = z.string().meta({ description: "ISO 3166-1 alpha-2 country code." });
@@ -126,7 +129,10 @@ export const CoverageOutput = z.looseObject({
         "of them.",
     }),
   }).meta({ description: "Published coverage for the city asked for." }),
-}).meta({ description: "Whether a city is covered, and what to do if not." });
+}).meta({
+  description: "Whether a city is covered: coverage.covered and coverage.match, " +
+    "coverage.summary (a sentence to relay), location, services, nearest and candidates.",
+});
 
 /** SPEC §2.4 output: the four fields are required. */
 export const LeadOutput = z.looseObject({
@@ -151,47 +157,106 @@ export const LeadOutput = z.looseObject({
     description: "The catalog service service_type was understood as; null when it named " +
       "none (kept as free text) or was not given.",
   }),
-}).meta({ description: "The stored request, waiting for human review." });
+  replayed: z.boolean().optional().meta({
+    description: "true when this answers an earlier identical call (same arguments within 10 " +
+      "minutes, or the same idempotency_key within 24 h): nothing new was stored.",
+  }),
+}).meta({
+  description: "The stored request, waiting for human review: request_id, to quote and to " +
+    "follow up with get_request_status; replayed is true when an earlier identical call " +
+    "answered and nothing new was stored.",
+});
+
+/** The non-binding estimate of a job, as `request_quote` stores it and `estimate_quote` answers. */
+export const BudgetEstimateOutput = z.looseObject({
+  currency: z.string().meta({ description: "ISO 4217 currency code of the amounts." }),
+  low: _money("Lower end of the estimate"),
+  high: _money("Upper end of the estimate, with a contingency for overruns"),
+  non_binding: z.literal(true).meta({
+    description: "Always true: the binding quotation comes from a person.",
+  }),
+  basis: z.looseObject({
+    service_id: z.string().meta({ description: "The service quoted." }),
+    hourly_rate: _money("Hourly rate used"),
+    engineers: z.number().meta({ description: "Engineers assumed (engineer_count, or 1)." }),
+    hours: z.number().meta({
+      description: "Hours per engineer assumed: estimated_hours, at least the minimum.",
+    }),
+    hours_assumed: z.boolean().meta({
+      description: "true when no estimated_hours was given and the minimum was used.",
+    }),
+    minimum_hours: z.number().meta({ description: "The service's minimum hours." }),
+    out_of_hours: z.boolean().meta({ description: "Whether out-of-hours rates apply." }),
+    out_of_hours_multiplier: z.number().meta({
+      description: "The service's out-of-hours multiplier; applied only when out_of_hours is true.",
+    }),
+    call_out_fee: _money("Call-out fee included"),
+    contingency: z.number().meta({
+      description: "Share added to the labour cost for high, such as 0.25.",
+    }),
+  }).meta({ description: "The inputs the estimate was computed from." }),
+  assumptions: z.array(
+    z.looseObject({
+      field: z.string().meta({
+        description: "engineer_count, estimated_hours or out_of_hours.",
+      }),
+      value: z.union([z.number(), z.boolean()]).meta({ description: "The value used." }),
+      why: z.string().meta({
+        description: "not given (a default), read from another argument name, or inferred " +
+          "(out_of_hours from requested_date and requested_time at the site).",
+      }),
+    }).meta({ description: "One input the caller did not give as such." }),
+  ).meta({
+    description: "Every price input that was assumed: check these before relaying the price; " +
+      "send the field to replace an assumption.",
+  }),
+  note: z.string().nullable().meta({
+    description: "Why the estimate is less certain (hours assumed, city not covered or " +
+      "ambiguous), or null.",
+  }),
+}).meta({
+  description: "A non-binding budget range computed from published rates: rate × engineers " +
+    "× hours × out-of-hours multiplier + call-out fee.",
+});
 
 /** SPEC §2.5 output: the lead's fields plus the non-binding `budget_estimate`. */
 export const QuoteOutput = LeadOutput.extend({
-  budget_estimate: z.looseObject({
-    currency: z.string().meta({ description: "ISO 4217 currency code of the amounts." }),
-    low: _money("Lower end of the estimate"),
-    high: _money("Upper end of the estimate, with a contingency for overruns"),
-    non_binding: z.literal(true).meta({
-      description: "Always true: the binding quotation comes from a person.",
-    }),
-    basis: z.looseObject({
-      service_id: z.string().meta({ description: "The service quoted." }),
-      hourly_rate: _money("Hourly rate used"),
-      engineers: z.number().meta({ description: "Engineers assumed (engineer_count, or 1)." }),
-      hours: z.number().meta({
-        description: "Hours per engineer assumed: estimated_hours, at least the minimum.",
-      }),
-      hours_assumed: z.boolean().meta({
-        description: "true when no estimated_hours was given and the minimum was used.",
-      }),
-      minimum_hours: z.number().meta({ description: "The service's minimum hours." }),
-      out_of_hours: z.boolean().meta({ description: "Whether out-of-hours rates apply." }),
-      out_of_hours_multiplier: z.number().meta({
-        description:
-          "The service's out-of-hours multiplier; applied only when out_of_hours is true.",
-      }),
-      call_out_fee: _money("Call-out fee included"),
-      contingency: z.number().meta({
-        description: "Share added to the labour cost for high, such as 0.25.",
-      }),
-    }).meta({ description: "The inputs the estimate was computed from." }),
-    note: z.string().nullable().meta({
-      description: "Why the estimate is less certain (hours assumed, city not covered or " +
-        "ambiguous), or null.",
-    }),
-  }).meta({
-    description: "A non-binding budget range computed from published rates: rate × engineers " +
-      "× hours × out-of-hours multiplier + call-out fee.",
+  budget_estimate: BudgetEstimateOutput,
+}).meta({
+  description: "The stored quote request (request_id, replayed) and its non-binding " +
+    "budget_estimate: low, high, currency, and assumptions listing every input not given as such.",
+});
+
+/** The `estimate_quote` answer: a price, the city's coverage, and nothing stored. */
+export const EstimateOutput = z.looseObject({
+  ok: z.boolean().meta({ description: "true: the estimate follows." }),
+  stored: z.literal(false).meta({
+    description: "Always false: nothing was stored, sent or counted against a submission limit.",
   }),
-}).meta({ description: "The stored quote request with its non-binding budget estimate." });
+  service_id: z.string().meta({ description: "The catalog service service_type named." }),
+  budget_estimate: BudgetEstimateOutput,
+  coverage: CoverageOutput.shape.coverage,
+}).meta({
+  description: "A non-binding price; stored is false. budget_estimate: low, high, currency, " +
+    "and assumptions listing every input not given as such; coverage: the city's, as " +
+    "check_coverage answers it.",
+});
+
+/** The `get_request_status` answer: where a submission stands, without personal data. */
+export const StatusOutput = z.looseObject({
+  ok: z.boolean().meta({ description: "true: the request exists." }),
+  request_id: z.string().meta({ description: "The reference asked for." }),
+  kind: z.enum(["lead", "quote"]).meta({ description: "lead or quote." }),
+  status: z.enum(["pending", "approved", "rejected"]).meta({
+    description: "pending: waiting for a person; approved or rejected: a person decided.",
+  }),
+  urgency: z.enum(["emergency", "asap", "scheduled"]).nullable().meta({
+    description: "The urgency given with the request, or null.",
+  }),
+  created_at: z.string().meta({ description: "When it was received (ISO 8601)." }),
+  decided_at: z.string().nullable().meta({ description: "When a person decided, or null." }),
+  next_step: z.string().meta({ description: "What happens next, to relay to the user." }),
+}).meta({ description: "Where a submitted request stands. Personal data is never shown." });
 
 /** The `list_services` input: nothing, and nothing else. */
 export const NoInput = z.strictObject({}).meta({ description: "No arguments." });

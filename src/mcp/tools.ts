@@ -1,6 +1,7 @@
 /**
  * @module
- * The four anonymous tools, defined once. The MCP server, the tool descriptor,
+ * The anonymous tools, defined once: the four of the SPEC and two read-only additions
+ * (a price without a side effect, and a request's status). The MCP server, the tool descriptor,
  * the WebMCP page (through the descriptor) and the REST mapping all come from
  * this list, and every tool calls the same functions as its REST endpoint.
  * No tool creates an order, dispatches, accepts a quote or touches tickets.
@@ -14,12 +15,16 @@ import { lenientArguments } from "../intake/lenient.ts";
 import { LeadInput, parseArguments, QuoteInput } from "../intake/schemas.ts";
 import {
   CoverageOutput,
+  EstimateOutput,
   LeadOutput,
   NoInput,
   QuoteOutput,
   ServicesOutput,
+  StatusOutput,
 } from "./output_schemas.ts";
 import { enforceSubmitLimit, submitLead, submitQuote } from "../intake/submissions.ts";
+import { EstimateInput, estimateQuote } from "../intake/estimate_quote.ts";
+import { requestStatus, StatusInput } from "../intake/status.ts";
 
 export interface ToolDefinition {
   name: string;
@@ -39,9 +44,12 @@ export interface ToolDefinition {
   run(ctx: Context, args: unknown): Promise<Record<string, unknown>>;
 }
 
-const REVIEW = "A human reviews every submission before anything happens; nothing is ordered, " +
-  "scheduled or billed by this tool. Submissions from one address are limited per minute " +
-  "(20 by default), failed calls included; a rate_limited error says how long to wait.";
+const REVIEW = "A person reviews every submission; nothing is ordered, scheduled or billed. " +
+  "Limited per address per minute (20 by default, failed calls too); rate_limited says how " +
+  "long to wait.";
+
+const RETRY = "An identical call within 10 minutes, or one with the same idempotency_key " +
+  "within 24 h, returns the first answer (replayed: true).";
 
 export const TOOLS: readonly ToolDefinition[] = [
   {
@@ -84,7 +92,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Submit a lead",
     description: "Use when a user wants to be contacted about field services but is not " +
       "ready for a quote. Needs an email and a description. Returns a request id and what " +
-      `happens next. ${REVIEW} Pass idempotency_key to make a retry safe.`,
+      `happens next. ${REVIEW} ${RETRY}`,
     input: LeadInput,
     output: LeadOutput,
     http: { method: "POST", path: "/api/v1/intake" },
@@ -97,11 +105,11 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "request_quote",
     title: "Request a quote",
-    description: "Use when a user wants a price for one catalog service at one site (check " +
-      "the city with check_coverage first). Returns a request id and a non-binding budget " +
-      "estimate from published rates; the binding quotation comes from a person. Every " +
-      `problem with the arguments is listed in one answer. ${REVIEW} Pass idempotency_key ` +
-      "to make a retry safe.",
+    description: "Use when a user wants a quotation for one catalog service at one site; " +
+      "when only a price is wanted, call estimate_quote first (it stores nothing). Returns a " +
+      "request id and a non-binding budget estimate from published rates, listing every " +
+      "assumption; the binding quotation comes from a person. Every problem with the " +
+      `arguments is listed in one answer. ${REVIEW} ${RETRY}`,
     input: QuoteInput,
     output: QuoteOutput,
     http: { method: "POST", path: "/api/v1/quotes" },
@@ -109,6 +117,34 @@ export const TOOLS: readonly ToolDefinition[] = [
     run: async (ctx, args) => {
       await enforceSubmitLimit(ctx);
       return { ...(await submitQuote(ctx, args, "mcp")).result };
+    },
+  },
+  {
+    name: "estimate_quote",
+    title: "Estimate a price",
+    description: "Use when a user wants to know what a job would cost, to compare or check " +
+      "a budget, before any request. Takes request_quote's job fields and returns the same " +
+      "non-binding budget estimate request_quote would give, the city's coverage and every " +
+      "assumption made. Read-only: stores nothing, notifies no one, counts against no limit.",
+    input: EstimateInput,
+    output: EstimateOutput,
+    http: { method: "GET", path: "/api/v1/estimate" },
+    submits: false,
+    run: (ctx, args) => Promise.resolve(estimateQuote(ctx, args)),
+  },
+  {
+    name: "get_request_status",
+    title: "Get a request's status",
+    description: "Use to follow up on a request_id from submit_lead or request_quote: whether " +
+      "a person has reviewed it (pending, approved, rejected), when, and what happens next. " +
+      "Read-only; shows no personal data.",
+    input: StatusInput,
+    output: StatusOutput,
+    http: { method: "GET", path: "/api/v1/requests/{request_id}" },
+    submits: false,
+    run: (ctx, args) => {
+      const { request_id } = parseArguments(StatusInput, args);
+      return requestStatus(ctx, request_id);
     },
   },
 ];
@@ -122,6 +158,18 @@ export const BLOCKED_ANONYMOUS_ACTIONS = [
   "access_attachments",
   "close_jobs",
 ] as const;
+
+/**
+ * What a caller asking for something this service does not offer is told: the tools, that
+ * ordering, dispatch and quote acceptance are not offered to anonymous callers, and what to
+ * use instead. The unknown-tool error of MCP and the 404 under /api/v1/ both say it.
+ */
+export function notOfferedText(): string {
+  return `Ordering, dispatching engineers and accepting quotes are not offered to anonymous ` +
+    `callers (blocked: ${BLOCKED_ANONYMOUS_ACTIONS.join(", ")}). To ask for work, use ` +
+    "request_quote (a quotation a person reviews) or submit_lead; for a price alone, " +
+    "estimate_quote; to follow up, get_request_status.";
+}
 
 /** MCP tool annotations: reads are read-only; submissions write but destroy nothing. */
 export function toolAnnotations(tool: ToolDefinition): Record<string, boolean | string> {

@@ -32,9 +32,11 @@ export async function authenticateClient(
   req: Request,
   ctx: Context,
   freshness: Freshness = "exact",
+  form?: () => URLSearchParams,
 ): Promise<AuthenticatedClient> {
-  const creds = decodeBasic(req.headers.get("authorization"));
-  if (!creds) throw invalidClient(ctx);
+  const header = req.headers.get("authorization");
+  const creds = decodeBasic(header);
+  if (!creds) throw invalidClient(ctx, header === null ? _bodyOnly(form) : undefined);
   let entry = creds.id.length <= 128
     ? await cachedClient(ctx.kv, ctx.cache, creds.id, freshness)
     : null;
@@ -69,7 +71,24 @@ export function rejectBodyCredentials(
     params.has("client_secret") || params.has("client_assertion") ||
     params.has("client_assertion_type") || (id !== null && id !== client.clientId)
   ) {
-    throw invalidClient(ctx);
+    throw invalidClient(ctx, _BASIC_ONLY);
+  }
+}
+
+const _BASIC_ONLY = "send the client credentials only as an Authorization: Basic header " +
+  "(client_secret_basic, RFC 6749 §2.3.1), not in the body";
+
+/**
+ * A request with no Authorization header whose body carries client credentials
+ * (`client_secret_post`) is told how to send them. The hint depends on the request's
+ * shape only, so it says nothing about which clients exist.
+ */
+function _bodyOnly(form: (() => URLSearchParams) | undefined): string | undefined {
+  try {
+    const params = form?.();
+    return params?.has("client_secret") || params?.has("client_id") ? _BASIC_ONLY : undefined;
+  } catch {
+    return undefined; // a malformed body is reported after authentication
   }
 }
 
@@ -101,9 +120,10 @@ export function decodeBasic(header: string | null): { id: string; secret: string
   }
 }
 
-/** 401 `invalid_client` with the Basic challenge (RFC 6749 §5.2). */
-export function invalidClient(ctx: Context): HttpError {
-  return new HttpError(401, "invalid_client", "client authentication failed", {
+/** 401 `invalid_client` with the Basic challenge (RFC 6749 §5.2), and how to fix the request. */
+export function invalidClient(ctx: Context, hint?: string): HttpError {
+  const message = hint ? `client authentication failed: ${hint}` : "client authentication failed";
+  return new HttpError(401, "invalid_client", message, {
     headers: { "WWW-Authenticate": `Basic realm="${ctx.config.baseUrl}", charset="UTF-8"` },
   });
 }

@@ -16,17 +16,20 @@ export const PATHS = {
   revoke: "/oauth2/revoke",
   asMetadata: "/.well-known/oauth-authorization-server",
   prMetadata: "/.well-known/oauth-protected-resource",
+  openApi: "/api/v1/openapi.json",
 } as const;
 
 /**
- * RFC 8414 §2. Deliberately absent: `registration_endpoint` (registration is not
- * RFC 7591 DCR), `claim_endpoint`, `events_endpoint` and `events_supported` (SPEC §5.4, §6).
+ * RFC 8414 §2. `registration_endpoint` (RFC 7591), `agent_auth.identity_endpoint` and
+ * `register_uri` all name the one registration endpoint. Deliberately absent:
+ * `claim_endpoint`, `events_endpoint` and `events_supported` (SPEC §5.4, §6).
  */
 export function authorizationServerMetadata(config: Config): Record<string, unknown> {
   const base = config.baseUrl;
   return {
     issuer: base,
     token_endpoint: base + PATHS.token,
+    registration_endpoint: base + PATHS.identity,
     revocation_endpoint: base + PATHS.revoke,
     scopes_supported: [...SCOPES],
     // No authorization endpoint exists, so no response type is supported.
@@ -53,5 +56,8 @@ export function protectedResourceMetadata(config: Config): Record<string, unknow
     scopes_supported: [...SCOPES],
     bearer_methods_supported: ["header"],
     resource_name: `${SERVICE_NAME} agent API`,
+    // RFC 9728 §2: where the protected endpoints and their scopes are described (the
+    // OpenAPI document's "Agent resource" operations, with their security requirements).
+    resource_documentation: base + PATHS.openApi,
   };
 }

@@ -1,7 +1,10 @@
 /**
  * @module
  * `POST /agent/identity`: anonymous agents register themselves and receive a
- * client id and a one-time client secret. Not RFC 7591 dynamic client registration.
+ * client id and a one-time client secret. The same endpoint takes an RFC 7591 dynamic
+ * registration request (`grant_types`, `token_endpoint_auth_method`, `scope`,
+ * `client_name`; `type` defaults to `anonymous`) and answers with the RFC 7591 fields, so
+ * generic OAuth tooling registers from the metadata's `registration_endpoint` alone.
  */
 
 import { z } from "zod";
@@ -26,10 +29,23 @@ export const CLIENT_UNUSED_TTL_MS = 24 * 60 * 60 * 1000;
 /** The only identity type; identity assertions and verified email are not implemented. */
 export const IDENTITY_TYPES = ["anonymous"] as const;
 
-// Unknown members are allowed (clients send metadata such as client_name) and ignored.
+const _ONLY_TYPE = `the only identity type is ${IDENTITY_TYPES.join(", ")}`;
+
+/**
+ * SPEC §4.2 and RFC 7591 §2 in one schema. Other RFC 7591 members (`client_name`,
+ * `redirect_uris`, `software_id`…) are allowed and not registered: only
+ * client credentials with `client_secret_basic` exist, so none of them changes anything.
+ */
 export const RegistrationRequest = z.looseObject({
-  type: z.string({ error: "type is required and must be a string" }).max(64),
+  type: z.string({ error: `type must be a string; ${_ONLY_TYPE}` }).max(64).optional(),
   scope: z.string({ error: "scope must be a string" }).max(512).optional(),
+  grant_types: z.array(z.string().max(64), {
+    error: 'grant_types must be an array of strings, such as ["client_credentials"]',
+  }).max(8).optional(),
+  token_endpoint_auth_method: z.string({
+    error: "token_endpoint_auth_method must be a string: client_secret_basic",
+  }).max(64).optional(),
+  client_name: z.string({ error: "client_name must be a string" }).max(200).optional(),
 });
 
 export async function registerClient(req: Request, ctx: Context): Promise<Response> {
@@ -44,11 +60,29 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
     const message = issue.path.length ? issue.message : "body must be a JSON object";
     throw new HttpError(400, "invalid_request", message);
   }
-  if (parsed.data.type !== "anonymous") {
+  const { type = "anonymous", grant_types, token_endpoint_auth_method } = parsed.data;
+  if (type !== "anonymous") {
     throw new HttpError(
       400,
       "unsupported_identity_type",
       `identity type must be one of: ${IDENTITY_TYPES.join(", ")}`,
+    );
+  }
+  // RFC 7591 §3.2.2: metadata this server cannot honour is invalid_client_metadata.
+  const grants = grant_types?.filter((g) => g !== "client_credentials") ?? [];
+  if (grants.length) {
+    throw new HttpError(
+      400,
+      "invalid_client_metadata",
+      `grant_types may only hold client_credentials; not supported: ${grants.join(", ")}`,
+    );
+  }
+  if (token_endpoint_auth_method && token_endpoint_auth_method !== "client_secret_basic") {
+    throw new HttpError(
+      400,
+      "invalid_client_metadata",
+      "token_endpoint_auth_method must be client_secret_basic (HTTP Basic at the token and " +
+        "revocation endpoints)",
     );
   }
   const scopes = parseScope(parsed.data.scope) ?? [...SCOPES];

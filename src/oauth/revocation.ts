@@ -18,7 +18,7 @@ export async function revokeToken(req: Request, ctx: Context): Promise<Response>
   const form = await readOAuthForm(req);
   // Any cached client record will do: the delete below is checked against it, and the
   // answers that commit nothing authenticate against the store first.
-  let client = await authenticateClient(req, ctx, "cached");
+  let client = await authenticateClient(req, ctx, "cached", form);
   const params = form();
   rejectBodyCredentials(params, client, ctx);
   const token = params.get("token");

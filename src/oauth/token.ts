@@ -23,7 +23,7 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
   const form = await readOAuthForm(req, ["resource"]);
   // The token commit is checked against the client record read here, so a cached record
   // needs no marker read: a disabled or changed client fails that check (see below).
-  let client = await authenticateClient(req, ctx, "cached");
+  let client = await authenticateClient(req, ctx, "cached", form);
   let scopes: Scope[];
   try {
     scopes = _validate(form(), client, ctx);

@@ -9,12 +9,12 @@
 import { z } from "zod";
 import type { Config } from "../config.ts";
 import { PATHS, SERVICE_NAME } from "../oauth/discovery.ts";
-import { jsonSchema } from "../mcp/descriptor.ts";
+import { jsonSchema } from "../mcp/json_schema.ts";
 import { type Scope, SCOPES } from "../oauth/scopes.ts";
 import { COMPONENT_SCHEMAS } from "./components.ts";
 import type { Route } from "../http/router.ts";
 
-export const OPENAPI_PATH = "/api/v1/openapi.json";
+export const OPENAPI_PATH = PATHS.openApi;
 /** The version of this REST API (`info.version`), not of the OpenAPI format. */
 export const API_VERSION = "1.0.0";
 

@@ -200,6 +200,7 @@ const _accepted = {
   status: "pending_review",
   requires_human_approval: true,
   billable_order_created: false,
+  replayed: false,
 };
 
 export const LEAD_RESPONSE_EXAMPLES: Examples = {
@@ -241,6 +242,7 @@ export const QUOTE_RESPONSE_EXAMPLES: Examples = {
           call_out_fee: 75,
           contingency: 0.25,
         },
+        assumptions: [],
         note: null,
       },
     },

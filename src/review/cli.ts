@@ -184,8 +184,10 @@ async function _list(io: ReviewIo, o: Options): Promise<void> {
     throw new UsageError("--kind must be lead or quote");
   }
   const all = await listSubmissions(io.kv);
+  // Urgent requests first (emergency, then asap), each group oldest first.
   const rows = all
-    .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind));
+    .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind))
+    .sort((a, b) => _urgencyRank(a) - _urgencyRank(b));
   const outbox = await _outbox(io.kv);
   const summaries = rows.map((r) => _summary(r, outbox.get(r.request_id)));
   if (o.json) {
@@ -209,6 +211,7 @@ async function _list(io: ReviewIo, o: Options): Promise<void> {
   io.out(_table([
     [
       "REQUEST_ID",
+      "URGENCY",
       "KIND",
       "STATUS",
       "CREATED_AT",
@@ -221,6 +224,7 @@ async function _list(io: ReviewIo, o: Options): Promise<void> {
     ],
     ...summaries.map((r, i) => [
       r.request_id,
+      r.urgency ?? "-",
       r.kind,
       r.status,
       r.created_at,
@@ -254,9 +258,17 @@ function _clip(text: string, max = 24): string {
   return chars.length > max ? chars.slice(0, max - 1).join("") + "…" : text;
 }
 
+const _URGENCY_RANK: Readonly<Record<string, number>> = { emergency: 0, asap: 1 };
+
+/** Where a request's urgency puts it in the list: emergency, asap, then the rest. */
+function _urgencyRank(r: SubmissionRecord): number {
+  return r.urgency && Object.hasOwn(_URGENCY_RANK, r.urgency) ? _URGENCY_RANK[r.urgency]! : 2;
+}
+
 function _summary(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
   return {
     request_id: r.request_id,
+    urgency: r.urgency ?? null,
     kind: r.kind,
     status: r.status,
     created_at: r.created_at,

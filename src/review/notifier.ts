@@ -188,6 +188,7 @@ export function webhookBody(record: SubmissionRecord): Record<string, unknown> {
     type: "submission.pending_review",
     request_id: record.request_id,
     kind: record.kind,
+    urgency: record.urgency ?? null,
     created_at: record.created_at,
     service_id: record.service_id,
     covered: record.covered,

@@ -1,7 +1,9 @@
 /**
  * @module
  * Submitted leads and quotes: the record, its payload chunks and its idempotency key,
- * written in one commit with the submission's review notice (outbox.ts).
+ * written in one commit with the submission's review notice (outbox.ts); erasure of one
+ * submission with everything it owns; and `completeOutbox`, which marks a submission
+ * notified and removes its notice in one commit.
  *
  * Keys:
  * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
@@ -45,6 +47,8 @@ export interface SubmissionRecord {
   service_id: string | null;
   /** null when the city was ambiguous or not given. */
   covered: boolean | null;
+  /** How soon the submitter needs it; absent or null when not given. */
+  urgency?: "emergency" | "asap" | "scheduled" | null;
   budget_estimate: BudgetEstimate | null;
   /** ISO 8601; set once the review notification went out (webhook or log). */
   notified_at: string | null;
@@ -78,6 +82,13 @@ export interface IdempotencyScope {
   address: string;
   key: string;
 }
+
+// The outbox keeps its own copy of the kind (it imports nothing from here); this fails to
+// compile if the two ever differ.
+const _kindsAgree: [OutboxEntry["kind"], SubmissionKind] extends
+  [SubmissionKind, OutboxEntry["kind"]] ? true
+  : never = true;
+void _kindsAgree;
 
 /** KV values are at most 64 KiB; payload chunks stay well below. */
 export const PAYLOAD_CHUNK_BYTES = 32 * 1024;

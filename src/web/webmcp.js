@@ -17,9 +17,18 @@ function sameOriginPath(path) {
  * @param {unknown} args
  */
 async function runTool(http, args) {
-  const input = args && typeof args === "object" ? args : {};
+  /** @type {Record<string, unknown>} */
+  const input = args && typeof args === "object" ? { ...args } : {};
   const method = String(http.method || "GET").toUpperCase();
-  let path = http.path;
+  // A path parameter ("/api/v1/requests/{request_id}") takes its argument.
+  let path = http.path.replace(
+    /\{(\w+)\}/g,
+    (/** @type {string} */ _, /** @type {string} */ name) => {
+      const value = input[name];
+      delete input[name];
+      return encodeURIComponent(value === undefined || value === null ? "" : String(value));
+    },
+  );
   let result;
   if (method === "GET") {
     const query = new URLSearchParams();

@@ -180,13 +180,13 @@ async function exerciseEra(
     return r.value;
   }) as [Run, Run, Run, Run, Run, Run];
 
-  await t.step("tools/list names the four tools, with no schema portability errors", () => {
+  await t.step("tools/list names the six tools, with no schema portability errors", () => {
     // --strict exits 6 on an error-severity portability problem; warnings are allowed.
     const tools = result(list).tools as Json[];
     assert.deepEqual(tools.map((x) => x.name), TOOL_NAMES);
     for (const tool of tools) {
       assert.ok(tool.outputSchema, `${tool.name} has an outputSchema`);
-      const reads = tool.name === "check_coverage" || tool.name === "list_services";
+      const reads = !["submit_lead", "request_quote"].includes(String(tool.name));
       assert.equal((tool.annotations as Json).readOnlyHint, reads, String(tool.name));
     }
   });

@@ -208,7 +208,7 @@ Deno.test("against the real process: SUBMISSION_RETENTION_DAYS erases old decide
         const res = await fetch(`${first.baseUrl}/api/v1/intake`, {
           method: "POST",
           headers: JSON_TYPE,
-          body: JSON.stringify(LEAD),
+          body: JSON.stringify({ ...LEAD, description: `${LEAD.description} ${i}` }),
         });
         ids.push((await res.json()).request_id);
       }

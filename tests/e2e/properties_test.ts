@@ -508,8 +508,9 @@ async function assertCompleteRecord(
   assert.equal(outbox?.request_id, id, "the review outbox entry is there");
   const due = after.get(JSON.stringify(["review_due", Date.parse(record.created_at), id]));
   assert.equal(due?.value, true, "the outbox entry is in the due index");
-  // With a key: the idempotency record and the pointer an erasure finds it by.
-  const expected = 3 + record.payload.chunks + (idempotencyKey ? 2 : 0);
+  // The idempotency record (the key's, or without one the same-request record) and the
+  // pointer an erasure finds it by.
+  const expected = 3 + record.payload.chunks + 2;
   assert.equal(fresh.length, expected, `new keys: ${changed(before, after).join(", ")}`);
   if (idempotencyKey) {
     assert.ok(fresh.some((e) => e.key[0] === "idempotency" && e.key[3] === idempotencyKey));

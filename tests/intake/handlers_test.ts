@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config.ts";
 import { deliverDue } from "../../src/review/notifier.ts";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { QUOTE } from "../_fixtures.ts";
-import { createApp, post, type TestApp } from "../_helpers.ts";
+import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
 
 const LEAD = { email: "ops@example.com", description: "Two racks to install" };
 
@@ -24,6 +24,7 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
     "billable_order_created",
     "next_steps",
     "ok",
+    "replayed",
     "request_id",
     "requires_human_approval",
     "service_id",
@@ -69,7 +70,8 @@ Deno.test("POST /api/v1/intake request ids sort by creation time", async () => {
   await using app = await createApp();
   const ids = [];
   for (let i = 0; i < 3; i++) {
-    ids.push((await (await post(app, "/api/v1/intake", LEAD)).json()).request_id);
+    const lead = { ...LEAD, description: `${LEAD.description}, batch ${i}` };
+    ids.push((await (await post(app, "/api/v1/intake", lead)).json()).request_id);
     app.clock.advance(1);
   }
   assert.deepEqual([...ids].sort(), ids);
@@ -158,9 +160,9 @@ Deno.test("POST /api/v1/intake rejects non-JSON with 415, bad JSON with 400 and 
     assert.equal(res.status, 413);
     assert.equal((await res.json()).error, "payload_too_large");
   });
-  // Only the one accepted lead: its record, its payload and its review notice (and its
-  // key in the due index).
-  assert.equal(await storedKeys(app), 4);
+  // Only the one accepted lead: its record, its payload, its review notice (and its key in
+  // the due index), and the same-request replay record with its pointer.
+  assert.equal(await storedKeys(app), 6);
 });
 
 Deno.test("a submission just under 64 KiB of multi-byte text is stored whole", async () => {
@@ -222,7 +224,7 @@ Deno.test("Idempotency-Key replays the first answer for the same body", async ()
   const again = await post(app, "/api/v1/intake", LEAD, { "Idempotency-Key": '"key-1"' });
   assert.equal(again.status, 202);
   assert.equal(again.headers.get("idempotent-replayed"), "true");
-  assert.deepEqual(await again.json(), firstBody);
+  assert.deepEqual(await again.json(), { ...firstBody, replayed: true });
   const records = await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }));
   assert.equal(records.length, 1);
 });
@@ -513,4 +515,38 @@ Deno.test("a lead's service_type is stored as the catalog id when it names a ser
     "help with our UPS batteries",
     "kept as written, for a person",
   );
+});
+
+Deno.test("retries are safe by default: two identical keyless submissions store one, and the replay says so", async (t) => {
+  await using app = await createApp();
+  for (const [path, body] of [["/api/v1/intake", LEAD], ["/api/v1/quotes", QUOTE]] as const) {
+    await t.step(path, async () => {
+      const first = await (await post(app, path, body)).json();
+      assert.equal(first.replayed, false);
+      const again = await post(app, path, body);
+      assert.equal(again.status, 202);
+      assert.equal(again.headers.get("idempotent-replayed"), "true");
+      assert.deepEqual(await again.json(), { ...first, replayed: true });
+      const other = await (await post(app, path, { ...body, description: "Other work" })).json();
+      assert.notEqual(other.request_id, first.request_id, "other arguments are a new request");
+    });
+  }
+  await t.step("each kind stored once per distinct request", async () => {
+    assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 4);
+  });
+  await t.step("after 10 minutes the same request is a new one", async () => {
+    app.clock.advance(10 * 60 * 1000 + 1);
+    const later = await (await post(app, "/api/v1/intake", LEAD)).json();
+    assert.equal(later.replayed, false);
+    assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 5);
+  });
+});
+
+Deno.test("retries are safe by default over MCP too: an identical submit_lead replays, replayed: true", async () => {
+  await using app = await createApp();
+  const first = (await mcpToolCall(app, "submit_lead", LEAD)).structuredContent;
+  const again = (await mcpToolCall(app, "submit_lead", LEAD)).structuredContent;
+  assert.equal(first.replayed, false);
+  assert.deepEqual(again, { ...first, replayed: true });
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
 });

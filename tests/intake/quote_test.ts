@@ -5,6 +5,7 @@ import placesFile from "../../data/places.v1.json" with { type: "json" };
 import { buildCatalog } from "../../src/catalog/catalog.ts";
 import { getSubmission, getSubmissionPayload } from "../../src/store/submissions.ts";
 import { catalog, createApp, post } from "../_helpers.ts";
+import { LEAD } from "../_fixtures.ts";
 
 const QUOTE = {
   company: "Example GmbH",
@@ -56,6 +57,7 @@ Deno.test("POST /api/v1/quotes accepts a quote with 202 and a non-binding budget
       call_out_fee: 75,
       contingency: 0.25,
     },
+    assumptions: [],
     note: null,
   });
   const record = (await getSubmission(app.kv, body.request_id)).value!;
@@ -268,7 +270,7 @@ Deno.test("POST /api/v1/quotes: 415 for non-JSON, 413 over 64 KiB, idempotent re
       .json();
     const again = await post(app, "/api/v1/quotes", QUOTE, { "Idempotency-Key": "q-1" });
     assert.equal(again.headers.get("idempotent-replayed"), "true");
-    assert.deepEqual(await again.json(), first);
+    assert.deepEqual(await again.json(), { ...first, replayed: true });
     const other = await post(app, "/api/v1/quotes", { ...QUOTE, engineer_count: 3 }, {
       "Idempotency-Key": "q-1",
     });
@@ -320,18 +322,6 @@ Deno.test("the estimate's note warns of everything that makes the price less cer
     assert.equal(res.status, 202, await res.clone().text());
     return String((await res.json()).budget_estimate.note);
   };
-  await t.step("arguments that look like the estimate's inputs under other names", async () => {
-    const text = await note({
-      engineers: 2,
-      hours: 3,
-      after_hours: true,
-      estimated_hours: undefined,
-    });
-    assert.match(
-      text,
-      /^Not used for the estimate: engineers \(did you mean engineer_count\?\), hours \(did you mean estimated_hours\?\), after_hours \(did you mean out_of_hours\?\)\./,
-    );
-  });
   await t.step("hours below the service's minimum", async () => {
     assert.match(
       await note({ estimated_hours: 1 }),
@@ -348,6 +338,10 @@ Deno.test("the estimate's note warns of everything that makes the price less cer
       /requested_date 2026-11-28, a Saturday, is outside business hours/,
     );
     assert.equal(await note({ requested_time: "22:00", out_of_hours: true }), "null");
+    assert.match(
+      await note({ requested_time: "22:00", out_of_hours: false }),
+      /uses business-hours rates, as out_of_hours: false asks/,
+    );
     assert.equal(await note({ requested_time: "09:30", requested_date: "2026-11-26" }), "null");
   });
   await t.step("an ambiguous city: stored, a person confirms, no need to resend", async () => {
@@ -374,4 +368,109 @@ Deno.test("a requested_date in the past is refused", async () => {
   assert.deepEqual((await res.json()).issues, [
     { path: "requested_date", message: "requested_date 2020-01-01 is in the past" },
   ]);
+});
+
+Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never priced as 1", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  const quote = async (body: Record<string, unknown>) => {
+    const res = await post(app, "/api/v1/quotes", { ...QUOTE, ...body });
+    return { status: res.status, body: await res.json() };
+  };
+  await t.step("misnamed job fields are read as the fields they mean, and listed", async () => {
+    const { status, body } = await quote({
+      service_type: "remote-hands",
+      engineers: 2,
+      hours: 3,
+      after_hours: true,
+      date: "2026-12-05",
+      time: "22:00",
+    });
+    assert.equal(status, 202, JSON.stringify(body));
+    const e = body.budget_estimate;
+    assert.equal(e.basis.engineers, 2);
+    assert.equal(e.basis.hours, 3);
+    assert.equal(e.basis.out_of_hours, true);
+    assert.deepEqual(e.assumptions, [
+      { field: "engineer_count", value: 2, why: "read from engineers" },
+      { field: "estimated_hours", value: 3, why: "read from hours" },
+      { field: "out_of_hours", value: true, why: "read from after_hours" },
+    ]);
+    const record = (await getSubmission(app.kv, body.request_id)).value!;
+    const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
+    assert.equal(stored.engineer_count, 2);
+    assert.equal(stored.requested_date, "2026-12-05");
+    assert.equal(stored.requested_time, "22:00");
+    assert.equal(stored.engineers, undefined, "stored under the field's own name");
+  });
+  await t.step("a synonym that contradicts its field is refused, naming both", async () => {
+    const { status, body } = await quote({ engineer_count: 1, engineers: 2 });
+    assert.equal(status, 400);
+    assert.deepEqual(body.issues, [{
+      path: "engineers",
+      message: "engineers is read as engineer_count, which is also given with another value; " +
+        "send engineer_count only",
+    }]);
+  });
+  await t.step("defaults the caller did not choose are listed as assumptions", async () => {
+    const { body } = await quote({ service_type: "remote-hands" });
+    assert.deepEqual(body.budget_estimate.assumptions.map((a: { field: string }) => a.field), [
+      "engineer_count",
+      "estimated_hours",
+      "out_of_hours",
+    ]);
+    assert.match(body.budget_estimate.assumptions[2].why, /^not given, and no requested_date/);
+  });
+});
+
+Deno.test("a 22:00 Saturday job is priced out of hours, with the assumption listed", async () => {
+  await using app = await createApp();
+  const res = await post(app, "/api/v1/quotes", {
+    ...QUOTE,
+    city: "London",
+    service_type: "remote-hands",
+    requested_date: "2026-11-28",
+    requested_time: "22:00",
+  });
+  assert.equal(res.status, 202);
+  const e = (await res.json()).budget_estimate;
+  assert.equal(e.basis.out_of_hours, true);
+  const p = catalog().serviceById.get("remote-hands")!.pricing;
+  assert.equal(e.low, p.hourly_rate * p.minimum_hours * p.out_of_hours_multiplier + p.call_out_fee);
+  const inferred = e.assumptions.find((a: { field: string }) => a.field === "out_of_hours");
+  assert.equal(inferred.value, true);
+  assert.match(
+    inferred.why,
+    /^inferred: requested_time 22:00 is outside business hours at the site/,
+  );
+  assert.match(inferred.why, /Europe\/London/);
+});
+
+Deno.test("a city that is a likely typo of a covered one is refused with the suggestion, nothing stored", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  for (const [path, body] of [["/api/v1/quotes", QUOTE], ["/api/v1/intake", LEAD]] as const) {
+    await t.step(path, async () => {
+      const res = await post(app, path, { ...body, city: "Londn" });
+      assert.equal(res.status, 400);
+      const { issues } = await res.json();
+      assert.equal(issues[0].path, "city");
+      assert.match(issues[0].message, /did you mean London \(country GB, covered\)\?/);
+    });
+  }
+  await t.step("nothing was stored", async () => {
+    assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["submissions"] })), []);
+  });
+  await t.step("with another country, the name is taken as meant", async () => {
+    const res = await post(app, "/api/v1/quotes", { ...QUOTE, city: "Londn", country: "CA" });
+    assert.equal(res.status, 202);
+    assert.match((await res.json()).budget_estimate.note, /not one we know/);
+  });
+  await t.step("a covered city written naturally is never stored as outside coverage", async () => {
+    for (const city of ["Ashburn VA", "San Jose, CA", "Frankfurt Germany"]) {
+      const res = await post(app, "/api/v1/quotes", { ...QUOTE, city, country: undefined });
+      assert.equal(res.status, 202, city);
+      const body = await res.json();
+      assert.doesNotMatch(String(body.budget_estimate.note), /outside published coverage/, city);
+      assert.equal((await getSubmission(app.kv, body.request_id)).value!.covered, true, city);
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createApp } from "../_helpers.ts";
+import { createApp, mcpToolCall } from "../_helpers.ts";
 
 const SUBMITTING = new Set(["submit_lead", "request_quote"]);
 
@@ -32,6 +32,8 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
       "list_services",
       "submit_lead",
       "request_quote",
+      "estimate_quote",
+      "get_request_status",
     ]);
   });
 
@@ -88,6 +90,8 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
       check_coverage: { method: "GET", path: "/api/v1/locations" },
       submit_lead: { method: "POST", path: "/api/v1/intake" },
       request_quote: { method: "POST", path: "/api/v1/quotes" },
+      estimate_quote: { method: "GET", path: "/api/v1/estimate" },
+      get_request_status: { method: "GET", path: "/api/v1/requests/{request_id}" },
     });
   });
 
@@ -115,6 +119,7 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
       "idempotency_key",
       "phone",
       "service_type",
+      "urgency",
     ]);
     const quote = by.request_quote.input_schema;
     assert.deepEqual(quote.required.sort(), [
@@ -132,8 +137,8 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
     assert.equal(quote.properties.attachments_optional.items.type, "string");
     assert.equal(quote.properties.agent_context_optional.type, "object");
     assert.equal(quote.properties.idempotency_key.type, "string");
-    assert.equal(quote.properties.engineer_count.default, 1);
-    assert.equal(quote.properties.out_of_hours.default, false);
+    assert.equal("default" in quote.properties.engineer_count, false, "no silent default");
+    assert.equal("default" in quote.properties.out_of_hours, false, "inferred, not defaulted");
     assert.notEqual(quote.additionalProperties, false);
   });
 
@@ -225,7 +230,7 @@ function described(property: Record<string, unknown>): boolean {
   return branches.some((b) => typeof b.description === "string" && b.description.length >= 10);
 }
 
-Deno.test("every input and output property of every tool has a description, in tools/list and in the descriptor", async (t) => {
+Deno.test("every property of every tool is described: inputs in tools/list and the descriptor, outputs in the descriptor", async (t) => {
   await using app = await createApp();
   const descriptor = await (await app.request("/.well-known/mcp.json")).json();
   const res = await app.request("/api/v1/mcp", {
@@ -239,18 +244,19 @@ Deno.test("every input and output property of every tool has a description, in t
   });
   const text = await res.text();
   const listed = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!).result.tools;
-  const sources: [string, { name: string; [k: string]: unknown }[], string, string][] = [
-    ["tools/list", listed, "inputSchema", "outputSchema"],
-    ["/.well-known/mcp.json", descriptor.tools, "input_schema", "output_schema"],
+  // tools/list carries output shapes with one description each (see src/mcp/json_schema.ts).
+  const sources: [string, { name: string; [k: string]: unknown }[], string[], number][] = [
+    ["tools/list", listed, ["inputSchema"], 35],
+    ["/.well-known/mcp.json", descriptor.tools, ["input_schema", "output_schema"], 80],
   ];
-  for (const [source, tools, input, output] of sources) {
+  for (const [source, tools, ios, least] of sources) {
     await t.step(source, () => {
-      assert.equal(tools.length, 4);
+      assert.equal(tools.length, 6);
       const missing: string[] = [];
       let count = 0;
       for (const tool of tools) {
         assert.ok(String(tool.description).length > 40, `${tool.name} describes when to use it`);
-        for (const io of [input, output]) {
+        for (const io of ios) {
           for (const [path, property] of properties(tool[io], `${tool.name}.${io}`)) {
             count++;
             if (!described(property)) missing.push(path);
@@ -258,7 +264,49 @@ Deno.test("every input and output property of every tool has a description, in t
         }
       }
       assert.deepEqual(missing, [], `${missing.length} of ${count} properties lack a description`);
-      assert.ok(count > 80, `only ${count} properties walked`);
+      assert.ok(count > least, `only ${count} properties walked`);
     });
   }
+  await t.step("tools/list: each output shape says what its fields mean in one description", () => {
+    for (const tool of listed) {
+      const schema = tool.outputSchema as { description?: string; properties: object };
+      assert.ok(String(schema.description).length > 40, `${tool.name} output is described`);
+      assert.match(String(schema.description), /When ok is false the call failed/);
+    }
+  });
+});
+
+Deno.test("tools/list is at most 16 KB for all tools together", async () => {
+  await using app = await createApp();
+  const res = await app.request("/api/v1/mcp", {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+  });
+  const text = await res.text();
+  const result = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!).result;
+  const bytes = new TextEncoder().encode(JSON.stringify(result)).byteLength;
+  assert.ok(bytes <= 16 * 1024, `tools/list is ${bytes} bytes`);
+  assert.equal(result.tools.length, 6);
+});
+
+Deno.test("no schema pattern refuses what its description promises: country takes a name", async (t) => {
+  await using app = await createApp();
+  const d = await (await app.request("/.well-known/mcp.json")).json();
+  for (const tool of d.tools) {
+    const country = tool.input_schema.properties?.country;
+    if (!country) continue;
+    await t.step(tool.name, () => {
+      assert.equal(country.pattern, undefined, "no pattern");
+      assert.match(country.description, /English name|Germany/);
+    });
+  }
+  await t.step("and the tools take it", async () => {
+    const c = await mcpToolCall(app, "check_coverage", { city: "Frankfurt", country: "Germany" });
+    assert.equal((c.structuredContent.coverage as { covered: boolean }).covered, true);
+  });
 });

@@ -4,7 +4,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { getSubmission } from "../../src/store/submissions.ts";
 import { LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
-import { listen } from "../_helpers.ts";
+import { createApp, listen } from "../_helpers.ts";
 import { reviewCli, reviewListJson, startService, startServiceOnTempKv } from "../_service.ts";
 
 type ToolResult = {
@@ -42,12 +42,12 @@ async function exercise(
     { name: string; annotations?: Record<string, unknown>; outputSchema?: unknown }[]
   >,
 ) {
-  await t.step("tools/list names the four tools with output schemas and annotations", async () => {
+  await t.step("tools/list names the six tools with output schemas and annotations", async () => {
     const tools = await list();
     assert.deepEqual(tools.map((x) => x.name), TOOL_NAMES);
     for (const tool of tools) {
       assert.ok(tool.outputSchema, `${tool.name} has an outputSchema`);
-      const reads = tool.name === "check_coverage" || tool.name === "list_services";
+      const reads = !["submit_lead", "request_quote"].includes(tool.name);
       assert.equal(tool.annotations?.readOnlyHint, reads, tool.name);
       assert.equal(tool.annotations?.destructiveHint, false, tool.name);
     }
@@ -450,7 +450,8 @@ Deno.test("MCP idempotency: a retry with the same idempotency_key returns the fi
     const again = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
     await t.step("the replay is the first answer, request id included", () => {
       assert.equal(first.isError ?? false, false);
-      assert.deepEqual(again.structuredContent, first.structuredContent);
+      assert.equal(first.structuredContent?.replayed, false);
+      assert.deepEqual(again.structuredContent, { ...first.structuredContent, replayed: true });
     });
     await t.step("deno task review list --json shows one record, without the key", async () => {
       const items = await reviewListJson(service.kvPath);
@@ -488,4 +489,64 @@ Deno.test("MCP idempotency: a retry with the same idempotency_key returns the fi
   } finally {
     await client.close();
   }
+});
+
+Deno.test("refusals that explain: an unknown tool is -32602 naming the tools, the blocked actions and what to use", async (t) => {
+  await using app = await createApp();
+  for (const name of ["dispatch_engineer", "place_order", "accept_quote"]) {
+    await t.step(name, async () => {
+      const res = await app.request("/api/v1/mcp", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 7,
+          method: "tools/call",
+          params: { name, arguments: {} },
+        }),
+      });
+      assert.equal(res.status, 200);
+      const body = await res.json();
+      assert.equal(body.id, 7);
+      assert.equal(body.error.code, -32602);
+      assert.match(body.error.message, new RegExp(`^Tool ${name} not found\\. The tools are: `));
+      for (const tool of TOOL_NAMES) assert.match(body.error.message, new RegExp(tool));
+      assert.match(body.error.message, /schedule_dispatch/);
+      assert.match(body.error.message, /use request_quote/);
+    });
+  }
+  await t.step("through the MCP SDK client, the message reaches the agent", async () => {
+    await using served = await listen();
+    const client = new Client({ name: "refusal", version: "1" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.baseUrl}/api/v1/mcp`)),
+    );
+    try {
+      await assert.rejects(
+        client.callTool({ name: "dispatch_engineer", arguments: {} }),
+        (err: Error & { code?: number }) =>
+          err.code === -32602 &&
+          /dispatch_engineer not found.*not offered to anonymous/.test(err.message),
+      );
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+Deno.test("a 404 under /api/v1/ says what this service does not offer and points to the OpenAPI document", async () => {
+  await using app = await createApp();
+  const res = await app.request("/api/v1/orders", { method: "POST" });
+  assert.equal(res.status, 404);
+  const body = await res.json();
+  assert.equal(body.error, "not_found");
+  assert.match(body.message, /^no resource at \/api\/v1\/orders\. Ordering, dispatching/);
+  assert.match(body.message, /Every endpoint is in \/api\/v1\/openapi\.json\.$/);
+  const other = await (await app.request("/nothing")).json();
+  assert.equal(other.message, "no resource at /nothing");
 });

@@ -22,7 +22,7 @@ Deno.test("GET /.well-known/oauth-authorization-server publishes RFC 8414 metada
   assert.equal(m.register_uri, "https://api.test/agent/identity");
 });
 
-Deno.test("AS metadata advertises no claim, events or DCR registration endpoint (SPEC §5.4, §6)", async () => {
+Deno.test("AS metadata advertises no claim or events endpoint (SPEC §5.4, §6), and registration_endpoint is the identity endpoint", async () => {
   await using app = await createApp();
   const m = await (await app.request("/.well-known/oauth-authorization-server")).json();
   for (
@@ -30,13 +30,13 @@ Deno.test("AS metadata advertises no claim, events or DCR registration endpoint 
       "claim_endpoint",
       "events_endpoint",
       "events_supported",
-      "registration_endpoint",
     ]
   ) {
     assert.equal(absent in m, false, absent);
   }
   // No write scope of any kind is published.
   assert.ok(m.scopes_supported.every((s: string) => s.endsWith(":read")));
+  assert.equal(m.registration_endpoint, "https://api.test/agent/identity");
 });
 
 Deno.test("GET /.well-known/oauth-protected-resource publishes RFC 9728 metadata", async () => {

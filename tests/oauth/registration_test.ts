@@ -66,8 +66,19 @@ Deno.test("POST /agent/identity ignores unknown members such as client_name", as
 Deno.test("POST /agent/identity rejects bad requests with OAuth-style errors", async (t) => {
   await using app = await createApp();
   const cases: [string, string, number, string, string?][] = [
-    ["a missing type", "{}", 400, "invalid_request"],
     ["a non-string type", '{"type":1}', 400, "invalid_request"],
+    [
+      "an RFC 7591 request for another grant",
+      '{"grant_types":["authorization_code"],"redirect_uris":["https://a.example/cb"]}',
+      400,
+      "invalid_client_metadata",
+    ],
+    [
+      "an RFC 7591 request for client_secret_post",
+      '{"token_endpoint_auth_method":"client_secret_post"}',
+      400,
+      "invalid_client_metadata",
+    ],
     ["an unsupported identity type", '{"type":"verified_email"}', 400, "unsupported_identity_type"],
     ["a write scope", '{"type":"anonymous","scope":"orders:write"}', 400, "invalid_scope"],
     [
@@ -99,4 +110,39 @@ Deno.test("POST /agent/identity rejects bad requests with OAuth-style errors", a
   // Nothing was stored by any of the failures.
   const stored = await Array.fromAsync(app.kv.list({ prefix: ["clients"] }));
   assert.equal(stored.length, 0);
+});
+
+Deno.test("POST /agent/identity takes an RFC 7591 registration and answers its fields", async (t) => {
+  await using app = await createApp();
+  await t.step("type defaults to anonymous; the RFC 7591 fields are answered", async () => {
+    const res = await register(
+      app,
+      JSON.stringify({
+        client_name: "procurement agent",
+        grant_types: ["client_credentials"],
+        token_endpoint_auth_method: "client_secret_basic",
+        scope: "services:read",
+      }),
+    );
+    assert.equal(res.status, 201);
+    const body = await res.json();
+    assert.match(body.client_id, /^agt_/);
+    assert.equal(typeof body.client_secret, "string");
+    assert.equal(typeof body.client_id_issued_at, "number");
+    assert.equal(body.client_secret_expires_at, 0);
+    assert.deepEqual(body.grant_types, ["client_credentials"]);
+    assert.equal(body.token_endpoint_auth_method, "client_secret_basic");
+    assert.equal(body.scope, "services:read");
+  });
+  await t.step("errors name the allowed values", async () => {
+    const typed = await (await register(app, '{"type":"verified_email"}')).json();
+    assert.match(typed.error_description, /anonymous/);
+    const grant = await (await register(app, '{"grant_types":["implicit"]}')).json();
+    assert.match(grant.error_description, /only hold client_credentials; not supported: implicit/);
+    const method = await (await register(
+      app,
+      '{"token_endpoint_auth_method":"private_key_jwt"}',
+    )).json();
+    assert.match(method.error_description, /must be client_secret_basic/);
+  });
 });

@@ -69,7 +69,8 @@ async function tempStore(env: Record<string, string> = {}): Promise<Store> {
       clock.advance(1_000); // ids sort by creation time
       const res = await app.request(kind === "lead" ? "/api/v1/intake" : "/api/v1/quotes", {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        // A new key each time: the same body again is a new request, not a replay.
+        headers: { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
         body: JSON.stringify(body),
       });
       assert.equal(res.status, 202, await res.clone().text());
@@ -78,7 +79,8 @@ async function tempStore(env: Record<string, string> = {}): Promise<Store> {
     async post() {
       const res = await app.request("/api/v1/intake", {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        // A new key each time: the same body again is a new request, not a replay.
+        headers: { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
         body: JSON.stringify(LEAD),
       });
       await res.body?.cancel();
@@ -179,19 +181,19 @@ Deno.test("review CLI list prints a table, or with --json only a JSON array, fil
     const [header, ...rows] = (await ok(kv, "list")).split("\n");
     assert.match(
       header!,
-      /^REQUEST_ID\s+KIND\s+STATUS\s+CREATED_AT\s+VIA\s+COMPANY\s+CONTACT\s+CITY\s+SERVICE\s+NOTIFICATION$/,
+      /^REQUEST_ID\s+URGENCY\s+KIND\s+STATUS\s+CREATED_AT\s+VIA\s+COMPANY\s+CONTACT\s+CITY\s+SERVICE\s+NOTIFICATION$/,
     );
     assert.equal(rows.length, 3);
     const row = (id: string) => rows.find((r) => r.startsWith(`${id} `)) ?? "";
     assert.match(
       row(lead),
-      /^lead_\w+\s+lead\s+pending\s+2026-11-22T00:00:01\.000Z\s+api\s+Analytical Engines GmbH\s+Ada Lovelace\s+Frankfurt\s+remote-hands\s+pending$/,
+      /^lead_\w+\s+-\s+lead\s+pending\s+2026-11-22T00:00:01\.000Z\s+api\s+Analytical Engines GmbH\s+Ada Lovelace\s+Frankfurt\s+remote-hands\s+pending$/,
     );
     assert.match(
       row(quote),
-      /^quote_\w+\s+quote\s+pending\s+2026-11-22T00:00:02\.000Z\s+api\s+Difference Works Ltd\s+Charles Babbage\s+Amsterdam\s+smart-hands\s+pending$/,
+      /^quote_\w+\s+-\s+quote\s+pending\s+2026-11-22T00:00:02\.000Z\s+api\s+Difference Works Ltd\s+Charles Babbage\s+Amsterdam\s+smart-hands\s+pending$/,
     );
-    assert.match(row(rejected), /^lead_\w+\s+lead\s+rejected\s+2026-11-22T00:00:03\.000Z\s/);
+    assert.match(row(rejected), /^lead_\w+\s+-\s+lead\s+rejected\s+2026-11-22T00:00:03\.000Z\s/);
   });
 
   await t.step(

@@ -45,7 +45,8 @@ async function submit(
   headers: Record<string, string> = {},
 ): Promise<string> {
   app.clock.advance(1_000);
-  const res = await post(app, path, body, headers);
+  // A new key unless one is given: the same body again is a new request, not a replay.
+  const res = await post(app, path, body, { "Idempotency-Key": crypto.randomUUID(), ...headers });
   assert.equal(res.status, 202, await res.clone().text());
   return (await res.json()).request_id;
 }

@@ -37,7 +37,8 @@ const FREE_TEXT = [
 ];
 
 async function submit(app: TestApp, path = "/api/v1/intake", body: unknown = LEAD) {
-  const res = await post(app, path, body);
+  // A new key each time: the same body again is a new request, not a replay.
+  const res = await post(app, path, body, { "Idempotency-Key": crypto.randomUUID() });
   assert.equal(res.status, 202);
   return String((await res.json()).request_id);
 }
@@ -128,6 +129,7 @@ Deno.test("the webhook gets identifiers only, signed with HMAC-SHA256 over its t
     type: "submission.pending_review",
     request_id: id,
     kind: "quote",
+    urgency: null,
     created_at: new Date(app.clock.now()).toISOString(),
     service_id: "hardware-swap",
     covered: true,

@@ -225,7 +225,7 @@ Deno.test({
       assert.deepEqual(errors, []);
     });
 
-    await t.step("WebMCP: the four tools are registered from the descriptor", async () => {
+    await t.step("WebMCP: every tool is registered from the descriptor", async () => {
       const { page: agentPage, errors: agentErrors } = await newPage();
       await agentPage.addInitScript(() => {
         const g = globalThis as unknown as PageGlobals;
@@ -237,7 +237,7 @@ Deno.test({
       });
       await agentPage.goto(`${base}/`);
       await agentPage.waitForFunction(() =>
-        (globalThis as unknown as PageGlobals).__tools?.length === 4
+        (globalThis as unknown as PageGlobals).__tools?.length === 6
       );
       const tools = await agentPage.evaluate(() =>
         (globalThis as unknown as PageGlobals).__tools.map((t) => ({
@@ -254,6 +254,8 @@ Deno.test({
         "list_services",
         "submit_lead",
         "request_quote",
+        "estimate_quote",
+        "get_request_status",
       ]);
       const descriptor = await (await fetch(`${base}/.well-known/mcp.json`)).json();
       for (const [i, tool] of tools.entries()) {
@@ -266,7 +268,7 @@ Deno.test({
         assert.equal(tool.description, entry.description);
         assert.equal(tool.execute, "function");
       }
-      assert.match(await text(agentPage, "#webmcp-status"), /Registered 4 tools/);
+      assert.match(await text(agentPage, "#webmcp-status"), /Registered 6 tools/);
 
       const coverage = await agentPage.evaluate(async () => {
         const tools = (globalThis as unknown as PageGlobals).__tools;
@@ -287,6 +289,31 @@ Deno.test({
       assert.ok(services.services.length > 0);
       assert.equal(badLead.ok, false, "an error status still returns the JSON body");
       assert.equal(badLead.error, "validation_failed");
+
+      // A tool whose REST path has a parameter, and a read-only estimate.
+      const submitted = await (await fetch(`${base}/api/v1/intake`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: "webmcp@example.com", description: "Status check" }),
+      })).json();
+      const [status, estimate] = await agentPage.evaluate(async (id: string) => {
+        const tools = (globalThis as unknown as PageGlobals).__tools;
+        const run = (name: string, args: unknown) =>
+          tools.find((t) => t.name === name)!.execute(args);
+        return [
+          await run("get_request_status", { request_id: id }),
+          await run("estimate_quote", { city: "Zurich", service_type: "remote-hands" }),
+        ];
+      }, String(submitted.request_id)) as [
+        { ok: boolean; request_id: string; status: string },
+        { ok: boolean; stored: boolean },
+      ];
+      assert.deepEqual(
+        [status.ok, status.request_id, status.status],
+        [true, submitted.request_id, "pending"],
+        "the id reached the path, not the query",
+      );
+      assert.deepEqual([estimate.ok, estimate.stored], [true, false]);
       assert.deepEqual(agentErrors, []);
     });
 

@@ -35,7 +35,8 @@ export function oauthOperations(config: Config) {
     registerClient: {
       operationId: "registerClient",
       summary: "Register an anonymous agent client",
-      description: "No human involved, no RFC 7591 dynamic client registration. The secret is " +
+      description: "No human involved. Also an RFC 7591 dynamic registration endpoint " +
+        "(`registration_endpoint`): `type` defaults to anonymous. The secret is " +
         "shown once. A registration that obtains no token within a day lapses, and so does one " +
         "whose last token is 30 days old.",
       tags: ["OAuth"],
@@ -53,9 +54,13 @@ export function oauthOperations(config: Config) {
         },
         "400": oauthError(
           "The body or a field is not acceptable",
-          ["invalid_request", "type is required and must be a string"],
+          ["invalid_request", "type must be a string; the only identity type is anonymous"],
           ["invalid_json", "request body is not valid JSON"],
           ["unsupported_identity_type", "identity type must be one of: anonymous"],
+          [
+            "invalid_client_metadata",
+            "grant_types may only hold client_credentials; not supported: authorization_code",
+          ],
           ["invalid_scope", `unknown scope "orders:write"; supported: ${SCOPES.join(" ")}`],
         ),
         ...bodyLimits("oauth", OAUTH_MAX_BODY),

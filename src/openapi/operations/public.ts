@@ -14,16 +14,68 @@ import { apiError, bodyLimits, forbiddenOrigin, RATE_HEADERS, rateLimited } from
 import { LeadInput, QuoteInput } from "../../intake/schemas.ts";
 import {
   CoverageOutput,
+  EstimateOutput,
   LeadOutput,
   QuoteOutput,
   ServicesOutput,
+  StatusOutput,
 } from "../../mcp/output_schemas.ts";
+import { EstimateInput } from "../../intake/estimate_quote.ts";
 import { SUBMISSION_MAX_BODY } from "../../intake/submissions.ts";
 import { TOOLS } from "../../mcp/tools.ts";
 
 /** The operations tagged "Public", by route; see routes.ts. */
 export function publicOperations() {
   return {
+    estimateQuote: {
+      operationId: "estimateQuote",
+      summary: "Estimate a job's price, storing nothing",
+      description: _withTool(
+        "Anonymous and read-only: nothing is stored or sent, and no submission limit is " +
+          "spent. Never cached (no-store).",
+        "estimate_quote",
+      ),
+      tags: ["Public"],
+      query: EstimateInput,
+      responses: {
+        "200": { description: "The estimate and the city's coverage", schema: EstimateOutput },
+        "400": apiError(
+          "A job field is missing or invalid, the service is unknown, or the city is a likely " +
+            "typo of a covered one",
+          ["validation_failed", "1 field failed validation: service_type", [{
+            path: "service_type",
+            message: "service_type is required",
+          }]],
+          ["invalid_query", "city must be given once", [{
+            path: "city",
+            message: "city must be given once",
+          }]],
+        ),
+      },
+    },
+    requestStatus: {
+      operationId: "getRequestStatus",
+      summary: "Where a submitted request stands",
+      description: _withTool(
+        "Anonymous; the request id is the key. Never cached.",
+        "get_request_status",
+      ),
+      tags: ["Public"],
+      params: {
+        request_id: {
+          description: "The request_id a lead or quote submission answered.",
+          example: "quote_01KAKX2Q3M8Y6T0V5W9R4B7C1D",
+        },
+      },
+      responses: {
+        "200": { description: "The request's status", schema: StatusOutput },
+        "404": apiError("No request has this id", [
+          "not_found",
+          "no request has this id: use the request_id exactly as submit_lead or request_quote " +
+          "answered it (lead_… or quote_… and 26 characters); an erased request is gone",
+        ]),
+      },
+    },
     publicServices: {
       operationId: "listServices",
       summary: "The service catalog",

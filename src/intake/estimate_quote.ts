@@ -1,0 +1,74 @@
+/**
+ * @module
+ * A price without a side effect: `estimate_quote` and `GET /api/v1/estimate` take a quote's
+ * job fields and answer the budget estimate that `request_quote` would store for the same
+ * job, with the city's coverage and every assumption. Nothing is stored, counted against
+ * a submission limit or sent to anyone.
+ */
+
+import { z } from "zod";
+import type { Context } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { json } from "../http/json.ts";
+import type { LenientFields } from "./lenient.ts";
+import { priceJob } from "./pricing.ts";
+import { QUOTE_LENIENCY, QuoteInput } from "./schemas.ts";
+
+const _job = QuoteInput.shape;
+
+/**
+ * The quote's job fields, and nothing else: what a price depends on. Validated exactly as
+ * request_quote validates them; described briefly, since tools/list also carries
+ * request_quote's full descriptions of the same fields.
+ */
+export const EstimateInput = z.strictObject({
+  city: _job.city.meta({
+    description: 'City of the site, any common spelling ("Ashburn VA", "Frankfurt, Germany").',
+  }),
+  country: _job.country.meta({ description: "ISO 3166-1 alpha-2 code or English name." }),
+  service_type: _job.service_type.meta({
+    description: "A catalog service id, name or alias, as for request_quote.",
+  }),
+  engineer_count: _job.engineer_count.meta({
+    description: "Engineers working at the same time, 1 to 50; 1 when absent.",
+  }),
+  estimated_hours: _job.estimated_hours.meta({
+    description: "Hours per engineer; the service's minimum when absent or lower.",
+  }),
+  out_of_hours: _job.out_of_hours.meta({
+    description: "Outside business hours at the site; inferred from the date and time when absent.",
+  }),
+  requested_date: _job.requested_date.meta({ description: "YYYY-MM-DD, at the site." }),
+  requested_time: _job.requested_time.meta({ description: "HH:MM, 24-hour, local at the site." }),
+}).meta({ description: "The job to price: the fields of request_quote the price depends on." });
+
+const ESTIMATE_LENIENCY: LenientFields = {
+  ...QUOTE_LENIENCY,
+  optional: QUOTE_LENIENCY.optional.filter((name) => Object.hasOwn(EstimateInput.shape, name)),
+};
+
+/** Prices a job; throws the same 400 as `request_quote` for the same fields. */
+export function estimateQuote(ctx: Context, sent: unknown): Record<string, unknown> {
+  const job = priceJob(ctx.catalog, ctx.now(), sent, EstimateInput, ESTIMATE_LENIENCY);
+  return {
+    ok: true,
+    stored: false,
+    service_id: job.service.id,
+    budget_estimate: job.budget_estimate,
+    coverage: job.coverage,
+  };
+}
+
+/** `GET /api/v1/estimate?city=…&service_type=…[&engineer_count=…]`: as `estimate_quote`. */
+export function getEstimate(req: Request, ctx: Context): Response {
+  const args: Record<string, string> = {};
+  for (const [name, value] of new URL(req.url).searchParams) {
+    if (Object.hasOwn(args, name)) {
+      throw new HttpError(400, "invalid_query", `${name} must be given once`, {
+        issues: [{ path: name, message: `${name} must be given once` }],
+      });
+    }
+    args[name] = value;
+  }
+  return json(estimateQuote(ctx, args), { headers: { "Cache-Control": "no-store" } });
+}

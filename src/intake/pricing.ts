@@ -1,0 +1,124 @@
+/**
+ * @module
+ * Pricing a job: the quote's job fields read (argument synonyms, forgiving values), the
+ * service and the city resolved, and the non-binding estimate computed. One function for
+ * `request_quote`, which stores the result, and `estimate_quote`, which stores nothing, so
+ * an estimate equals what a quote for the same job stores.
+ */
+
+import type { z } from "zod";
+import type { Catalog } from "../catalog/catalog.ts";
+import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
+import { type BudgetEstimate, estimateBudget } from "../catalog/estimate.ts";
+import type { Service } from "../catalog/records.ts";
+import { closestService, findService } from "../catalog/service_match.ts";
+import type { FieldIssue } from "../http/errors.ts";
+import {
+  ESTIMATE_SYNONYMS,
+  lenientArguments,
+  type LenientFields,
+  readSynonyms,
+} from "./lenient.ts";
+import { fieldIssues, validationFailed } from "./schemas.ts";
+
+/** The job fields a price depends on, as the quote schema validates them. */
+export interface Job {
+  city: string;
+  country?: string | undefined;
+  service_type: string;
+  engineer_count?: number | undefined;
+  estimated_hours?: number | undefined;
+  out_of_hours?: boolean | undefined;
+  requested_date?: string | undefined;
+  requested_time?: string | undefined;
+}
+
+export interface PricedJob<T extends Job> {
+  /** The arguments as read (synonyms and forgiving values applied), before validation. */
+  raw: unknown;
+  input: T;
+  service: Service;
+  coverage: Coverage;
+  budget_estimate: BudgetEstimate;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Reads, validates and prices a job. Every problem is listed in one 400: the schema's,
+ * `extra` ones found on the read arguments (additional properties of a quote), an unknown
+ * service, a date in the past, and a city that is a likely typo of a covered one.
+ */
+export function priceJob<T extends Job>(
+  catalog: Catalog,
+  now: number,
+  sent: unknown,
+  schema: z.ZodType<T>,
+  leniency: LenientFields,
+  extra: (raw: unknown) => FieldIssue[] = () => [],
+): PricedJob<T> {
+  const synonyms = readSynonyms(sent, ESTIMATE_SYNONYMS);
+  const raw = lenientArguments(synonyms.value, leniency);
+  const parsed = schema.safeParse(raw);
+  const issues = [
+    ...synonyms.issues,
+    ...(parsed.success ? [] : fieldIssues(parsed.error)),
+    ...extra(raw),
+  ];
+  // The catalog checks run even when other fields failed, so every problem is listed at once.
+  const service = _service(catalog, raw, issues);
+  const date = parsed.data?.requested_date;
+  if (date && Date.parse(date) < now - 2 * DAY_MS) {
+    // Two days' grace: "today" at the site may still be yesterday in UTC.
+    issues.push({ path: "requested_date", message: `requested_date ${date} is in the past` });
+  }
+  // The city is checked even when another field failed, for the same reason.
+  const read = raw as { city?: unknown; country?: unknown } | null;
+  const city = parsed.data?.city ?? (typeof read?.city === "string" ? read.city.trim() : "");
+  const country = parsed.data?.country ??
+    (typeof read?.country === "string" && /^[A-Za-z]{2}$/.test(read.country)
+      ? read.country.toUpperCase()
+      : undefined);
+  const coverage = city ? checkCoverage(catalog, { city, country }) : undefined;
+  const typo = coverage && cityTypo(coverage, country);
+  if (typo) issues.push(typo);
+  if (!parsed.success || !service || !coverage || issues.length) throw validationFailed(issues);
+  const input = parsed.data;
+  const budget_estimate = estimateBudget(service, input, coverage, synonyms.renamed);
+  return { raw, input, service, coverage, budget_estimate };
+}
+
+/**
+ * A city that is no place we know but a likely typo of a covered one ("Londn"): refused
+ * with the suggestion, since storing it would say "outside coverage" for a covered city.
+ * Given with a country other than the suggestion's, the name is taken as meant.
+ */
+export function cityTypo(coverage: Coverage, country: string | undefined): FieldIssue | undefined {
+  if (coverage.match !== "unknown") return undefined;
+  const close = coverage.candidates.find((c) => c.covered && (!country || c.country === country));
+  if (!close) return undefined;
+  return {
+    path: "city",
+    message: `"${coverage.query.city.slice(0, 60)}" is not a city we know; did you mean ` +
+      `${close.city} (country ${close.country}, covered)? Send the city as spelled there, or ` +
+      "give country if you mean another place of this name.",
+  };
+}
+
+function _service(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
+  const serviceType = (raw as { service_type?: unknown } | null)?.service_type;
+  if (typeof serviceType !== "string" || !serviceType.trim()) return undefined;
+  const service = findService(catalog, serviceType);
+  if (!service) {
+    const close = closestService(catalog, serviceType);
+    issues.push({
+      path: "service_type",
+      message: `service_type "${serviceType.trim().slice(0, 60)}" is not a catalog service` +
+        (close ? `; did you mean ${close.id}?` : ".") +
+        ` Valid ids: ${catalog.services.map((s) => s.id).join(", ")}` +
+        " (list_services gives their names and aliases). For anything else, submit_lead " +
+        "takes the request in your own words.",
+    });
+  }
+  return service;
+}

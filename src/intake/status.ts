@@ -1,0 +1,75 @@
+/**
+ * @module
+ * The loop closed: `get_request_status` and `GET /api/v1/requests/{request_id}` say where a
+ * submission stands (kind, status, urgency, when it came in and was decided, what happens
+ * next). The unguessable request id is the only key; the answer holds no personal data and
+ * no reviewer's note.
+ */
+
+import { z } from "zod";
+import type { Context } from "../context.ts";
+import { HttpError } from "../http/errors.ts";
+import { json } from "../http/json.ts";
+import type { Params } from "../http/router.ts";
+import { getSubmission, type SubmissionRecord } from "../store/submissions.ts";
+import { isRequestId } from "./ids.ts";
+
+export const StatusInput = z.strictObject({
+  request_id: z.string({ error: "request_id is required and must be a string" }).meta({
+    description: "The request_id that submit_lead or request_quote answered, such as " +
+      "quote_01KAKX2Q3M8Y6T0V5W9R4B7C1D.",
+    examples: ["quote_01KAKX2Q3M8Y6T0V5W9R4B7C1D"],
+  }),
+}).meta({ description: "The request to look up." });
+
+const _NEXT: Record<SubmissionRecord["status"], Record<SubmissionRecord["kind"], string>> = {
+  pending: {
+    lead: "Waiting for a person to review it; they reply by email. Nothing has been ordered.",
+    quote: "Waiting for a person to review it; they reply by email with a quotation. Nothing " +
+      "has been ordered or scheduled.",
+  },
+  approved: {
+    lead: "Reviewed: our team is in touch by email. Nothing has been ordered.",
+    quote: "Reviewed: the binding quotation comes by email; nothing is ordered until the " +
+      "customer accepts it there.",
+  },
+  rejected: {
+    lead: "Reviewed and declined; the reply by email says why. Submit a new request if " +
+      "anything changed.",
+    quote: "Reviewed and declined; the reply by email says why. Request a new quote if the " +
+      "job changed.",
+  },
+};
+
+/** Where a submission stands; 404 `not_found` for an id that names none. */
+export async function requestStatus(ctx: Context, id: string): Promise<Record<string, unknown>> {
+  const record = isRequestId(id) ? (await getSubmission(ctx.kv, id)).value : null;
+  if (!record) {
+    throw new HttpError(
+      404,
+      "not_found",
+      "no request has this id: use the request_id exactly as submit_lead or request_quote " +
+        "answered it (lead_… or quote_… and 26 characters); an erased request is gone",
+    );
+  }
+  return {
+    ok: true,
+    request_id: record.request_id,
+    kind: record.kind,
+    status: record.status,
+    urgency: record.urgency ?? null,
+    created_at: record.created_at,
+    decided_at: record.decision?.decided_at ?? null,
+    next_step: _NEXT[record.status][record.kind],
+  };
+}
+
+/** `GET /api/v1/requests/:request_id`. */
+export async function getRequestStatus(
+  _req: Request,
+  ctx: Context,
+  params: Params,
+): Promise<Response> {
+  const body = await requestStatus(ctx, params.request_id ?? "");
+  return json(body, { headers: { "Cache-Control": "no-store" } });
+}
