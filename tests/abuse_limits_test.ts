@@ -243,3 +243,45 @@ Deno.test("the MCP endpoint refuses JSON-RPC batches with -32600 and runs none o
   }
   assert.equal(await count(app, "submissions"), 0);
 });
+
+Deno.test("own-property lookups only: inherited names are not found, and never echoed as functions", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  for (const name of ["constructor", "toString", "valueOf", "__proto__", "hasOwnProperty"]) {
+    await t.step(`GET /assets/${name} is 404`, async () => {
+      const res = await app.request(`/assets/${name}`);
+      assert.equal(res.status, 404);
+      assert.equal((await res.json()).error, "not_found");
+    });
+    await t.step(`country=${name} is a plain 400`, async () => {
+      const res = await app.request(`/api/v1/locations?city=Zurich&country=${name}`);
+      assert.equal(res.status, 400);
+      assert.doesNotMatch(await res.text(), /function|native code/);
+    });
+    await t.step(`out_of_hours: "${name}" is a plain 400`, async () => {
+      const res = await post(app, "/api/v1/quotes", {
+        company: "Example GmbH",
+        contact_name: "Alex Example",
+        email: "alex@example.com",
+        city: "Zurich",
+        service_type: "remote-hands",
+        description: "Install 4 servers",
+        out_of_hours: name,
+      });
+      assert.equal(res.status, 400);
+      const text = await res.text();
+      assert.doesNotMatch(text, /function|native code/);
+      assert.match(text, /out_of_hours must be true or false/);
+    });
+    await t.step(`an MCP tool named ${name} is -32602`, async () => {
+      const res = await post(app, "/api/v1/mcp", {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name, arguments: {} },
+      }, { Accept: "application/json, text/event-stream" });
+      const body = await res.json();
+      assert.equal(body.error.code, -32602);
+      assert.match(body.error.message, /not found\. The tools are/);
+    });
+  }
+});

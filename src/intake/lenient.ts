@@ -40,8 +40,9 @@ export function lenientArguments(raw: unknown, fields: LenientFields): unknown {
   for (const name of fields.booleans ?? []) {
     const value = out[name];
     if (typeof value === "string") {
-      const known = _BOOLEANS[value.trim().toLowerCase()];
-      if (known !== undefined) out[name] = known;
+      const word = value.trim().toLowerCase();
+      // Own properties only: "constructor" is not a boolean.
+      if (Object.hasOwn(_BOOLEANS, word)) out[name] = _BOOLEANS[word];
     }
   }
   for (const name of fields.countries ?? []) {

@@ -80,7 +80,7 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
     const { values, positionals } = _parse(args);
     const [command, id, ...extra] = positionals;
     if (values.help) {
-      safe.out(command && COMMAND_HELP[command] ? COMMAND_HELP[command] : USAGE);
+      safe.out(command && Object.hasOwn(COMMAND_HELP, command) ? COMMAND_HELP[command]! : USAGE);
       return 0;
     }
     if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}"`);
@@ -315,7 +315,9 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
   const lines = [
     `${record.request_id}  ${record.kind}  ${record.status}`,
     `created:      ${record.created_at}`,
-    `via:          ${_CHANNELS[record.channel ?? ""] ?? "not recorded"}`,
+    `via:          ${
+      Object.hasOwn(_CHANNELS, record.channel ?? "") ? _CHANNELS[record.channel!] : "not recorded"
+    }`,
     `notification: ${notification}${record.notified_at ? ` (${record.notified_at})` : ""}${
       outbox?.last_error ? ` after ${outbox.attempts} attempts: ${oneLine(outbox.last_error)}` : ""
     }`,

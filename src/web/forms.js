@@ -69,7 +69,7 @@ function receiptNode(data, kind) {
       "div",
       null,
       h("dt", null, "Status"),
-      h("dd", null, STATUS_WORDS[status] || status),
+      h("dd", null, Object.hasOwn(STATUS_WORDS, status) ? STATUS_WORDS[status] : status),
     ),
   );
   const parts = [facts];

@@ -47,7 +47,9 @@ export const CONTENT_SECURITY_POLICY = [
 const _JS = "text/javascript; charset=utf-8";
 
 /** The files under /assets/: the script is app.js and the modules it imports. */
-const _ASSETS: Record<string, { body: string; type: string }> = {
+// A Map, not an object: a caller's name is looked up, and `toString` or `constructor` must
+// not find what every object inherits.
+const _ASSETS = new Map<string, { body: string; type: string }>(Object.entries({
   "app.js": { body: APP_JS, type: _JS },
   "styles.css": { body: STYLES_CSS, type: "text/css; charset=utf-8" },
   "words.js": { body: WORDS_JS, type: _JS },
@@ -58,7 +60,7 @@ const _ASSETS: Record<string, { body: string; type: string }> = {
   "notices.js": { body: NOTICES_JS, type: _JS },
   "webmcp.js": { body: WEBMCP_JS, type: _JS },
   "favicon.svg": { body: FAVICON_SVG, type: "image/svg+xml" },
-};
+}));
 
 const _PAGE_HEADERS = {
   "Content-Type": "text/html; charset=utf-8",
@@ -81,7 +83,7 @@ export function homePage(_req: Request, ctx: { catalog: Catalog }): Response {
 
 /** `GET /assets/:name`: the page's script, stylesheet and icon. */
 export function webAsset(_req: Request, _ctx: unknown, params: Params): Response {
-  const asset = _ASSETS[params.name ?? ""];
+  const asset = _ASSETS.get(params.name ?? "");
   if (!asset) throw new HttpError(404, "not_found", "no such asset");
   return new Response(asset.body, {
     headers: {

@@ -235,3 +235,18 @@ Deno.test("a disabled client's token request is invalid_client whatever else is 
     assert.equal((await res.json()).error, "invalid_client");
   }
 });
+
+Deno.test("store cache: a hit marks its entry used instead of moving it; eviction gives it a second chance", () => {
+  const lru = new Lru<number>(3);
+  for (const [k, v] of [["a", 1], ["b", 2], ["c", 3]] as const) lru.set(k, v, "m");
+  assert.equal(lru.get("a", "m"), 1);
+  lru.set("d", 4, "m"); // a was used: b, the oldest unused, goes
+  assert.deepEqual(["a", "b", "c", "d"].map((k) => lru.get(k, "m")), [1, undefined, 3, 4]);
+  // c, d and a were just used: each gets its chance in turn, then the first of them (c),
+  // back at the front, goes; the entry just set never does.
+  lru.set("e", 5, "m");
+  assert.equal(lru.size, 3);
+  assert.deepEqual(["a", "c", "d", "e"].map((k) => lru.get(k, "m")), [1, undefined, 4, 5]);
+  lru.set("d", 40, "m"); // an existing key is updated in place
+  assert.deepEqual([lru.size, lru.get("d", "m")], [3, 40]);
+});
