@@ -285,3 +285,41 @@ Deno.test("own-property lookups only: inherited names are not found, and never e
     });
   }
 });
+
+Deno.test("bounded errors: 6,500 unknown argument keys get 20 issues and a count, a small answer", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_MCP: "0", RATE_LIMIT_SUBMIT: "0" } });
+  const args = Object.fromEntries(
+    Array.from({ length: 6500 }, (_, i) => [`k${i}`, 1]),
+  );
+  await t.step("list_services over MCP (F2)", async () => {
+    const request = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "list_services", arguments: args },
+    });
+    const res = await post(app, "/api/v1/mcp", request, {
+      Accept: "application/json, text/event-stream",
+    });
+    const text = await res.text();
+    const body = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!);
+    const error = body.result.structuredContent;
+    assert.equal(error.error, "validation_failed");
+    assert.equal(error.issues.length, 20);
+    assert.match(error.message, /^6500 fields failed validation: .* and 6480 more/);
+    const bytes = new TextEncoder().encode(text).byteLength;
+    assert.ok(bytes < 16 * 1024, `${bytes} bytes answered for ${request.length} sent`);
+  });
+  await t.step("a quote with a 60 KB service_type echoes a bounded part of it", async () => {
+    const res = await post(app, "/api/v1/quotes", {
+      company: "Example GmbH",
+      contact_name: "Alex Example",
+      email: "alex@example.com",
+      city: "Zurich",
+      service_type: "x".repeat(60_000),
+      description: "Install 4 servers",
+    });
+    assert.equal(res.status, 400);
+    assert.ok((await res.text()).length < 4 * 1024);
+  });
+});

@@ -8,6 +8,7 @@
 import type { Catalog } from "./catalog.ts";
 import type { Location, Place } from "./records.ts";
 import { normalizeName } from "./names.ts";
+import { clip } from "../http/errors.ts";
 import { regionCountries } from "./regions.ts";
 import { editDistance } from "./service_match.ts";
 
@@ -74,7 +75,8 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
     country ? xs.filter((x) => x.country === country) : [...xs];
   const covered = inCountry(allCovered);
   const places = inCountry(allPlaces);
-  const asked = query.city.trim();
+  // Echoed in summaries, which estimates store: at most 60 characters of it.
+  const asked = clip(query.city.trim(), 60);
   const base = {
     query: { city: query.city, country: country ?? null },
     covered: false,

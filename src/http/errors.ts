@@ -35,8 +35,21 @@ export class HttpError extends Error {
   ) {
     super(message);
     this.headers = new Headers(options.headers);
-    this.issues = options.issues;
+    // Bounded whatever the caller sent: 6,500 unknown keys are 6,500 problems, and an
+    // answer listing them all (with each key echoed) was 18 times the request.
+    this.issues = options.issues?.slice(0, MAX_ISSUES).map((i) => ({
+      path: clip(i.path, 80),
+      message: clip(i.message, 400),
+    }));
   }
+}
+
+/** Most issues an error body lists; its message says how many there were in all. */
+export const MAX_ISSUES = 20;
+
+/** `text` cut to `max` characters, with an ellipsis when cut: caller text echoed back. */
+export function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
 /** How a route renders errors: OAuth `{error, error_description}` or API `{ok: false, …}`. */

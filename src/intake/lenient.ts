@@ -66,6 +66,9 @@ export const ESTIMATE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   requested_time: ["time", "start_time", "preferred_time"],
 };
 
+/** Longest argument name read as a synonym (as long as an additional property's name). */
+const SYNONYM_MAX = 64;
+
 /** An argument read as the field it means. */
 export interface Renamed {
   from: string;
@@ -93,7 +96,8 @@ export function readSynonyms(
   for (const [field, others] of Object.entries(synonyms)) {
     const keys = new Set([_squash(field), ...others.map(_squash)]);
     for (const name of Object.keys(out)) {
-      if (name === field || !keys.has(_squash(name))) continue;
+      // A longer name stays an additional property, refused as one (it would be echoed).
+      if (name === field || name.length > SYNONYM_MAX || !keys.has(_squash(name))) continue;
       const value = out[name];
       delete out[name];
       if (!Object.hasOwn(out, field) || out[field] === undefined) {

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
-import { type FieldIssue, HttpError } from "../http/errors.ts";
+import { clip, type FieldIssue, HttpError, MAX_ISSUES } from "../http/errors.ts";
 import type { LenientFields } from "./lenient.ts";
 
 /** Bounds of submitted fields; documented in docs/api.md. */
@@ -277,10 +277,14 @@ export const QUOTE_LENIENCY: LenientFields = {
 /** 400 `validation_failed` listing every problem, the one answer to bad input. */
 export function validationFailed(issues: FieldIssue[]): HttpError {
   const n = issues.length;
+  const listed = issues.slice(0, MAX_ISSUES).map((i) => clip(i.path, 80)).join(", ");
+  const more = n > MAX_ISSUES
+    ? ` and ${n - MAX_ISSUES} more (the first ${MAX_ISSUES} are listed)`
+    : "";
   return new HttpError(
     400,
     "validation_failed",
-    `${n} field${n === 1 ? "" : "s"} failed validation: ${issues.map((i) => i.path).join(", ")}`,
+    `${n} field${n === 1 ? "" : "s"} failed validation: ${listed}${more}`,
     { issues },
   );
 }

@@ -380,6 +380,64 @@ Deno.test("a submission carries at most 16 additional properties, named in at mo
   assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
 });
 
+/** Bytes the store holds, rate counters aside: keys and values as stored. */
+async function storedBytes(app: TestApp): Promise<number> {
+  let bytes = 0;
+  for await (const e of app.kv.list({ prefix: [] })) {
+    if (e.key[0] === "rate") continue;
+    bytes += new TextEncoder().encode(JSON.stringify(e.key)).byteLength;
+    bytes += e.value instanceof Uint8Array
+      ? e.value.byteLength
+      : new TextEncoder().encode(JSON.stringify(e.value)).byteLength;
+  }
+  return bytes;
+}
+
+Deno.test("the stored bound holds for caller text the estimate could echo: a long non-ASCII city, long synonyms", async () => {
+  await using app = await createApp();
+  // F3 of issue 19: the estimate's note and assumptions may name what the caller sent. A
+  // city that resolves to another country (so the note quotes it), every estimate input
+  // under a 64-character synonym, and the stored JSON at exactly 64 KiB.
+  const pad = (name: string) => name.padEnd(64, "_");
+  const { estimated_hours: _, engineer_count: __, ...rest } = QUOTE;
+  const quote: Record<string, unknown> = {
+    ...rest,
+    city: `Frankfurt, ${"東".repeat(189)}`,
+    country: "US",
+    description: "\u0001".repeat(5000),
+    attachments_optional: Array.from({ length: 10 }, () => "\u0002".repeat(495)),
+    agent_context_optional: { n: "\u0003".repeat(500) },
+    [pad("engineers")]: 2,
+    [pad("hours")]: 3,
+    [pad("after_hours")]: true,
+    [pad("date")]: "2026-12-05",
+    [pad("time")]: "22:00",
+    ...Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`.padEnd(64, "k"), ""])),
+  };
+  const size = () => new TextEncoder().encode(JSON.stringify(quote)).byteLength;
+  // The request at its limit (the stored JSON is smaller: fields, not long synonyms).
+  quote["k10".padEnd(64, "k")] = "x".repeat(SUBMISSION_MAX_BODY - size());
+  const res = await app.request("/api/v1/quotes", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": "k".repeat(255) },
+    body: JSON.stringify(quote),
+    address: "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff",
+  });
+  assert.equal(res.status, 202, await res.clone().text());
+  const { budget_estimate: e } = await res.json();
+  assert.equal(e.assumptions.length, 3, "each input read from its synonym");
+  assert.match(e.note, /No city "Frankfurt, 東+…" is known in US/);
+  await deliverDue({
+    kv: app.kv,
+    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
+    now: app.clock.now,
+    log: () => {},
+    fetch: () => Promise.reject(new Error("e".repeat(1_000))),
+  });
+  const bytes = await storedBytes(app);
+  assert.ok(bytes <= MAX_STORED_PER_SUBMISSION, `${bytes} > ${MAX_STORED_PER_SUBMISSION}`);
+});
+
 Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted submission", async () => {
   await using app = await createApp();
   // The largest accepted quote: its stored JSON exactly 64 KiB, control characters (6
