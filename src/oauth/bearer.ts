@@ -8,7 +8,7 @@ import type { Context } from "../context.ts";
 import { PATHS } from "./discovery.ts";
 import { HttpError } from "../http/errors.ts";
 import type { TokenRecord } from "../store/credentials.ts";
-import { cachedToken } from "../store/cache.ts";
+import { exactToken } from "../store/cache.ts";
 import type { Scope } from "./scopes.ts";
 import { digest } from "./secrets.ts";
 
@@ -37,9 +37,13 @@ export async function verifyBearer(
     throw _challenge(ctx, 401, "missing_token", "a Bearer token is required", {});
   }
   const token = header.match(_BEARER)?.[1];
-  const record = token ? await cachedToken(ctx.kv, ctx.cache, digest(token)) : null;
+  const found = token ? await exactToken(ctx.kv, ctx.cache, digest(token)) : null;
+  const record = found?.token;
+  // A disabled client's tokens are refused at once, wherever they are (store/cache.ts).
+  const client = found?.client;
   if (
-    !record || record.expires_at <= ctx.now() || record.audience !== ctx.config.baseUrl
+    !record || record.expires_at <= ctx.now() || record.audience !== ctx.config.baseUrl ||
+    !client || client.disabled_at !== undefined
   ) {
     throw _challenge(ctx, 401, "invalid_token", "the access token is invalid, expired or revoked", {
       error: "invalid_token",

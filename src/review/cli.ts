@@ -386,9 +386,11 @@ async function _disable(io: ReviewIo, clientId: string): Promise<void> {
   const result = await disableClient(io.kv, clientId, io.now());
   if (!result) throw new ReviewError(`no client ${clientId}`);
   const at = new Date(result.record.disabled_at!).toISOString();
-  const tokens = `${result.revoked} token${result.revoked === 1 ? "" : "s"} revoked`;
   const was = result.already ? "was already disabled" : "disabled";
-  io.out(`${clientId} ${was} at ${at}; ${tokens}. Its token requests now get invalid_client.`);
+  io.out(
+    `${clientId} ${was} at ${at}; its tokens are refused from now on, everywhere, and lapse ` +
+      "within 15 minutes. Its token requests now get invalid_client.",
+  );
 }
 
 function _table(cells: string[][]): string {

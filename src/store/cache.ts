@@ -112,15 +112,43 @@ export function cachedClient(
   });
 }
 
+/**
+ * A Bearer check: the token for a digest and the client it was issued to, both exact
+ * under one marker read. A disabled client bumps the marker in the same commit that marks
+ * it, so from the moment `review disable-client` returns, every instance reads the client
+ * again and refuses its tokens, without finding or deleting them.
+ */
+export async function exactToken(
+  kv: Deno.Kv,
+  cache: StoreCache,
+  tokenHash: string,
+): Promise<{ token: TokenRecord; client: ClientRecord | null } | null> {
+  const marker = await cache.marker();
+  const token = await _cached(
+    cache,
+    cache.tokens,
+    tokenHash,
+    { marker },
+    () => getToken(kv, tokenHash),
+  );
+  if (!token) return null;
+  const entry = await _cached(cache, cache.clients, token.client_id, { marker }, async () => {
+    const found = await getClient(kv, token.client_id);
+    return found.value ? found as Deno.KvEntry<ClientRecord> : null;
+  });
+  return { token, client: entry?.value ?? null };
+}
+
 async function _cached<T>(
   cache: StoreCache,
   lru: Lru<T>,
   key: string,
-  freshness: Freshness,
+  freshness: Freshness | { marker: Marker },
   read: () => Promise<T | null>,
 ): Promise<T | null> {
   let marker: Marker = cache.lastMarker();
   if (freshness === "exact") marker = await cache.marker();
+  else if (typeof freshness === "object") marker = freshness.marker;
   if (freshness !== "store") {
     const hit = lru.get(key, freshness === "cached" ? ANY_MARKER : marker);
     if (hit !== undefined) {

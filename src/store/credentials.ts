@@ -11,7 +11,7 @@
  */
 
 import type { Scope } from "../oauth/scopes.ts";
-import { retryLocked, SWEEP_PAGE } from "./calls.ts";
+import { retryLocked } from "./calls.ts";
 
 export interface ClientRecord {
   /** base64url SHA-256 of the client secret; the secret itself is never stored. */
@@ -67,7 +67,8 @@ export function getClient(kv: Deno.Kv, clientId: string): Promise<Deno.KvEntryMa
  * written and this returns false, so the caller reads the client again. `extended`, when
  * given, replaces the client record in the same commit. One key per token: a second one
  * (an index by client) nearly halved issuance under group commit, and disabling a client
- * (rare) scans the tokens instead. `expireIn` lets KV clean up once a token lapses.
+ * needs none: the Bearer check reads the token's client (see disableClient). `expireIn`
+ * lets KV clean up once a token lapses.
  */
 export async function storeToken(
   kv: Deno.Kv,
@@ -111,52 +112,31 @@ export async function deleteToken(
 }
 
 /**
- * Disables a client: marks its record (checked, so a token issued meanwhile either
- * commits first and is revoked below, or fails its check and is refused), then deletes
- * every token it holds. Returns the record as it now is, whether it was disabled
- * already, and how many tokens were deleted; null when there is no such client.
+ * Disables a client: marks its record, checked (a token issued meanwhile either commits
+ * first or fails its check against the record and is refused), and bumps the revocation
+ * marker in the same commit. That is all it takes: a Bearer check reads a token's client
+ * under the same exact rule as the token (`exactToken` in cache.ts), so every token of the
+ * client is refused from this commit on, on every instance, however many there are. They
+ * lapse within the token lifetime; nothing has to find them, so no index of a client's
+ * tokens is needed. Returns the record as it now is and whether it was disabled already;
+ * null when there is no such client.
  */
 export async function disableClient(
   kv: Deno.Kv,
   clientId: string,
   now: number,
-): Promise<{ record: ClientRecord; already: boolean; revoked: number } | null> {
-  let record: ClientRecord | undefined;
-  let already = false;
-  for (let attempt = 0; attempt < 10 && !record; attempt++) {
+): Promise<{ record: ClientRecord; already: boolean } | null> {
+  for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await getClient(kv, clientId);
     if (!entry.value) return null;
-    if (entry.value.disabled_at !== undefined) {
-      record = entry.value;
-      already = true;
-      break;
-    }
+    if (entry.value.disabled_at !== undefined) return { record: entry.value, already: true };
     const next = { ...entry.value, disabled_at: now };
     const res = await retryLocked(() =>
       kv.atomic().check(entry)
         .set(entry.key, next, { expireIn: _ttl(next.expires_at, now) })
         .sum(revocationKey, 1n).commit()
     );
-    if (res.ok) record = next;
+    if (res.ok) return { record: next, already: false };
   }
-  if (!record) throw new Error(`${clientId} kept changing while it was being disabled`);
-  // Every token the client holds: a scan of the live tokens (they last 15 minutes), done
-  // after the record is marked, so a token committed before that is found here.
-  let revoked = 0;
-  let page: Deno.KvKey[] = [];
-  const deletePage = async () => {
-    // Each page bumps the marker too: a cache may have read a token again between pages.
-    const op = kv.atomic().sum(revocationKey, 1n);
-    for (const key of page) op.delete(key);
-    await retryLocked(() => op.commit());
-    revoked += page.length;
-    page = [];
-  };
-  for await (const e of kv.list<TokenRecord>({ prefix: ["tokens"] })) {
-    if (e.value.client_id !== clientId) continue;
-    page.push(e.key);
-    if (page.length >= SWEEP_PAGE) await deletePage();
-  }
-  if (page.length) await deletePage();
-  return { record, already, revoked };
+  throw new Error(`${clientId} kept changing while it was being disabled`);
 }

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { reviewListJson, type Service, startService } from "../_service.ts";
+import { reviewCli, reviewListJson, type Service, startService } from "../_service.ts";
 
 const BASE_URL = "https://api.instances.example";
 const REGISTER_LIMIT = 10;
@@ -333,6 +333,71 @@ Deno.test({
         assert.ok(admitted >= STRICT_LIMIT - 1, `round ${round}: ${detail}`);
       }
       assert.deepEqual(over, [], `limit ${STRICT_LIMIT} exceeded`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
+
+/**
+ * Issue 19, F5: disable-client used to scan every live token and delete the client's, so
+ * with 40,000 live tokens a second instance kept serving them for about a second after
+ * the command began. Now the command is one commit, and the Bearer check reads the token's
+ * client: readers on the other instance see 401 from the moment the command returns.
+ */
+Deno.test({
+  name:
+    "disable-client: readers on a second instance are refused from the moment the CLI returns, with 40,000 live tokens",
+  ignore: Deno.build.os === "windows",
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "dcfs-instances-disable-" });
+    try {
+      const kvPath = `${dir}/kv.sqlite3`;
+      // 40,000 live tokens of other clients, written as the service writes them.
+      const kv = await Deno.openKv(kvPath);
+      const now = Date.now();
+      for (let i = 0; i < 40_000; i += 500) {
+        const op = kv.atomic();
+        for (let j = i; j < i + 500; j++) {
+          op.set(["tokens", `filler-${j}`], {
+            client_id: `agt_filler${j % 97}`,
+            scopes: ["services:read"],
+            audience: BASE_URL,
+            issued_at: now,
+            expires_at: now + 900_000,
+          }, { expireIn: 900_000 });
+        }
+        assert.ok((await op.commit()).ok);
+      }
+      kv.close();
+      const env = { KV_PATH: kvPath, BASE_URL, TRUST_PROXY: "true" };
+      await using a = await startService(env);
+      await using b = await startService(env);
+      const client = await registerClient(a);
+      const tokens = [await issueToken(a, client), await issueToken(a, client)];
+      const read = async (token: string) => {
+        const res = await fetch(`${b.baseUrl}/api/v1/agent/services`, {
+          headers: { Authorization: `Bearer ${token}` },
+        });
+        await res.body?.cancel();
+        return res.status;
+      };
+      for (const token of tokens) assert.equal(await read(token), 200);
+
+      // Readers keep reading on B while the CLI runs.
+      let reading = true;
+      const readers = tokens.map(async (token) => {
+        while (reading) await read(token);
+      });
+      const started = performance.now();
+      const run = await reviewCli(kvPath, "disable-client", client.client_id);
+      const took = performance.now() - started;
+      assert.equal(run.code, 0, run.stderr);
+      for (const token of tokens) assert.equal(await read(token), 401, "the very next read on B");
+      reading = false;
+      await Promise.all(readers);
+      // Generous: a broken command (a scan of every token, or a hang) takes far longer.
+      assert.ok(took < 30_000, `disable-client took ${Math.round(took)} ms`);
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
