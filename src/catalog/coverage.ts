@@ -68,7 +68,7 @@ const NEAREST = 3;
  * the country only when it names one where that city is.
  */
 export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
-  const { name, country } = _resolveName(catalog, query);
+  const { name, country, spellAs } = _resolveName(catalog, query);
   const allCovered = catalog.coverage.locations.get(name) ?? [];
   const allPlaces = catalog.coverage.places.get(name) ?? [];
   const inCountry = <T extends { country: string }>(xs: readonly T[]) =>
@@ -145,7 +145,7 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
         `${elsewhere.country} if that is the one.`,
     };
   }
-  const near = _closeSpellings(catalog, name);
+  const near = _closeSpellings(catalog, spellAs ?? name);
   const covered_cities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
     .sort().join(", ");
   return {
@@ -194,20 +194,24 @@ function _resolveName(catalog: Catalog, query: CoverageQuery) {
       });
     }
   }
+  // What the caller wrote as the city, for close spellings when nothing matches ("Londn, UK").
+  let spellAs: string | undefined;
   for (const { head, tail, comma } of splits) {
-    if (!known(head)) continue;
     const regions = regionCountries(tail);
-    if (!comma && regions.length === 0) continue;
-    if (country) return { name: head, country };
+    if (comma || regions.length) spellAs ??= head;
+    if (!known(head)) continue;
+    if (country && comma) return { name: head, country };
+    // A tail that names nothing confirms nothing: "London, Ontario" is not London, GB.
+    if (regions.length === 0) continue;
     const cities = [
       ...(catalog.coverage.locations.get(head) ?? []),
       ...(catalog.coverage.places.get(head) ?? []),
     ];
     // Named somewhere it is not ("Paris Texas"): that country, so the answer says so.
     const there = regions.find((code) => cities.some((c) => c.country === code)) ?? regions[0];
-    return { name: head, country: there };
+    return { name: head, country: country ?? there };
   }
-  return { name, country };
+  return { name, country, spellAs };
 }
 
 /** Known cities spelled within a typo or two of `name` (Frankfrut → Frankfurt). */

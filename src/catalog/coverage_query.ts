@@ -20,6 +20,7 @@ export const CoverageQuerySchema = z.strictObject({
   }).trim()
     .min(1, "city must not be empty")
     .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`)
+    .refine((v) => /\p{L}/u.test(v), "city must name a place")
     .meta({
       description: "The city to check, in any common spelling: case, accents and common " +
         "aliases do not matter (Zurich, Zürich and Zuerich are one city).",

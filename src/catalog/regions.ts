@@ -37,6 +37,14 @@ const _ALIASES: Readonly<Record<string, string>> = {
 };
 
 let _byName: Map<string, string> | undefined;
+let _codes: Set<string> | undefined;
+
+/** True for a current ISO 3166-1 alpha-2 code ("DE"), false for any other two letters. */
+export function isCountryCode(code: string): boolean {
+  if (!_byName) countryCode("");
+  _codes ??= new Set(_byName!.values());
+  return _codes.has(code.toUpperCase());
+}
 
 /**
  * The ISO 3166-1 alpha-2 code a country name stands for ("Germany", "united states",
@@ -141,6 +149,7 @@ export function regionCountries(text: string): string[] {
   if (usState(text)) out.push("US");
   const name = normalizeName(text);
   const code = countryCode(text) ?? (/^[a-z]{2}$/.test(name) ? name.toUpperCase() : undefined);
-  if (code && !out.includes(code)) out.push(code);
+  // "ON" (Ontario) is two letters but no country.
+  if (code && isCountryCode(code) && !out.includes(code)) out.push(code);
   return out;
 }

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import type { Context } from "../context.ts";
-import { HttpError } from "../http/errors.ts";
+import { clip, HttpError } from "../http/errors.ts";
 import { json } from "../http/json.ts";
 import type { LenientFields } from "./lenient.ts";
 import { priceJob } from "./pricing.ts";
@@ -64,9 +64,8 @@ export function getEstimate(req: Request, ctx: Context): Response {
   const args: Record<string, string> = {};
   for (const [name, value] of new URL(req.url).searchParams) {
     if (Object.hasOwn(args, name)) {
-      throw new HttpError(400, "invalid_query", `${name} must be given once`, {
-        issues: [{ path: name, message: `${name} must be given once` }],
-      });
+      const message = `${clip(name, 64)} must be given once`;
+      throw new HttpError(400, "invalid_query", message, { issues: [{ path: name, message }] });
     }
     args[name] = value;
   }

@@ -54,15 +54,16 @@ export function lenientArguments(raw: unknown, fields: LenientFields): unknown {
 
 /**
  * Names agents give the estimate's inputs, read as the field they mean: `engineers: 2` is
- * `engineer_count: 2`, never a silent default of one. Also matched: any spelling that is
- * the field's own name once case, spaces, `_` and `-` are dropped (`engineerCount`).
+ * `engineer_count: 2`, never a silent default of one. Names that often mean something
+ * else (`people`, `day`) are not in it. Also matched: any of these names, or the field's
+ * own, once case, spaces, `_` and `-` are dropped (`engineerCount`).
  * Documented in docs/api.md.
  */
 export const ESTIMATE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
-  engineer_count: ["engineers", "technicians", "techs", "people", "headcount", "staff"],
-  estimated_hours: ["hours", "duration", "hours_per_engineer", "estimated_time", "time_hours"],
-  out_of_hours: ["after_hours", "outside_hours", "out_of_business_hours", "overnight", "ooh"],
-  requested_date: ["date", "start_date", "preferred_date", "day"],
+  engineer_count: ["engineers", "technicians", "techs", "number_of_engineers"],
+  estimated_hours: ["hours", "hours_per_engineer", "estimated_time", "duration_hours"],
+  out_of_hours: ["after_hours", "outside_hours", "out_of_business_hours"],
+  requested_date: ["date", "start_date", "preferred_date"],
   requested_time: ["time", "start_time", "preferred_time"],
 };
 
@@ -75,7 +76,7 @@ export interface Renamed {
   to: string;
 }
 
-const _squash = (s: string) => s.toLowerCase().replace(/[^a-z]/g, "");
+const _squash = (s: string) => s.toLowerCase().replace(/[\s_-]/g, "");
 
 /**
  * A copy of `raw` in which an argument named as `synonyms` lists is read as its field,
@@ -100,7 +101,8 @@ export function readSynonyms(
       if (name === field || name.length > SYNONYM_MAX || !keys.has(_squash(name))) continue;
       const value = out[name];
       delete out[name];
-      if (!Object.hasOwn(out, field) || out[field] === undefined) {
+      // `null` is "not given" (see lenientArguments).
+      if (!Object.hasOwn(out, field) || out[field] === undefined || out[field] === null) {
         out[field] = value;
         renamed.push({ from: name, to: field });
       } else if (JSON.stringify(out[field]) !== JSON.stringify(value)) {

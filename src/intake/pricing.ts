@@ -74,7 +74,8 @@ export function priceJob<T extends Job>(
   }
   // The city is checked even when another field failed, for the same reason.
   const read = raw as { city?: unknown; country?: unknown } | null;
-  const city = parsed.data?.city ?? (typeof read?.city === "string" ? read.city.trim() : "");
+  const city = parsed.data?.city ??
+    (typeof read?.city === "string" && read.city.length <= 200 ? read.city.trim() : "");
   const country = parsed.data?.country ??
     (typeof read?.country === "string" && /^[A-Za-z]{2}$/.test(read.country)
       ? read.country.toUpperCase()
@@ -107,7 +108,11 @@ export function cityTypo(coverage: Coverage, country: string | undefined): Field
 
 function _service(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
   const serviceType = (raw as { service_type?: unknown } | null)?.service_type;
-  if (typeof serviceType !== "string" || !serviceType.trim()) return undefined;
+  // Over the schema's 200 characters it is refused as such: no matching (its cost grows
+  // with the text's length times every catalog name's).
+  if (typeof serviceType !== "string" || !serviceType.trim() || serviceType.length > 200) {
+    return undefined;
+  }
   const service = findService(catalog, serviceType);
   if (!service) {
     const close = closestService(catalog, serviceType);

@@ -50,6 +50,11 @@ function text(name: string, max: number = LIMITS.shortText) {
     .max(max, `${name} must be at most ${max} characters`);
 }
 
+/** A city: text that names a place, so with at least one letter ("," or " " is none). */
+export function cityText(max: number = LIMITS.shortText) {
+  return text("city", max).refine((v) => /\p{L}/u.test(v), "city must name a place");
+}
+
 const email = z.email({
   error: (iss) =>
     iss.input === undefined
@@ -146,7 +151,7 @@ export const LeadInput = z.looseObject({
   description: _description,
   company: _company(false),
   contact_name: _contactName(false),
-  city: text("city").optional().meta({
+  city: cityText().optional().meta({
     description: "City of the site, in any common spelling.",
     examples: ["Frankfurt"],
   }),
@@ -171,7 +176,7 @@ export const QuoteInput = z.looseObject({
   company: _company(true),
   contact_name: _contactName(true),
   email: _email,
-  city: text("city").meta({
+  city: cityText().meta({
     description: 'City of the site, in any common spelling ("Ashburn VA", "Frankfurt, ' +
       'Germany"). Check it with check_coverage first.',
     examples: ["Zurich"],

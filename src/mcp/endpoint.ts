@@ -13,7 +13,7 @@ import type { Context } from "../context.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { HttpError, unexpectedErrorFields } from "../http/errors.ts";
 import { json } from "../http/json.ts";
-import { readBody } from "../http/body.ts";
+import { mediaType, readBody } from "../http/body.ts";
 import { enforceRateLimit } from "../http/rate_limit.ts";
 import { notOfferedText, toolAnnotations, TOOLS } from "./tools.ts";
 import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
@@ -51,7 +51,7 @@ export function createMcpEndpoint() {
     // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
     const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
     if (isBatch(body)) return batchRefused();
-    const unknown = unknownToolCall(body);
+    const unknown = unknownToolCall(req, body);
     if (unknown) return unknown;
     const key = crypto.randomUUID();
     const headers = new Headers(req.headers);
@@ -88,7 +88,13 @@ const _TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
  * there are, and that ordering, dispatch and acceptance are not offered. The SDK's own
  * answer says only "Tool … not found". Anything else goes to the SDK unchanged.
  */
-export function unknownToolCall(body: Uint8Array): Response | undefined {
+export function unknownToolCall(req: Request, body: Uint8Array): Response | undefined {
+  // Only a request the transport would take: anything else gets the SDK's own refusal.
+  const accept = req.headers.get("accept") ?? "";
+  if (
+    mediaType(req) !== "application/json" || !accept.includes("application/json") ||
+    !accept.includes("text/event-stream")
+  ) return undefined;
   let message: unknown;
   try {
     message = JSON.parse(new TextDecoder().decode(body));
@@ -96,12 +102,13 @@ export function unknownToolCall(body: Uint8Array): Response | undefined {
     return undefined; // the SDK answers malformed JSON in its own format
   }
   if (message === null || typeof message !== "object") return undefined;
-  const { method, params, id } = message as { method?: unknown; params?: unknown; id?: unknown };
+  const { jsonrpc, method, params, id } = message as Record<string, unknown>;
+  if (jsonrpc !== "2.0") return undefined;
   const name = (params as { name?: unknown } | null | undefined)?.name;
   if (method !== "tools/call" || typeof name !== "string" || _TOOL_NAMES.has(name)) {
     return undefined;
   }
-  if (typeof id !== "string" && typeof id !== "number") return undefined;
+  if (typeof id !== "string" && !Number.isFinite(id)) return undefined;
   const shown = name.replace(/[^\x20-\x7E]/g, "?").slice(0, 64);
   return json({
     jsonrpc: "2.0",

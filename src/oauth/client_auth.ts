@@ -76,7 +76,7 @@ export function rejectBodyCredentials(
 }
 
 const _BASIC_ONLY = "send the client credentials only as an Authorization: Basic header " +
-  "(client_secret_basic, RFC 6749 §2.3.1), not in the body";
+  "(client_secret_basic, RFC 6749 section 2.3.1), not in the body";
 
 /**
  * A request with no Authorization header whose body carries client credentials

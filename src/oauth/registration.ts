@@ -77,7 +77,9 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
       `grant_types may only hold client_credentials; not supported: ${grants.join(", ")}`,
     );
   }
-  if (token_endpoint_auth_method && token_endpoint_auth_method !== "client_secret_basic") {
+  if (
+    token_endpoint_auth_method !== undefined && token_endpoint_auth_method !== "client_secret_basic"
+  ) {
     throw new HttpError(
       400,
       "invalid_client_metadata",

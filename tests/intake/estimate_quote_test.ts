@@ -96,3 +96,58 @@ Deno.test("the estimate refuses what request_quote refuses, every problem at onc
     assert.equal((await res.json()).error, "invalid_query");
   });
 });
+
+Deno.test("hostile or sloppy job fields: refused plainly, matched only where meant", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+  await t.step("a 60 KB service_type is refused without being matched", async () => {
+    const r = await mcpToolCall(app, "estimate_quote", {
+      city: "Zurich",
+      service_type: "\ufdfa".repeat(20_000),
+    });
+    assert.equal(r.isError, true);
+    const issues = r.structuredContent.issues as { path: string; message: string }[];
+    assert.deepEqual(issues.map((i) => i.path), ["service_type"]);
+    assert.match(issues[0]!.message, /at most 200 characters/);
+  });
+  await t.step("a likely typo with its country or state after it is refused too", async () => {
+    for (const city of ["Londn, UK", "Londn England", "Frankfrut, Germany"]) {
+      const res = await post(app, "/api/v1/quotes", { ...QUOTE, city, country: undefined });
+      assert.equal(res.status, 400, city);
+      assert.match((await res.json()).issues[0].message, /did you mean/, city);
+    }
+  });
+  await t.step("a city followed by a name that is no region confirms nothing", async () => {
+    const body = await (await app.request(estimateUrl({ ...JOB, city: "London, Ontario" })))
+      .json();
+    assert.equal(body.error, "validation_failed", "a likely typo of London, GB: ask");
+    const on = await (await app.request("/api/v1/locations?city=London%20ON")).json();
+    assert.notEqual(on.coverage.query.country, "ON", "ON is no country");
+    assert.equal(on.coverage.covered, false);
+  });
+  await t.step("a city with no letter is refused", async () => {
+    for (const city of [",", " , ", "\u0000"]) {
+      const res = await post(app, "/api/v1/quotes", { ...QUOTE, city });
+      assert.equal(res.status, 400, JSON.stringify(city));
+    }
+  });
+  await t.step(
+    "null for a field lets its synonym be read; an ambiguous name stays extra",
+    async () => {
+      const res = await post(app, "/api/v1/quotes", {
+        ...QUOTE,
+        engineer_count: null,
+        engineers: 3,
+        people: "Jo Doe",
+        day: "Tuesday",
+      });
+      assert.equal(res.status, 202, await res.clone().text());
+      assert.equal((await res.json()).budget_estimate.basis.engineers, 3);
+    },
+  );
+  await t.step("a long repeated parameter name is echoed clipped", async () => {
+    const name = "Z".repeat(30_000);
+    const res = await app.request(`/api/v1/estimate?${name}=1&${name}=2`);
+    assert.equal(res.status, 400);
+    assert.ok((await res.text()).length < 1024);
+  });
+});

@@ -550,3 +550,19 @@ Deno.test("a 404 under /api/v1/ says what this service does not offer and points
   const other = await (await app.request("/nothing")).json();
   assert.equal(other.message, "no resource at /nothing");
 });
+
+Deno.test("an unknown tool sent without the transport's headers gets the SDK's refusal, not ours", async () => {
+  await using app = await createApp();
+  const res = await app.request("/api/v1/mcp", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "place_order", arguments: {} },
+    }),
+  });
+  assert.equal(res.status, 406);
+  await res.body?.cancel();
+});

@@ -146,3 +146,10 @@ Deno.test("POST /agent/identity takes an RFC 7591 registration and answers its f
     assert.match(method.error_description, /must be client_secret_basic/);
   });
 });
+
+Deno.test("POST /agent/identity refuses an empty token_endpoint_auth_method", async () => {
+  await using app = await createApp();
+  const res = await register(app, '{"token_endpoint_auth_method":""}');
+  assert.equal(res.status, 400);
+  assert.equal((await res.json()).error, "invalid_client_metadata");
+});

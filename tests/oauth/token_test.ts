@@ -134,7 +134,7 @@ Deno.test("POST /oauth2/token answers every authentication failure with 401 inva
   assert.deepEqual([...bodies].map((b) => JSON.parse(b).error_description).sort(), [
     "client authentication failed",
     "client authentication failed: send the client credentials only as an Authorization: " +
-    "Basic header (client_secret_basic, RFC 6749 ?2.3.1), not in the body",
+    "Basic header (client_secret_basic, RFC 6749 section 2.3.1), not in the body",
   ]);
 });
 
