@@ -33,6 +33,15 @@ export interface ServiceHandler extends Handler {
  * instance for being busy. Still a bound: at most this many more requests.
  */
 export const HEALTH_RESERVE = 8;
+
+/**
+ * Admission beyond the one cap, so that callers at their limits cannot starve others:
+ * one address (an IPv6 /64, see client_address.ts) holds at most this share of
+ * `MAX_IN_FLIGHT`, and requests that write (POST) at most `1 - READ_RESERVE` of it, so
+ * reads always find places.
+ */
+export const ADDRESS_SHARE = 1 / 4;
+export const READ_RESERVE = 1 / 4;
 /**
  * An incoming `X-Request-Id` is kept (echoed and logged) only when it is a UUID (with or
  * without dashes, as nginx's `$request_id` writes it) or a ULID. Free text could carry
@@ -54,7 +63,12 @@ export function createHandler(deps: Deps): ServiceHandler {
   const routes = compileRoutes(buildRoutes(config));
 
   const maxInFlight = config.maxInFlight;
+  // With a small MAX_IN_FLIGHT the share would be a place or two: at least 8 (or all).
+  const addressCap = Math.max(Math.min(maxInFlight, 8), Math.ceil(maxInFlight * ADDRESS_SHARE));
+  const writeCap = Math.max(1, maxInFlight - Math.floor(maxInFlight * READ_RESERVE));
   let inFlight = 0;
+  /** Requests admitted and not yet answered, per address. */
+  const byAddress = new Map<string, number>();
   const idle: (() => void)[] = [];
 
   // Synchronous when the route answers synchronously (see `respond` in http/router.ts).
@@ -89,7 +103,13 @@ export function createHandler(deps: Deps): ServiceHandler {
       log({ level: "error", request_id: requestId, ...unexpectedErrorFields(err) });
       return errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
     };
+    let admitted: string | undefined;
     const finish = (res: Response) => {
+      if (admitted !== undefined) {
+        const n = byAddress.get(admitted)! - 1;
+        if (n === 0) byAddress.delete(admitted);
+        else byAddress.set(admitted, n);
+      }
       for (const [k, v] of ctx.headers) res.headers.set(k, v);
       res.headers.set("X-Request-Id", requestId);
       res.headers.set("X-Content-Type-Options", "nosniff");
@@ -118,7 +138,17 @@ export function createHandler(deps: Deps): ServiceHandler {
         // Admission control: a burst is refused at once, before its body is read, so it
         // can hold no more than MAX_IN_FLIGHT requests' worth of memory and store calls.
         out = unavailable("overloaded", "too many requests in flight; retry shortly", false);
+      } else if (maxInFlight > 0 && path !== "/healthz" && !_admit(req, ctx.address)) {
+        out = unavailable(
+          "overloaded",
+          "too many requests in flight from this address, or writes; retry shortly",
+          false,
+        );
       } else {
+        if (maxInFlight > 0 && path !== "/healthz") {
+          admitted = ctx.address;
+          byAddress.set(admitted, (byAddress.get(admitted) ?? 0) + 1);
+        }
         out = matched ? respond(matched, req, ctx, path) : notFound(path);
       }
     } catch (err) {
@@ -126,6 +156,12 @@ export function createHandler(deps: Deps): ServiceHandler {
     }
     return out instanceof Response ? finish(out) : out.then(undefined, failed).then(finish);
   };
+
+  /** Whether a request may take a place: its address's share, and for a write, not the reads'. */
+  const _admit = (req: Request, address: string) =>
+    (byAddress.get(address) ?? 0) < addressCap &&
+    (inFlight <= writeCap || req.method === "GET" || req.method === "HEAD" ||
+      req.method === "OPTIONS");
 
   const done = () => {
     if (--inFlight === 0) { for (const wake of idle.splice(0)) wake(); }

@@ -14,7 +14,19 @@ export const WINDOW_MS = 60_000;
 /** Counts requests per key; one per handler, so tests and instances each have their own. */
 export interface RateCounter {
   count(bucket: string, address: string, window: number): Promise<number>;
+  /**
+   * True when this instance already counted `bucket` and `address` past `limit` in
+   * `window`: a request then is refused from memory, with no store write and no wait in
+   * the group queue. A count only grows within a window, so this never refuses one that
+   * counting would admit; another instance learns it at its own first refusal.
+   */
+  isOver(bucket: string, address: string, window: number, limit: number): boolean;
+  /** Notes that a count came back past `limit`. */
+  markOver(bucket: string, address: string, window: number, limit: number): void;
 }
+
+/** Bucket and address pairs remembered as over their limit, per instance, at most. */
+export const OVER_LIMIT_ENTRIES = 100_000;
 
 /**
  * Increments of the same counter are queued inside this instance, so each request
@@ -25,7 +37,24 @@ export interface RateCounter {
  */
 export function createRateCounter(kv: Deno.Kv): RateCounter {
   const queues = new Map<string, Promise<unknown>>();
+  // "window bucket address" → the limit it was counted past, for the current window only.
+  let over = new Map<string, number>();
+  let overWindow = -1;
+  const overKey = (bucket: string, address: string) => `${bucket}\u0000${address}`;
   return {
+    isOver(bucket, address, window, limit) {
+      if (window !== overWindow) return false;
+      const past = over.get(overKey(bucket, address));
+      return past !== undefined && past <= limit;
+    },
+    markOver(bucket, address, window, limit) {
+      if (window !== overWindow) {
+        over = new Map();
+        overWindow = window;
+      }
+      // Bounded: past the cap, callers are counted in the store as before.
+      if (over.size < OVER_LIMIT_ENTRIES) over.set(overKey(bucket, address), limit);
+    },
     count(bucket, address, window) {
       const id = JSON.stringify([window, bucket, address]);
       const run = (queues.get(id) ?? Promise.resolve()).then(() =>
@@ -69,8 +98,11 @@ export async function enforceRateLimit(
   const now = ctx.now();
   const window = Math.floor(now / WINDOW_MS);
   const address = options.global ? "*" : ctx.address;
-  const count = await ctx.rateCounter.count(bucket, address, window);
   const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
+  // Already over in this window: refused from memory, at no store cost.
+  const known = ctx.rateCounter.isOver(bucket, address, window, limit);
+  const count = known ? limit + 1 : await ctx.rateCounter.count(bucket, address, window);
+  if (!known && count > limit) ctx.rateCounter.markOver(bucket, address, window, limit);
   // The headers describe the caller's own budget; a global limit shows only when it is
   // what refused the request, replacing the per-address figures that still had room.
   if (!options.global || count > limit) {

@@ -106,22 +106,27 @@ Deno.test({
   },
 });
 
-Deno.test("MAX_IN_FLIGHT: requests past the cap get 503 with Retry-After at once, and the service recovers when the burst goes", async () => {
+Deno.test("MAX_IN_FLIGHT: writes past their share get 503 with Retry-After at once, reads keep their places, and the service recovers", async () => {
   await using service = await startService({ MAX_IN_FLIGHT: "4", RATE_LIMIT_SUBMIT: "0" });
   const port = Number(new URL(service.baseUrl).port);
-  // Four submissions whose bodies never finish: each holds a place until it is cut off.
-  const held = await connectAll(port, 4);
-  assert.equal(held.length, 4);
+  // Three submissions whose bodies never finish: writes may hold three of the four places
+  // (READ_RESERVE keeps a quarter for reads), each until it is cut off.
+  const held = await connectAll(port, 3);
+  assert.equal(held.length, 3);
   for (const c of held) {
     await c.write(encoder.encode(
       "POST /api/v1/intake HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
         'Content-Length: 1000\r\n\r\n{"email":',
     ));
   }
-  // Until the four are in the handler, a read may still get a place.
+  // Until the three are in the handler, a write may still get a place.
   let res: Response | undefined;
   for (let i = 0; i < 50; i++) {
-    res = await fetch(`${service.baseUrl}/api/v1/services`);
+    res = await fetch(`${service.baseUrl}/api/v1/intake`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "ops@example.com", description: `burst ${i}` }),
+    });
     if (res.status === 503) break;
     await res.body?.cancel();
     await new Promise((r) => setTimeout(r, 50));
@@ -131,11 +136,78 @@ Deno.test("MAX_IN_FLIGHT: requests past the cap get 503 with Retry-After at once
   const body = await res!.json();
   assert.equal(body.error, "overloaded");
   assert.match(body.message, /too many requests in flight/);
-  // The health check has places of its own: a busy instance is not a dead one.
+  // A read still has its place, and the health check has places of its own.
+  const read = await fetch(`${service.baseUrl}/api/v1/services`);
+  assert.equal(read.status, 200);
+  await read.body?.cancel();
   const health = await fetch(`${service.baseUrl}/healthz`);
   assert.equal(health.status, 200);
   await health.body?.cancel();
 
+  // Once the held bodies go, writes are admitted again.
   for (const c of held) c.close();
-  assert.equal(await pollStatus(`${service.baseUrl}/api/v1/services`, 5_000), 200);
+  let after = 0;
+  for (let i = 0; i < 100 && after !== 202; i++) {
+    const res = await fetch(`${service.baseUrl}/api/v1/intake`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "ops@example.com", description: "after the burst" }),
+    });
+    after = res.status;
+    await res.body?.cancel();
+    if (after !== 202) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(after, 202);
+});
+
+/**
+ * Issue 19, F1: behind a proxy (TRUST_PROXY, X-Forwarded-For), 32 keep-alive connections
+ * from each of 9 addresses posting /oauth2/revoke past their limit made a tenth address's
+ * catalog read answer 503 52 times out of 71. A caller over its limit is now refused from
+ * memory, one address holds at most an eighth of MAX_IN_FLIGHT, and writes leave a
+ * quarter of it to reads.
+ */
+Deno.test("callers over their limits cannot make another address's public read answer 503", async () => {
+  await using service = await startService({ TRUST_PROXY: "true", MAX_IN_FLIGHT: "64" });
+  const url = (path: string) => `${service.baseUrl}${path}`;
+  let flooding = true;
+  const statuses = new Map<number, number>();
+  const attacker = async (address: string) => {
+    // Bounded: at most 400 requests per connection, and it stops with the reader.
+    for (let i = 0; i < 400 && flooding; i++) {
+      try {
+        const res = await fetch(url("/oauth2/revoke"), {
+          method: "POST",
+          headers: {
+            "X-Forwarded-For": address,
+            "Content-Type": "application/x-www-form-urlencoded",
+            Authorization: `Basic ${btoa("agt_nobody:dcfs_cs_nothing")}`,
+          },
+          body: "token=abc",
+        });
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        await res.body?.cancel();
+      } catch {
+        // a connection the service closed: try again
+      }
+    }
+  };
+  const attackers: Promise<void>[] = [];
+  for (let a = 1; a <= 9; a++) {
+    for (let c = 0; c < 32; c++) attackers.push(attacker(`198.51.100.${a}`));
+  }
+  // Let the flood reach its limits before reading.
+  await new Promise((r) => setTimeout(r, 500));
+  const reads: number[] = [];
+  for (let i = 0; i < 71; i++) {
+    const res = await fetch(url("/api/v1/services"), {
+      headers: { "X-Forwarded-For": "203.0.113.10" },
+    });
+    reads.push(res.status);
+    await res.body?.cancel();
+  }
+  flooding = false;
+  await Promise.all(attackers);
+  assert.deepEqual(reads.filter((s) => s !== 200), [], "every read from the tenth address");
+  assert.ok((statuses.get(429) ?? 0) > 0, `the flood was rate limited: ${[...statuses]}`);
 });

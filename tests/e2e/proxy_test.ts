@@ -19,7 +19,7 @@ if (!hasNginx) {
 }
 
 /** nginx with the documented server block on `listen`, proxying to `upstream`. */
-async function startNginx(listen: number, upstream: number) {
+async function startNginx(listen: number, upstream: number, extra = "") {
   const block = (await documentedBlock("docs/operations.md", "nginx"))
     .replace("listen 80;", `listen 127.0.0.1:${listen};`)
     .replace("server 127.0.0.1:8000;", `server 127.0.0.1:${upstream};`);
@@ -33,7 +33,7 @@ async function startNginx(listen: number, upstream: number) {
   await Deno.writeTextFile(
     conf,
     `daemon off;\nworker_processes 1;\npid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\n` +
-      `events {}\nhttp {\n  access_log off;\n  ${temp}\n${block}\n}\n`,
+      `events {}\nhttp {\n  access_log off;\n  ${temp}\n${block}\n${extra}\n}\n`,
   );
   const check = await new Deno.Command(NGINX, { args: ["-t", "-p", dir, "-c", conf] }).output();
   assert.equal(check.code, 0, new TextDecoder().decode(check.stderr));
@@ -184,6 +184,44 @@ Deno.test({
       assert.notEqual(closed[0], null, "the silent connection is still open after 40 s");
       assert.notEqual(closed[1], null, "the half-sent connection is still open after 40 s");
       assert.notEqual(closed[2], null, "the idle keep-alive connection is still open after 40 s");
+    });
+  },
+});
+
+Deno.test({
+  name: "the documented nginx counts connections per IPv4 address and per IPv6 /64",
+  ignore: !hasNginx,
+  fn: async (t) => {
+    // A test-only server beside the documented one: it takes the client address from a
+    // header (nginx's realip module) and answers the documented map's key for it.
+    const probe = freePort();
+    const extra = `server {\n  listen 127.0.0.1:${probe};\n  set_real_ip_from 127.0.0.1;\n` +
+      `  real_ip_header X-Test-Address;\n  location / { return 200 "$dcfs_client"; }\n}`;
+    await using nginx = await startNginx(freePort(), freePort(), extra);
+    assert.ok(nginx.base);
+    const key = async (address: string) => {
+      const res = await fetch(`http://127.0.0.1:${probe}/`, {
+        headers: { "X-Test-Address": address },
+      });
+      return await res.text();
+    };
+    const cases: [string, string][] = [
+      ["2001:db8:1:2:a:b:c:d", "v6:2001:db8:1:2"],
+      ["2001:db8:1:2::d", "v6:2001:db8:1:2"],
+      ["2001:db8:1::d", "v6:2001:db8:1:0"],
+      ["2001:db8:1:0:5:6:7:8", "v6:2001:db8:1:0"],
+      ["2001:db8::1", "v6:2001:db8:0:0"],
+      ["2001::1", "v6:2001:0:0:0"],
+      ["::1", "v6:0:0:0:0"],
+    ];
+    for (const [address, expected] of cases) {
+      await t.step(`${address} counts as ${expected}`, async () => {
+        assert.equal(await key(address), expected);
+      });
+    }
+    await t.step("IPv4 addresses count one by one", async () => {
+      assert.notEqual(await key("192.0.2.1"), await key("192.0.2.2"));
+      assert.doesNotMatch(await key("192.0.2.1"), /^v6:/);
     });
   },
 });

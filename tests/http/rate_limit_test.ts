@@ -197,3 +197,32 @@ Deno.test("the rate-limit sweeper removes every finished window, not only the fi
   const left = await Array.fromAsync(app.kv.list({ prefix: ["rate"] }));
   assert.deepEqual(left.map((e) => e.key), [rateKey("submit", "192.0.2.1", window)]);
 });
+
+Deno.test("a caller over its limit is refused from memory: no store write, the same 429", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER: "2" } });
+  const window = Math.floor(app.clock.now() / WINDOW_MS);
+  const counted = async () =>
+    Number((await app.kv.get<Deno.KvU64>(rateKey("register", "192.0.2.1", window))).value?.value);
+  const answers: number[] = [];
+  for (let i = 0; i < 10; i++) {
+    const res = await register(app);
+    answers.push(res.status);
+    if (res.status === 429) {
+      assert.equal(res.headers.get("ratelimit"), `"register";r=0;t=60`);
+      assert.ok(res.headers.get("retry-after"));
+    }
+    await res.body?.cancel();
+  }
+  await t.step("two admitted, then eight 429s", () => {
+    assert.deepEqual(answers, [201, 201, 429, 429, 429, 429, 429, 429, 429, 429]);
+  });
+  await t.step("only the first refusal was counted in the store", async () => {
+    assert.equal(await counted(), 3);
+  });
+  await t.step("the next window counts again", async () => {
+    app.clock.advance(60_000);
+    const res = await register(app);
+    assert.equal(res.status, 201);
+    await res.body?.cancel();
+  });
+});
