@@ -10,6 +10,8 @@ import { createJsonLineLogger, reason } from "./http/log.ts";
 import { loadCatalog } from "./catalog/catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { startRetention } from "./review/erasure.ts";
+import { emailHasher } from "./store/submission_index.ts";
+import { indexSubmissions } from "./store/submissions.ts";
 import { openStore } from "./store/open.ts";
 import { sweepRateLimits, WINDOW_MS } from "./http/rate_limit.ts";
 import { startReviewNotifier } from "./review/notifier.ts";
@@ -60,6 +62,20 @@ async function main(): Promise<void> {
   } catch (err) {
     _fail(`cannot listen on HOSTNAME ${config.hostname} PORT ${config.port}: ${reason(err)}`);
   }
+  // Submissions stored by an earlier version get their index keys once, in the background,
+  // a page at a time (store/submission_index.ts); later runs find the marker and stop.
+  // A drain stops it between pages; the next start goes on where it stopped.
+  let stopIndexing = false;
+  const pause = () =>
+    stopIndexing
+      ? Promise.reject(new Error("stopped"))
+      : new Promise<void>((r) => setTimeout(r, 0));
+  const indexing = emailHasher(kv).then((hash) => indexSubmissions(kv, hash, pause)).then(
+    (indexed) => indexed && log({ level: "info", msg: "submissions indexed", indexed }),
+    (err) =>
+      stopIndexing ||
+      log({ level: "warn", msg: "submission indexing failed", error: reason(err) }),
+  );
   const notifier = startReviewNotifier({ kv, config, now: Date.now, log });
   const retention = startRetention({ kv, config, now: Date.now, log });
   const sweeper = setInterval(() => {
@@ -80,6 +96,8 @@ async function main(): Promise<void> {
     while (handler.inFlight > 0) await handler.idle();
     await server.shutdown();
     clearInterval(sweeper);
+    stopIndexing = true;
+    await indexing;
     await notifier.stop();
     await retention.stop();
     clearTimeout(timer);

@@ -215,7 +215,7 @@ export async function reviewCli(
 
 /** Runs the real `deno task review list --json` against a KV file and returns its items. */
 export async function reviewListJson(kvPath: string): Promise<ReviewListItem[]> {
-  const out = await reviewCli(kvPath, "list", "--json");
+  const out = await reviewCli(kvPath, "list", "--all", "--json");
   assert.equal(out.code, 0, out.stderr);
   const items = JSON.parse(out.stdout);
   assert.ok(Array.isArray(items), "review list --json prints a JSON array");

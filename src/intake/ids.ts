@@ -20,6 +20,15 @@ export function newRequestId(kind: string, now: number): string {
   return `${kind}_${time}${rand}`;
 }
 
+/** The creation time (ms) an id from {@linkcode newRequestId} carries in its first 10 characters. */
+export function requestIdTime(id: string): number {
+  let t = 0;
+  for (const c of id.slice(id.indexOf("_") + 1, id.indexOf("_") + 11)) {
+    t = t * 32 + _CROCKFORD.indexOf(c);
+  }
+  return t;
+}
+
 /** True for a string shaped like an id from {@linkcode newRequestId}. */
 export function isRequestId(value: string): boolean {
   return /^(lead|quote)_[0-9A-HJKMNP-TV-Z]{26}$/.test(value);

@@ -20,6 +20,7 @@ import {
   PAYLOAD_CHUNK_BYTES,
   type SubmissionKind,
   type SubmissionRecord,
+  summaryOf,
 } from "../store/submissions.ts";
 import { enforceRateLimit } from "../http/rate_limit.ts";
 import { lenientArguments } from "./lenient.ts";
@@ -269,6 +270,10 @@ async function _store(
     service_id: facts.service_id,
     covered: facts.covered,
     urgency: (input.urgency as SubmissionRecord["urgency"]) ?? null,
+    summary: summaryOf(input),
+    email_hash: typeof input.email === "string"
+      ? (await ctx.cache.emailHasher())(input.email)
+      : null,
     budget_estimate: facts.budget_estimate ?? null,
     notified_at: null,
     decision: null,

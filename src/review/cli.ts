@@ -8,28 +8,33 @@
  */
 
 import { parseArgs } from "node:util";
-import { isClientId, isRequestId } from "../intake/ids.ts";
+import { isClientId, isRequestId, requestIdTime } from "../intake/ids.ts";
 import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
 import { ReviewError, type ReviewIo } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
-import { REVIEW_BACKOFF_MS } from "./notifier.ts";
 import type { BudgetEstimate } from "../catalog/estimate.ts";
 import { disableClient } from "../store/credentials.ts";
 import {
   getSubmission,
   getSubmissionPayload,
-  listSubmissions,
   type ReviewStatus,
   type SubmissionRecord,
   updateSubmission,
 } from "../store/submissions.ts";
-import { listOutbox, type OutboxEntry } from "../store/outbox.ts";
+import { getOutboxEntry } from "../store/outbox.ts";
+import {
+  LIST_MAX,
+  LIST_PAGE,
+  type ListOptions,
+  listSubmissionsPage,
+  notificationState,
+} from "./list.ts";
 import { openStore } from "../store/open.ts";
 
 export type { ReviewIo };
 
 export const USAGE = `usage: deno task review <command>
-  list [--status pending|approved|rejected] [--kind lead|quote] [--json]
+  list [--status pending|approved|rejected] [--kind lead|quote] [--limit N | --before <request_id> | --all] [--json]
   show <request_id> [--json]
   approve <request_id> [--note "…"] [--by "name"]
   reject <request_id> [--note "…"] [--by "name"]
@@ -41,10 +46,12 @@ Run "deno task review <command> --help" for what a command does.`;
 
 /** What each command does, for `<command> --help`. */
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
-  list:
-    `usage: deno task review list [--status pending|approved|rejected] [--kind lead|quote] [--json]
-Lists submissions, oldest first, with their review status and whether the review notice
-went out. --json prints a JSON array and nothing else.`,
+  list: `usage: deno task review list [--status pending|approved|rejected] [--kind lead|quote]
+                        [--limit N | --before <request_id> | --all] [--json]
+Lists submissions newest first, 50 to a page (--limit, at most 1000), urgent ones first in
+their page, with their review status and whether the review notice went out. The next
+page: --before the last request id shown (printed on stderr). --all streams every page.
+--json prints a JSON array and nothing else.`,
   show: `usage: deno task review show <request_id> [--json]
 Shows one submission: the request as submitted, its estimate, decision and notice state.`,
   approve: `usage: deno task review approve <request_id> [--note "…"] [--by "name"]
@@ -87,7 +94,7 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
     switch (command) {
       case "list":
         if (id) throw new UsageError("list takes no request id");
-        await _list(safe, values);
+        await listSubmissionsPage(safe, _listOptions(values));
         return 0;
       case "show":
         await _show(safe, _id(id), values.json ?? false);
@@ -146,7 +153,39 @@ type Options = {
   json?: boolean;
   note?: string;
   by?: string;
+  limit?: string;
+  before?: string;
+  all?: boolean;
 };
+
+function _listOptions(o: Options): ListOptions {
+  if (o.status !== undefined && !["pending", "approved", "rejected"].includes(o.status)) {
+    throw new UsageError("--status must be pending, approved or rejected");
+  }
+  if (o.kind !== undefined && !["lead", "quote"].includes(o.kind)) {
+    throw new UsageError("--kind must be lead or quote");
+  }
+  const limit = o.limit === undefined ? LIST_PAGE : Number(o.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${LIST_MAX}`);
+  }
+  if (o.all && (o.limit !== undefined || o.before !== undefined)) {
+    throw new UsageError("--all lists everything: it takes no --limit or --before");
+  }
+  let before: ListOptions["before"];
+  if (o.before !== undefined) {
+    if (!isRequestId(o.before)) throw new UsageError("--before takes a request id from a list");
+    before = { createdMs: requestIdTime(o.before), id: o.before };
+  }
+  return {
+    status: o.status as ListOptions["status"],
+    kind: o.kind as ListOptions["kind"],
+    json: o.json,
+    limit,
+    before,
+    all: o.all,
+  };
+}
 
 function _parse(args: string[]) {
   try {
@@ -162,6 +201,9 @@ function _parse(args: string[]) {
         email: { type: "string" },
         "decided-before": { type: "string" },
         "dry-run": { type: "boolean" },
+        limit: { type: "string" },
+        before: { type: "string" },
+        all: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -176,131 +218,12 @@ function _id(id: string | undefined): string {
   return id;
 }
 
-async function _list(io: ReviewIo, o: Options): Promise<void> {
-  if (o.status !== undefined && !["pending", "approved", "rejected"].includes(o.status)) {
-    throw new UsageError("--status must be pending, approved or rejected");
-  }
-  if (o.kind !== undefined && !["lead", "quote"].includes(o.kind)) {
-    throw new UsageError("--kind must be lead or quote");
-  }
-  const all = await listSubmissions(io.kv);
-  // Urgent requests first (emergency, then asap), each group oldest first.
-  const rows = all
-    .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind))
-    .sort((a, b) => _urgencyRank(a) - _urgencyRank(b));
-  const outbox = await _outbox(io.kv);
-  const summaries = rows.map((r) => _summary(r, outbox.get(r.request_id)));
-  if (o.json) {
-    // Other tools rely on this: a JSON array, each item with request_id, kind, status, created_at.
-    io.out(JSON.stringify(summaries));
-    return;
-  }
-  if (io.store) io.err(`store: ${io.store}`);
-  if (all.length === 0) {
-    // The usual cause: the service runs with KV_PATH and this run does not, or the other way.
-    io.err(
-      "warning: this store holds no submissions at all. If the service uses another store, " +
-        "run this with the service's KV_PATH.",
-    );
-  }
-  if (rows.length === 0) {
-    io.out("no submissions");
-    return;
-  }
-  const people = await _people(io.kv, rows);
-  io.out(_table([
-    [
-      "REQUEST_ID",
-      "URGENCY",
-      "KIND",
-      "STATUS",
-      "CREATED_AT",
-      "VIA",
-      "COMPANY",
-      "CONTACT",
-      "CITY",
-      "SERVICE",
-      "NOTIFICATION",
-    ],
-    ...summaries.map((r, i) => [
-      r.request_id,
-      r.urgency ?? "-",
-      r.kind,
-      r.status,
-      r.created_at,
-      r.channel ?? "-",
-      _clip(people[i]!.company),
-      _clip(people[i]!.contact),
-      _clip(people[i]!.city),
-      r.service_id ?? "-",
-      r.notification,
-    ]),
-  ]));
-}
-
-/** Who sent each submission, from its stored request: company, contact, city. */
-async function _people(kv: Deno.Kv, rows: SubmissionRecord[]) {
-  return await Promise.all(rows.map(async (r) => {
-    const request = JSON.parse(await getSubmissionPayload(kv, r)) as Record<string, unknown>;
-    const text = (v: unknown) => typeof v === "string" && v.trim() ? v.trim() : "-";
-    return {
-      company: text(request.company),
-      contact: text(request.contact_name) !== "-"
-        ? text(request.contact_name)
-        : text(request.email),
-      city: text(request.city),
-    };
-  }));
-}
-
-function _clip(text: string, max = 24): string {
-  const chars = [...text];
-  return chars.length > max ? chars.slice(0, max - 1).join("") + "…" : text;
-}
-
-const _URGENCY_RANK: Readonly<Record<string, number>> = { emergency: 0, asap: 1 };
-
-/** Where a request's urgency puts it in the list: emergency, asap, then the rest. */
-function _urgencyRank(r: SubmissionRecord): number {
-  return r.urgency && Object.hasOwn(_URGENCY_RANK, r.urgency) ? _URGENCY_RANK[r.urgency]! : 2;
-}
-
-function _summary(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
-  return {
-    request_id: r.request_id,
-    urgency: r.urgency ?? null,
-    kind: r.kind,
-    status: r.status,
-    created_at: r.created_at,
-    channel: r.channel ?? null,
-    service_id: r.service_id,
-    covered: r.covered,
-    notification: notificationState(r, outbox),
-    notified_at: r.notified_at,
-    decided_at: r.decision?.decided_at ?? null,
-  };
-}
-
-/**
- * `sent`; `pending` (not tried yet, or being sent); `retrying` after a failed attempt;
- * `failing` once every backoff step has failed (it is still retried every 10 minutes).
- */
-export function notificationState(record: SubmissionRecord, outbox: OutboxEntry | undefined) {
-  if (record.notified_at) return "sent";
-  if (!outbox?.last_error) return "pending";
-  return outbox.attempts >= REVIEW_BACKOFF_MS.length ? "failing" : "retrying";
-}
-
-async function _outbox(kv: Deno.Kv): Promise<Map<string, OutboxEntry>> {
-  return new Map((await listOutbox(kv)).map((e) => [e.value.request_id, e.value]));
-}
-
 async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
   const entry = await getSubmission(io.kv, id);
   if (!entry.value) throw new ReviewError(`no submission ${id}`);
   const record = entry.value;
   const request = JSON.parse(await getSubmissionPayload(io.kv, record));
-  const outbox = (await _outbox(io.kv)).get(id);
+  const outbox = (await getOutboxEntry(io.kv, id)).value ?? undefined;
   const notification = notificationState(record, outbox);
   const view = {
     ...record,
@@ -391,13 +314,6 @@ async function _disable(io: ReviewIo, clientId: string): Promise<void> {
     `${clientId} ${was} at ${at}; its tokens are refused from now on, everywhere, and lapse ` +
       "within 15 minutes. Its token requests now get invalid_client.",
   );
-}
-
-function _table(cells: string[][]): string {
-  const rows = cells.map((r) => r.map(oneLine));
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd())
-    .join("\n");
 }
 
 if (import.meta.main) {

@@ -5,7 +5,7 @@
  * is the record of a data-subject request.
  */
 
-import { eraseAll, findByEmail, findDecidedBefore, retentionCutoff } from "./erasure.ts";
+import { decidedBefore, eraseAll, findByEmail, retentionCutoff } from "./erasure.ts";
 import { type Erased, eraseSubmission, type SubmissionRecord } from "../store/submissions.ts";
 import { ReviewError, type ReviewIo } from "./io.ts";
 import { oneLine } from "./terminal.ts";
@@ -25,28 +25,36 @@ export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): P
   await _eraseFound(io, found, dryRun, `with email ${oneLine(email)}`);
 }
 
-/** `purge --decided-before <YYYY-MM-DD | Nd>`: decided submissions older than the cutoff. */
+/**
+ * `purge --decided-before <YYYY-MM-DD | Nd>`: decided submissions older than the cutoff,
+ * read from the decision index a page at a time and printed as they go.
+ */
 export async function purge(io: EraseIo, before: number, dryRun: boolean): Promise<void> {
-  const found = await findDecidedBefore(io.kv, before);
-  await _eraseFound(io, found, dryRun, `decided before ${new Date(before).toISOString()}`);
+  await _eraseFound(
+    io,
+    decidedBefore(io.kv, before),
+    dryRun,
+    `decided before ${new Date(before).toISOString()}`,
+  );
 }
 
 async function _eraseFound(
   io: EraseIo,
-  found: SubmissionRecord[],
+  found: Iterable<SubmissionRecord> | AsyncIterable<SubmissionRecord>,
   dryRun: boolean,
   what: string,
 ): Promise<void> {
   if (dryRun) {
-    for (const r of found) {
+    let n = 0;
+    for await (const r of found) {
+      n++;
       io.out(`would erase ${r.request_id} (${r.kind}, created ${r.created_at})`);
     }
-    io.out(`${found.length} submission${found.length === 1 ? "" : "s"} ${what}; nothing erased`);
+    io.out(`${n} submission${n === 1 ? "" : "s"} ${what}; nothing erased`);
     return;
   }
-  const erased = await eraseAll(io.kv, found, io.now());
-  for (const e of erased) io.out(_erasedLine(e));
-  io.out(`erased ${erased.length} submission${erased.length === 1 ? "" : "s"} ${what}`);
+  const erased = await eraseAll(io.kv, found, io.now(), (e) => io.out(_erasedLine(e)));
+  io.out(`erased ${erased} submission${erased === 1 ? "" : "s"} ${what}`);
 }
 
 function _erasedLine(e: Erased): string {

@@ -12,61 +12,61 @@ import { type Logger, reason } from "../http/log.ts";
 import {
   type Erased,
   eraseSubmission,
-  getSubmissionPayload,
-  listSubmissions,
+  getSubmission,
+  getSubmissions,
+  indexSubmissions,
   type SubmissionRecord,
 } from "../store/submissions.ts";
+import { decidedSelector, emailHasher, idsByEmail, pagesOf } from "../store/submission_index.ts";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 /** How often the service applies `SUBMISSION_RETENTION_DAYS`. */
 export const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
+/** Submissions read and erased per page by purge and the retention pass. */
+export const ERASE_PAGE = 100;
 
-/** Emails compare trimmed and case-insensitively: what a person would call the same address. */
-export function sameEmail(a: string, b: string): boolean {
-  return a.trim().toLowerCase() === b.trim().toLowerCase();
+/**
+ * The submissions whose `email` field is `email` (trimmed, any case), through the email
+ * index: the cost follows the matches, not the store. Indexes older submissions first if
+ * this store has not been indexed yet (once).
+ */
+export async function findByEmail(kv: Deno.Kv, email: string): Promise<SubmissionRecord[]> {
+  const hash = await emailHasher(kv);
+  await indexSubmissions(kv, hash);
+  return await getSubmissions(kv, await idsByEmail(kv, hash(email)));
 }
 
 /**
- * The submissions whose `email` field is `email`. The email lives only in the stored
- * request, so every request is read: a full scan, fine for a rare staff command.
+ * The submissions decided before `before` (ms), earliest decision first, a page at a time
+ * from the decision index: never the whole store in memory.
  */
-export async function findByEmail(kv: Deno.Kv, email: string): Promise<SubmissionRecord[]> {
-  const found: SubmissionRecord[] = [];
-  for (const record of await listSubmissions(kv)) {
-    if (sameEmail(await _emailOf(kv, record), email)) found.push(record);
-  }
-  return found;
-}
-
-async function _emailOf(kv: Deno.Kv, record: SubmissionRecord): Promise<string> {
-  try {
-    const request = JSON.parse(await getSubmissionPayload(kv, record));
-    return typeof request?.email === "string" ? request.email : "";
-  } catch {
-    return ""; // erased meanwhile
-  }
-}
-
-/** The decided (approved or rejected) submissions decided before `before` (ms). */
-export async function findDecidedBefore(
+export async function* decidedBefore(
   kv: Deno.Kv,
   before: number,
-): Promise<SubmissionRecord[]> {
-  return (await listSubmissions(kv)).filter((r) =>
-    r.decision !== null && Date.parse(r.decision.decided_at) < before
-  );
+): AsyncGenerator<SubmissionRecord> {
+  await indexSubmissions(kv, await emailHasher(kv));
+  for await (const page of pagesOf(kv, decidedSelector(before), ERASE_PAGE)) {
+    for (const { key } of page) {
+      const record = (await getSubmission(kv, String(key[2]))).value;
+      if (record) yield record;
+    }
+  }
 }
 
 /** Erases each submission, one commit each; those already gone are left out. */
 export async function eraseAll(
   kv: Deno.Kv,
-  records: readonly SubmissionRecord[],
+  records: Iterable<SubmissionRecord> | AsyncIterable<SubmissionRecord>,
   now: number,
-): Promise<Erased[]> {
-  const erased: Erased[] = [];
-  for (const record of records) {
+  onErased: (e: Erased) => void | Promise<void> = () => {},
+): Promise<number> {
+  let erased = 0;
+  for await (const record of records) {
     const done = await eraseSubmission(kv, record.request_id, now);
-    if (done) erased.push(done);
+    if (done) {
+      erased++;
+      await onErased(done);
+    }
   }
   return erased;
 }
@@ -95,11 +95,18 @@ export function startRetention(deps: RetentionDeps, intervalMs = RETENTION_INTER
     running = running.then(async () => {
       try {
         const now = deps.now();
-        const found = await findDecidedBefore(deps.kv, retentionCutoff(now, days));
-        const erased = await eraseAll(deps.kv, found, now);
-        if (erased.length) {
-          deps.log({ level: "info", msg: "retention purge", erased: erased.length, days });
-        }
+        // Page by page from the decision index, yielding between pages so that serving
+        // goes on while a large backlog is erased.
+        let sincePause = 0;
+        const erased = await eraseAll(
+          deps.kv,
+          decidedBefore(deps.kv, retentionCutoff(now, days)),
+          now,
+          async () => {
+            if (++sincePause % ERASE_PAGE === 0) await new Promise((r) => setTimeout(r, 0));
+          },
+        );
+        if (erased) deps.log({ level: "info", msg: "retention purge", erased, days });
       } catch (err) {
         deps.log({
           level: "warn",

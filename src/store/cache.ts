@@ -33,6 +33,7 @@ import {
   revocationKey,
   type TokenRecord,
 } from "./credentials.ts";
+import { emailHasher } from "./submission_index.ts";
 
 /** Entries kept per cache; the least recently used goes first. */
 export const CACHE_ENTRIES = 10_000;
@@ -53,6 +54,8 @@ export interface StoreCache {
   readonly stats: { hits: number; misses: number; markerReads: number };
   readonly tokens: Lru<TokenRecord>;
   readonly clients: Lru<Deno.KvEntry<ClientRecord>>;
+  /** The store's email hasher (submission_index.ts), loaded once per handler. */
+  emailHasher(): Promise<(email: string) => string>;
 }
 
 export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCache {
@@ -70,10 +73,16 @@ export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCac
     read.then(clear, clear);
     return read;
   };
+  let hasher: Promise<(email: string) => string> | undefined;
   return {
     stats,
     tokens: new Lru(entries),
     clients: new Lru(entries),
+    emailHasher() {
+      hasher ??= emailHasher(kv);
+      hasher.catch(() => hasher = undefined); // a failed load is tried again next time
+      return hasher;
+    },
     lastMarker: () => last,
     marker() {
       // A read in flight began before this call: it may predate a revocation this caller

@@ -17,10 +17,16 @@
  * | `["submission_idempotency", request_id]`      | submissions.ts    |
  * | `["review_outbox", request_id]`               | outbox.ts (1)     |
  * | `["review_due", next_attempt_at, request_id]` | outbox.ts (1)     |
+ * | `["submissions_by_time", created_ms, id]`     | submission_index.ts (2) |
+ * | `["submissions_decided", decided_ms, id]`     | submission_index.ts (2) |
+ * | `["submissions_by_email", email_hash, id]`    | submission_index.ts (2) |
+ * | `["email_index_key"]`                         | submission_index.ts |
+ * | `["migrations", "submission_indexes"]`        | submission_index.ts |
  * | `["health"]` (read only, never written)       | open.ts           |
  *
  * (1) Built there; submissions.ts also writes and deletes them in the commits that touch
  * a submission too.
+ * (2) Written and deleted by submissions.ts, in the same commit as the submission.
  */
 
 export { clientKey, revocationKey, tokenKey } from "./credentials.ts";
@@ -32,3 +38,9 @@ export {
   submissionKey,
 } from "./submissions.ts";
 export { dueKey, outboxKey } from "./outbox.ts";
+export {
+  decidedIndexKey,
+  emailIndexKey,
+  INDEX_MIGRATION_KEY,
+  timeIndexKey,
+} from "./submission_index.ts";

@@ -16,6 +16,13 @@
 import type { BudgetEstimate } from "../catalog/estimate.ts";
 import { retryLocked } from "./calls.ts";
 import { dueKey, getOutboxEntry, type OutboxEntry, outboxKey } from "./outbox.ts";
+import {
+  decidedIndexKey,
+  emailIndexKey,
+  INDEX_MIGRATION_KEY,
+  normalizeEmail,
+  timeIndexKey,
+} from "./submission_index.ts";
 
 export const submissionKey = (id: string): Deno.KvKey => ["submissions", id];
 export const payloadKey = (id: string, n: number): Deno.KvKey => ["submission_payloads", id, n];
@@ -33,9 +40,21 @@ export type ReviewStatus = "pending" | "approved" | "rejected";
 /** How a submission came in: the home page's forms, the REST API, or an MCP tool. */
 export type Channel = "web" | "api" | "mcp";
 
+/** What a review list row shows of who sent a submission, each at most 64 characters. */
+export interface SubmissionSummary {
+  company: string | null;
+  /** The contact's name, else the email. */
+  contact: string | null;
+  city: string | null;
+}
+
 export interface SubmissionRecord {
   request_id: string;
   kind: SubmissionKind;
+  /** What `review list` shows, so it reads no payload. Absent on records not yet indexed. */
+  summary?: SubmissionSummary;
+  /** The keyed hash of its email (submission_index.ts), to find and erase its index key. */
+  email_hash?: string | null;
   /** Absent on records written before the field existed. */
   channel?: Channel;
   status: ReviewStatus;
@@ -120,7 +139,9 @@ export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise
 function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
   const id = sub.record.request_id;
   const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
-    .set(submissionKey(id), { ...sub.record, idempotent: sub.idempotency !== undefined });
+    .set(submissionKey(id), { ...sub.record, idempotent: sub.idempotency !== undefined })
+    .set(timeIndexKey(Date.parse(sub.record.created_at), id), true);
+  if (sub.record.email_hash) op.set(emailIndexKey(sub.record.email_hash, id), true);
   for (let n = 0; n < sub.record.payload.chunks; n++) {
     const start = n * PAYLOAD_CHUNK_BYTES;
     op.set(payloadKey(id, n), sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES));
@@ -178,15 +199,72 @@ export async function getSubmissionPayload(
   return new TextDecoder().decode(bytes);
 }
 
-/** Every submission, oldest first. */
-export function listSubmissions(kv: Deno.Kv): Promise<SubmissionRecord[]> {
-  return retryLocked(async () => {
-    const out: SubmissionRecord[] = [];
-    for await (const e of kv.list<SubmissionRecord>({ prefix: ["submissions"] })) out.push(e.value);
-    return out.sort((a, b) =>
-      a.created_at.localeCompare(b.created_at) || a.request_id.localeCompare(b.request_id)
-    );
-  });
+/** The summary a review list row shows, from a submission as it was accepted. */
+export function summaryOf(request: Record<string, unknown>): SubmissionSummary {
+  const text = (v: unknown) =>
+    typeof v === "string" && v.trim() ? [...v.trim()].slice(0, 64).join("") : null;
+  return {
+    company: text(request.company),
+    contact: text(request.contact_name) ?? text(request.email),
+    city: text(request.city),
+  };
+}
+
+/** The records of `ids`, in that order; those erased meanwhile are left out. */
+export async function getSubmissions(
+  kv: Deno.Kv,
+  ids: readonly string[],
+): Promise<SubmissionRecord[]> {
+  const out: SubmissionRecord[] = [];
+  for (const id of ids) {
+    const entry = await getSubmission(kv, id);
+    if (entry.value) out.push(entry.value);
+  }
+  return out;
+}
+
+/**
+ * Indexes the submissions written before the indexes existed (submission_index.ts): a
+ * page at a time, each record with its index keys and summary in one checked commit,
+ * then the marker, so it runs once per store. `hash` is the store's email hasher.
+ * Returns how many records it indexed; 0 at once when the marker is there.
+ */
+export async function indexSubmissions(
+  kv: Deno.Kv,
+  hash: (email: string) => string,
+  pause: () => Promise<void> = () => new Promise((r) => setTimeout(r, 0)),
+): Promise<number> {
+  if ((await retryLocked(() => kv.get(INDEX_MIGRATION_KEY))).value) return 0;
+  let indexed = 0;
+  let cursor: string | undefined;
+  while (true) {
+    const iter = kv.list<SubmissionRecord>({ prefix: ["submissions"] }, { limit: 200, cursor });
+    const page = await retryLocked(() => Array.fromAsync(iter));
+    for (const entry of page) {
+      if (entry.value.summary !== undefined) continue;
+      let request: Record<string, unknown> = {};
+      try {
+        request = JSON.parse(await getSubmissionPayload(kv, entry.value));
+      } catch { /* erased meanwhile: the check below fails */ }
+      const email = typeof request.email === "string" ? normalizeEmail(request.email) : "";
+      const next = {
+        ...entry.value,
+        summary: summaryOf(request),
+        email_hash: email ? hash(email) : null,
+      };
+      const id = entry.value.request_id;
+      const op = kv.atomic().check(entry).set(entry.key, next)
+        .set(timeIndexKey(Date.parse(next.created_at), id), true);
+      if (next.email_hash) op.set(emailIndexKey(next.email_hash, id), true);
+      if (next.decision) op.set(decidedIndexKey(Date.parse(next.decision.decided_at), id), true);
+      if ((await retryLocked(() => op.commit())).ok) indexed++;
+    }
+    if (page.length < 200) break;
+    cursor = iter.cursor;
+    await pause();
+  }
+  await retryLocked(() => kv.set(INDEX_MIGRATION_KEY, 1));
+  return indexed;
 }
 
 /**
@@ -198,7 +276,15 @@ export async function updateSubmission(
   entry: Deno.KvEntry<SubmissionRecord>,
   next: SubmissionRecord,
 ): Promise<boolean> {
-  return (await retryLocked(() => kv.atomic().check(entry).set(entry.key, next).commit())).ok;
+  const op = kv.atomic().check(entry).set(entry.key, next);
+  // The decision index moves with the decision.
+  const was = entry.value.decision?.decided_at;
+  const now = next.decision?.decided_at;
+  if (was !== now) {
+    if (was) op.delete(decidedIndexKey(Date.parse(was), next.request_id));
+    if (now) op.set(decidedIndexKey(Date.parse(now), next.request_id), true);
+  }
+  return (await retryLocked(() => op.commit())).ok;
 }
 
 /** What {@linkcode eraseSubmission} removed. */
@@ -235,6 +321,10 @@ export async function eraseSubmission(
       keys.push(idem.key);
     }
     if (record.value.idempotent) keys.push(idempotencyPointerKey(id));
+    keys.push(timeIndexKey(Date.parse(record.value.created_at), id));
+    const decided = record.value.decision?.decided_at;
+    if (decided) keys.push(decidedIndexKey(Date.parse(decided), id));
+    if (record.value.email_hash) keys.push(emailIndexKey(record.value.email_hash, id));
     for (const key of keys) op.delete(key);
     if ((await retryLocked(() => op.commit())).ok) {
       const { kind, created_at } = record.value;

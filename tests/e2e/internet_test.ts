@@ -3,6 +3,7 @@
  * (`deno task start` on a temporary KV file) and the real review CLI.
  */
 import assert from "node:assert/strict";
+import { decidedIndexKey } from "../../src/store/keys.ts";
 import { documentedWebhookVerifier } from "../_docs.ts";
 import { LEAD, QUOTE } from "../_fixtures.ts";
 import { issueToken, overHttp, registerClient } from "../_helpers.ts";
@@ -219,15 +220,25 @@ Deno.test("against the real process: SUBMISSION_RETENTION_DAYS erases old decide
     // Backdate one decision by 10 days, as if it were made then.
     const kv = await Deno.openKv(kvPath);
     const entry = await kv.get<{ decision: { decided_at: string } }>(["submissions", ids[0]!]);
+    const decided = Date.parse(entry.value!.decision.decided_at);
     entry.value!.decision.decided_at = new Date(Date.now() - 10 * 86_400_000).toISOString();
-    await kv.set(entry.key, entry.value);
+    // The decision index moves with it, as a decision made then would have written it.
+    await kv.atomic().set(entry.key, entry.value)
+      .delete(decidedIndexKey(decided, ids[0]!))
+      .set(decidedIndexKey(Date.parse(entry.value!.decision.decided_at), ids[0]!), true)
+      .commit();
     kv.close();
 
     await using second = await startService({ KV_PATH: kvPath, SUBMISSION_RETENTION_DAYS: "7" });
     const purged = await second.waitFor((r) => r.msg === "retention purge");
     assert.equal(purged.erased, 1);
     const left = (await reviewListJson(kvPath)).map((i) => i.request_id);
-    assert.deepEqual(left, ids.slice(1), "the recent decision and the pending one are kept");
+    // Newest first.
+    assert.deepEqual(
+      left,
+      ids.slice(1).reverse(),
+      "the recent decision and the pending one are kept",
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -96,7 +96,8 @@ Deno.test("urgency is stored, listed first by deno task review list, and carried
       ids.push(String((await (await post(app, "/api/v1/intake", lead)).json()).request_id));
     }
     const listed = await reviewListJson(kvPath);
-    assert.deepEqual(listed.map((i) => i.request_id), [ids[2], ids[3], ids[0], ids[1]]);
+    // Urgent first, then newest first.
+    assert.deepEqual(listed.map((i) => i.request_id), [ids[2], ids[3], ids[1], ids[0]]);
     const record = (await getSubmission(app.kv, ids[2]!)).value!;
     assert.equal(record.urgency, "emergency");
     assert.equal(webhookBody(record).urgency, "emergency");

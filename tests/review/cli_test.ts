@@ -240,19 +240,19 @@ Deno.test("review CLI list prints a table, or with --json only a JSON array, fil
   });
 });
 
-Deno.test("review CLI list shows submissions oldest first, leads and quotes interleaved", async () => {
-  // src/store/submissions.ts documents listSubmissions as "oldest first (ids sort by creation time)", but
-  // the ids start with their kind, so a key-ordered list puts every lead before every quote.
+Deno.test("review CLI list shows submissions newest first, leads and quotes interleaved", async () => {
+  // The ids start with their kind, so a key-ordered list would put every lead before every
+  // quote: the list reads the time index (src/store/submission_index.ts).
   await using store = await tempStore();
   const quote = String((await store.submit("quote")).request_id);
   const lead = String((await store.submit("lead")).request_id);
   const items = await listJson(store.kv);
   assert.deepEqual(items.map((i) => [i.request_id, i.created_at]), [
-    [quote, "2026-11-22T00:00:01.000Z"],
     [lead, "2026-11-22T00:00:02.000Z"],
+    [quote, "2026-11-22T00:00:01.000Z"],
   ]);
   const rows = (await ok(store.kv, "list")).split("\n").slice(1);
-  assert.deepEqual(rows.map((r) => r.split(/\s+/)[0]), [quote, lead]);
+  assert.deepEqual(rows.map((r) => r.split(/\s+/)[0]), [lead, quote]);
 });
 
 Deno.test("review CLI show prints the stored request, its estimate and the notification state", async (t) => {
@@ -401,7 +401,13 @@ Deno.test("review CLI approve records a human decision with time, note and revie
   await t.step("no other key of the store was added, removed or changed", async () => {
     const after = await snapshot(kv);
     const changed = JSON.stringify(["submissions", id]);
-    assert.deepEqual([...after.keys()].sort(), [...before.keys()].sort());
+    // Only the decision index gains the decided submission (store/submission_index.ts).
+    const decided = JSON.stringify([
+      "submissions_decided",
+      Date.parse("2026-11-23T09:30:00.000Z"),
+      id,
+    ]);
+    assert.deepEqual([...after.keys()].sort(), [...before.keys(), decided].sort());
     for (const [key, entry] of before) {
       if (key !== changed) assert.deepEqual(after.get(key), entry, key);
     }
@@ -491,7 +497,7 @@ Deno.test("review CLI answers exit 2 with the usage for bad usage", async (t) =>
     ["list with an id", ["list", id], /list takes no request id/],
     ["a bad --status", ["list", "--status", "done"], /--status must be pending/],
     ["a bad --kind", ["list", "--kind", "order"], /--kind must be lead or quote/],
-    ["an unknown option", ["list", "--all"], /--all/],
+    ["an unknown option", ["list", "--everything"], /--everything/],
     ["--note without a value", ["approve", id, "--note"], /--note/],
     ["an over-long --note", ["approve", id, "--note", "x".repeat(1001)], /at most 1000/],
   ];
@@ -597,8 +603,8 @@ Deno.test("deno task review list --json prints only a JSON array of the submissi
   assert.deepEqual(
     items.map((i: Record<string, unknown>) => [i.request_id, i.kind, i.status, i.created_at]),
     [
-      [lead, "lead", "pending", "2026-11-22T00:00:01.000Z"],
       [quote, "quote", "pending", "2026-11-22T00:00:02.000Z"],
+      [lead, "lead", "pending", "2026-11-22T00:00:01.000Z"],
     ],
   );
 });
