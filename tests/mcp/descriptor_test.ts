@@ -223,16 +223,8 @@ function* properties(schema: unknown, path: string): Generator<[string, Record<s
   }
 }
 
-/** A property is described when it, or the branch that carries its type, has a description. */
-function described(property: Record<string, unknown>): boolean {
-  if (typeof property.description === "string" && property.description.length >= 10) return true;
-  const branches = [...(property.anyOf ?? []) as Record<string, unknown>[]];
-  return branches.some((b) => typeof b.description === "string" && b.description.length >= 10);
-}
-
-Deno.test("every property of every tool is described: inputs in tools/list and the descriptor, outputs in the descriptor", async (t) => {
-  await using app = await createApp();
-  const descriptor = await (await app.request("/.well-known/mcp.json")).json();
+/** The `result` of an MCP `tools/list`, as a stateless 2025-11-25 client gets it. */
+async function toolsList(app: Awaited<ReturnType<typeof createApp>>) {
   const res = await app.request("/api/v1/mcp", {
     method: "POST",
     headers: {
@@ -243,7 +235,22 @@ Deno.test("every property of every tool is described: inputs in tools/list and t
     body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
   });
   const text = await res.text();
-  const listed = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!).result.tools;
+  return JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!).result as {
+    tools: Record<string, unknown>[];
+  };
+}
+
+/** A property is described when it, or the branch that carries its type, has a description. */
+function described(property: Record<string, unknown>): boolean {
+  if (typeof property.description === "string" && property.description.length >= 10) return true;
+  const branches = [...(property.anyOf ?? []) as Record<string, unknown>[]];
+  return branches.some((b) => typeof b.description === "string" && b.description.length >= 10);
+}
+
+Deno.test("every property of every tool is described: inputs in tools/list and the descriptor, outputs in the descriptor", async (t) => {
+  await using app = await createApp();
+  const descriptor = await (await app.request("/.well-known/mcp.json")).json();
+  const listed = (await toolsList(app)).tools as { name: string; [k: string]: unknown }[];
   // tools/list carries output shapes with one description each (see src/mcp/json_schema.ts).
   const sources: [string, { name: string; [k: string]: unknown }[], string[], number][] = [
     ["tools/list", listed, ["inputSchema"], 35],
@@ -278,17 +285,7 @@ Deno.test("every property of every tool is described: inputs in tools/list and t
 
 Deno.test("tools/list is at most 16 KB for all tools together", async () => {
   await using app = await createApp();
-  const res = await app.request("/api/v1/mcp", {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2025-11-25",
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-  });
-  const text = await res.text();
-  const result = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!).result;
+  const result = await toolsList(app);
   const bytes = new TextEncoder().encode(JSON.stringify(result)).byteLength;
   assert.ok(bytes <= 16 * 1024, `tools/list is ${bytes} bytes`);
   assert.equal(result.tools.length, 6);
