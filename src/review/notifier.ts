@@ -18,6 +18,7 @@ import {
   dropOutbox,
   indexOutbox,
   listDueOutbox,
+  listNewOutbox,
   type OutboxEntry,
   updateOutbox,
 } from "../store/outbox.ts";
@@ -53,26 +54,30 @@ const POLL_MS = 1_000;
 /** Due entries taken per pass, and how many of them are sent at once. */
 const BATCH = 100;
 const CONCURRENCY = 8;
-/** Every this many passes, entries without a due key (from an older version) get one. */
-const REINDEX_EVERY = 60;
 
 export interface ReviewNotifier {
   /** Finishes the pass under way and stops polling. */
   stop(): Promise<void>;
 }
 
-/** Polls the outbox every second until stopped. */
+/**
+ * Polls the outbox every second until stopped; while a pass finds a full batch of work it
+ * goes straight on, so a backlog drains as fast as the webhook answers.
+ */
 export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): ReviewNotifier {
   let stopped = false;
   let wake = () => {};
   const loop = (async () => {
     for (let pass = 0; !stopped; pass++) {
+      let busy = false;
       try {
-        if (pass % REINDEX_EVERY === 0) await indexOutbox(deps.kv);
-        await deliverDue(deps);
+        // Entries of a version before the due index get their key, once per store.
+        if (pass === 0) await indexOutbox(deps.kv);
+        busy = (await deliverDue(deps)) >= BATCH / 2;
       } catch (err) {
         deps.log({ level: "warn", msg: "review outbox pass failed", error: reason(err) });
       }
+      if (busy) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         wake = () => (clearTimeout(timer), resolve());
@@ -89,11 +94,19 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
 }
 
 /**
- * One pass: delivers the outbox entries that are due, earliest first, a few at a time.
+ * One pass: delivers the notices never tried yet, newest first (a new submission's notice
+ * is not queued behind a backlog), then those due, earliest first, a few at a time.
  * Returns how many were delivered.
  */
 export async function deliverDue(deps: NotifierDeps): Promise<number> {
-  const due = await listDueOutbox(deps.kv, deps.now(), BATCH);
+  const fresh = await listNewOutbox(deps.kv, BATCH);
+  const seen = new Set(fresh.map((e) => e.value.request_id));
+  const due = [
+    ...fresh,
+    ...(await listDueOutbox(deps.kv, deps.now(), BATCH)).filter((e) =>
+      !seen.has(e.value.request_id)
+    ),
+  ];
   let delivered = 0;
   let next = 0;
   const worker = async () => {

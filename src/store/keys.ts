@@ -17,6 +17,8 @@
  * | `["submission_idempotency", request_id]`      | submissions.ts    |
  * | `["review_outbox", request_id]`               | outbox.ts (1)     |
  * | `["review_due", next_attempt_at, request_id]` | outbox.ts (1)     |
+ * | `["review_new", created_ms, request_id]`      | outbox.ts (1)     |
+ * | `["migrations", "outbox_due_index"]`          | outbox.ts         |
  * | `["submissions_by_time", created_ms, id]`     | submission_index.ts (2) |
  * | `["submissions_decided", decided_ms, id]`     | submission_index.ts (2) |
  * | `["submissions_by_email", email_hash, id]`    | submission_index.ts (2) |
@@ -37,7 +39,7 @@ export {
   payloadKey,
   submissionKey,
 } from "./submissions.ts";
-export { dueKey, outboxKey } from "./outbox.ts";
+export { dueKey, newNoticeKey, outboxKey } from "./outbox.ts";
 export {
   decidedIndexKey,
   emailIndexKey,

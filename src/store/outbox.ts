@@ -9,9 +9,12 @@
  * - `["review_outbox", request_id]` → {@linkcode OutboxEntry}: a review notification not yet sent
  * - `["review_due", next_attempt_at, request_id]` → `true`: the outbox in due order, moved
  *   in the same commit as every change of the entry's `next_attempt_at`
+ * - `["review_new", created_ms, request_id]` → `true`: notices never tried yet, so the newest
+ *   goes first whatever the backlog; deleted when the notice is first claimed
+ * - `["migrations", "outbox_due_index"]` → `1` once every older entry has its due key
  */
 
-import { retryLocked } from "./calls.ts";
+import { pagesOf, retryLocked } from "./calls.ts";
 
 export const outboxKey = (id: string): Deno.KvKey => ["review_outbox", id];
 /** The due index: listing it in key order gives the outbox by next attempt time. */
@@ -34,6 +37,14 @@ export interface OutboxEntry {
 }
 
 /** Every review notification waiting to be sent, by request id. */
+/** The new-notice lane: a notice not tried yet, by its submission's time. */
+export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
+  "review_new",
+  createdMs,
+  id,
+];
+const _REINDEXED: Deno.KvKey = ["migrations", "outbox_due_index"];
+
 export function listOutbox(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
   return retryLocked(() => Array.fromAsync(kv.list<OutboxEntry>({ prefix: ["review_outbox"] })));
 }
@@ -67,25 +78,53 @@ export async function listDueOutbox(
 }
 
 /**
- * Gives every outbox entry its due-index key where it has none: entries written by an
- * older version of the service (before the index, or by an instance of it still running
- * beside this one during a rolling deploy). Two range reads and a write per entry that
- * needs one; the notifier runs it at start and then every minute.
+ * Up to `limit` notices never tried yet, newest first, through the new-notice lane: a
+ * new submission's notice goes out in the next pass, whatever the backlog of older ones.
+ * A lane key whose entry is gone or was tried meanwhile is deleted here.
  */
-export async function indexOutbox(kv: Deno.Kv): Promise<number> {
-  const indexed = new Set<string>();
-  await retryLocked(async () => {
-    for await (const { key } of kv.list({ prefix: ["review_due"] })) {
-      indexed.add(JSON.stringify(key));
+export async function listNewOutbox(
+  kv: Deno.Kv,
+  limit: number,
+): Promise<Deno.KvEntry<OutboxEntry>[]> {
+  const lane = await retryLocked(() =>
+    Array.fromAsync(kv.list({ prefix: ["review_new"] }, { limit, reverse: true }))
+  );
+  const out: Deno.KvEntry<OutboxEntry>[] = [];
+  for (const { key } of lane) {
+    const entry = await getOutboxEntry(kv, String(key[2]));
+    if (entry.value && entry.value.attempts === 0) out.push(entry as Deno.KvEntry<OutboxEntry>);
+    else {
+      await retryLocked(() =>
+        kv.atomic().check({ key: entry.key, versionstamp: entry.versionstamp }).delete(key).commit()
+      );
     }
-  });
-  let added = 0;
-  for (const entry of await listOutbox(kv)) {
-    const key = dueKey(entry.value);
-    if (indexed.has(JSON.stringify(key))) continue;
-    const res = await retryLocked(() => kv.atomic().check(entry).set(key, true).commit());
-    if (res.ok) added++;
   }
+  return out;
+}
+
+/**
+ * Gives every outbox entry its due-index key where it has none: entries written by a
+ * version of the service before the index. Once per store, behind a marker, a page at a
+ * time with a point read per entry, so it never holds the outbox in memory. (An instance
+ * of such an old version still writing during a rolling deploy after the marker is set
+ * leaves its notices unindexed until it is replaced: deploy past it in one step.)
+ */
+export async function indexOutbox(
+  kv: Deno.Kv,
+  pause: () => Promise<void> = () => new Promise((r) => setTimeout(r, 0)),
+): Promise<number> {
+  if ((await retryLocked(() => kv.get(_REINDEXED))).value) return 0;
+  let added = 0;
+  for await (const page of pagesOf<OutboxEntry>(kv, { prefix: ["review_outbox"] }, 200)) {
+    for (const entry of page) {
+      const key = dueKey(entry.value);
+      if ((await retryLocked(() => kv.get(key))).value) continue;
+      const res = await retryLocked(() => kv.atomic().check(entry).set(key, true).commit());
+      if (res.ok) added++;
+    }
+    await pause();
+  }
+  await retryLocked(() => kv.set(_REINDEXED, 1));
   return added;
 }
 
@@ -105,6 +144,10 @@ export async function updateOutbox(
 ): Promise<Deno.KvEntry<OutboxEntry> | null> {
   const op = kv.atomic().check(entry).set(entry.key, next);
   if (next.next_attempt_at !== entry.value.next_attempt_at) op.delete(dueKey(entry.value));
+  // First claimed: out of the new-notice lane (its time is still the creation time).
+  if (entry.value.attempts === 0 && next.attempts > 0) {
+    op.delete(newNoticeKey(entry.value.next_attempt_at, entry.value.request_id));
+  }
   const res = await retryLocked(() => op.set(dueKey(next), true).commit());
   return res.ok ? { key: entry.key, value: next, versionstamp: res.versionstamp } : null;
 }

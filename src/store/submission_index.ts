@@ -16,6 +16,8 @@
 import { createHmac } from "node:crypto";
 import { retryLocked } from "./calls.ts";
 
+export { pagesOf } from "./calls.ts";
+
 export const timeIndexKey = (createdMs: number, id: string): Deno.KvKey => [
   "submissions_by_time",
   createdMs,
@@ -108,24 +110,4 @@ export async function idsDecidedBefore(
     )
   );
   return page.map((e) => String(e.key[2]));
-}
-
-/**
- * The entries of `selector`, a page of `pageSize` at a time: memory follows the page, not
- * the store, and each page's read is retried alone while a SQLite file is locked.
- */
-export async function* pagesOf<T>(
-  kv: Deno.Kv,
-  selector: Deno.KvListSelector,
-  pageSize: number,
-  options: { reverse?: boolean } = {},
-): AsyncGenerator<Deno.KvEntry<T>[]> {
-  let cursor: string | undefined;
-  while (true) {
-    const iter = kv.list<T>(selector, { limit: pageSize, cursor, reverse: options.reverse });
-    const page = await retryLocked(() => Array.fromAsync(iter));
-    if (page.length) yield page;
-    if (page.length < pageSize) return;
-    cursor = iter.cursor;
-  }
 }

@@ -15,7 +15,7 @@
 
 import type { BudgetEstimate } from "../catalog/estimate.ts";
 import { retryLocked } from "./calls.ts";
-import { dueKey, getOutboxEntry, type OutboxEntry, outboxKey } from "./outbox.ts";
+import { dueKey, getOutboxEntry, newNoticeKey, type OutboxEntry, outboxKey } from "./outbox.ts";
 import {
   decidedIndexKey,
   emailIndexKey,
@@ -140,7 +140,8 @@ function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
   const id = sub.record.request_id;
   const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
     .set(submissionKey(id), { ...sub.record, idempotent: sub.idempotency !== undefined })
-    .set(timeIndexKey(Date.parse(sub.record.created_at), id), true);
+    .set(timeIndexKey(Date.parse(sub.record.created_at), id), true)
+    .set(newNoticeKey(Date.parse(sub.record.created_at), id), true);
   if (sub.record.email_hash) op.set(emailIndexKey(sub.record.email_hash, id), true);
   for (let n = 0; n < sub.record.payload.chunks; n++) {
     const start = n * PAYLOAD_CHUNK_BYTES;
@@ -322,6 +323,7 @@ export async function eraseSubmission(
     }
     if (record.value.idempotent) keys.push(idempotencyPointerKey(id));
     keys.push(timeIndexKey(Date.parse(record.value.created_at), id));
+    if (outbox.value?.attempts === 0) keys.push(newNoticeKey(outbox.value.next_attempt_at, id));
     const decided = record.value.decision?.decided_at;
     if (decided) keys.push(decidedIndexKey(Date.parse(decided), id));
     if (record.value.email_hash) keys.push(emailIndexKey(record.value.email_hash, id));

@@ -511,8 +511,8 @@ async function assertCompleteRecord(
   const due = after.get(JSON.stringify(["review_due", Date.parse(record.created_at), id]));
   assert.equal(due?.value, true, "the outbox entry is in the due index");
   // The idempotency record (the key's, or without one the same-request record) and the
-  // pointer an erasure finds it by; the time and email index keys.
-  const expected = 3 + record.payload.chunks + 2 + 2;
+  // pointer an erasure finds it by; the time and email index keys; the new-notice lane key.
+  const expected = 3 + record.payload.chunks + 2 + 2 + 1;
   assert.equal(fresh.length, expected, `new keys: ${changed(before, after).join(", ")}`);
   if (idempotencyKey) {
     assert.ok(fresh.some((e) => e.key[0] === "idempotency" && e.key[3] === idempotencyKey));

@@ -160,10 +160,11 @@ Deno.test("POST /api/v1/intake rejects non-JSON with 415, bad JSON with 400 and 
     assert.equal(res.status, 413);
     assert.equal((await res.json()).error, "payload_too_large");
   });
-  // Only the one accepted lead: its record, its payload, its review notice (and its key in
-  // the due index), the same-request replay record with its pointer, and its time and
-  // email index keys; and the store's email index key, made at the first submission.
-  assert.equal(await storedKeys(app), 9);
+  // Only the one accepted lead: its record, its payload, its review notice (and its keys in
+  // the due index and the new-notice lane), the same-request replay record with its
+  // pointer, and its time and email index keys; and the store's email index key, made at
+  // the first submission.
+  assert.equal(await storedKeys(app), 10);
 });
 
 Deno.test("a submission just under 64 KiB of multi-byte text is stored whole", async () => {

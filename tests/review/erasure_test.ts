@@ -122,6 +122,7 @@ Deno.test("review erase <request_id> removes the submission, its payload, its ou
   assert.deepEqual(added.map((k) => JSON.parse(k)[0]).sort(), [
     "idempotency",
     "review_due",
+    "review_new",
     "review_outbox",
     "submission_idempotency",
     "submission_payloads",
@@ -142,7 +143,7 @@ Deno.test("review erase <request_id> removes the submission, its payload, its ou
     assert.equal(code, 0, out.join("\n"));
     assert.match(
       out[0]!,
-      new RegExp(`^erased ${id} \\(quote, created .*\\): 8 keys in one commit$`),
+      new RegExp(`^erased ${id} \\(quote, created .*\\): 9 keys in one commit$`),
     );
     assert.equal(counting.commits(), 1);
     assert.deepEqual(await keys(app), before);

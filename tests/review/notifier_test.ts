@@ -280,8 +280,9 @@ Deno.test("notices go out by due time: 110 failing leads never starve 3 later qu
 Deno.test("an outbox written before the due index existed is indexed at start and delivered", async () => {
   await using app = await createApp();
   const id = await submit(app);
-  // As an older version left it: an outbox entry and no due key.
+  // As an older version left it: an outbox entry, and no due key or new-notice key.
   for await (const e of app.kv.list({ prefix: ["review_due"] })) await app.kv.delete(e.key);
+  for await (const e of app.kv.list({ prefix: ["review_new"] })) await app.kv.delete(e.key);
   assert.equal(await deliverDue(deps(app)), 0, "invisible without its index key");
   await untilNotified(app, id, startReviewNotifier(deps(app), 10));
   assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
@@ -293,9 +294,10 @@ Deno.test("an entry an older instance moved without its due key is indexed again
   // An older version beside this one reschedules the notice and leaves the due key behind.
   const [entry] = await listOutbox(app.kv);
   await app.kv.set(entry!.key, { ...entry!.value, next_attempt_at: app.clock.now() - 1 });
+  for await (const e of app.kv.list({ prefix: ["review_new"] })) await app.kv.delete(e.key);
   assert.equal(await deliverDue(deps(app)), 0, "the stale key is dropped, the entry unseen");
   assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
-  // The notifier re-indexes every 60 passes (here 1 ms apart).
+  // The notifier re-indexes the outbox once per store, at its start.
   await untilNotified(app, id, startReviewNotifier(deps(app), 1));
 });
 
@@ -316,4 +318,61 @@ Deno.test("a stale due key (its entry gone) is dropped, not read again", async (
   await app.kv.set(["review_due", app.clock.now(), "lead_01JDBX0000000000000000000"], true);
   assert.equal(await deliverDue(deps(app)), 0);
   assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
+});
+
+/**
+ * Issue 19: notices went out earliest-due first, so with a backlog a new one waited behind
+ * all of it (110 s at 10,000 pending, about 100 cleared a second). The new-notice lane
+ * sends it in the next pass, and a backlog drains without sleeping between full passes.
+ */
+Deno.test("with 10,000 notices pending and a slow webhook, a new submission's notice arrives within seconds", async () => {
+  let answered = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    await req.text();
+    await new Promise((r) => setTimeout(r, 20)); // a slow receiver: 20 ms a notice
+    answered++;
+    return new Response(null, { status: 204 });
+  });
+  try {
+    await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
+    const first = await submit(app);
+    const record = (await getSubmission(app.kv, first)).value!;
+    // 10,000 notices that failed once and are due again: a backlog, as after an outage.
+    const now = app.clock.now();
+    for (let i = 0; i < 10_000; i += 250) {
+      const op = app.kv.atomic();
+      for (let j = i; j < i + 250; j++) {
+        const id = `lead_BACKLOG${String(j).padStart(17, "0")}`;
+        op.set(["submissions", id], { ...record, request_id: id })
+          .set(["review_outbox", id], {
+            request_id: id,
+            kind: "lead",
+            attempts: 1,
+            next_attempt_at: now - 1,
+            last_error: "webhook answered 503",
+          })
+          .set(["review_due", now - 1, id], true);
+      }
+      assert.ok((await op.commit()).ok);
+    }
+    const url = `http://127.0.0.1:${server.addr.port}/hooks/review`;
+    const notifier = startReviewNotifier(deps(app, { REVIEW_WEBHOOK_URL: url }), 10);
+    try {
+      // The backlog is being sent when the new submission comes in.
+      while (answered < 50) await new Promise((r) => setTimeout(r, 10));
+      const started = performance.now();
+      app.clock.advance(1);
+      const id = await submit(app, "/api/v1/intake", { ...LEAD, description: "new one" });
+      while (!(await getSubmission(app.kv, id)).value?.notified_at) {
+        // Generous: without the lane it waits for the whole backlog (minutes).
+        assert.ok(performance.now() - started < 15_000, "notified within 15 s");
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      assert.ok(answered < 5_000, `sent ahead of the backlog (after ${answered} of 10,000)`);
+    } finally {
+      await notifier.stop();
+    }
+  } finally {
+    await server.shutdown();
+  }
 });
