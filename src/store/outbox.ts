@@ -36,7 +36,8 @@ export interface OutboxEntry {
   last_error: string | null;
 }
 
-/** Every review notification waiting to be sent, by request id. */
+/** Every review notification waiting to be sent, by request id: a whole read, for tests and
+ * inspection only; nothing the service or the CLI waits on calls it. */
 /** The new-notice lane: a notice not tried yet, by its submission's time. */
 export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
   "review_new",

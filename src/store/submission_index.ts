@@ -69,21 +69,6 @@ export function decidedSelector(beforeMs: number): Deno.KvListSelector {
   return { prefix: ["submissions_decided"], end: ["submissions_decided", beforeMs] };
 }
 
-/** One page of request ids, newest first, strictly before `before` (an id) when given. */
-export async function idsNewestFirst(
-  kv: Deno.Kv,
-  limit: number,
-  before?: { createdMs: number; id: string },
-): Promise<string[]> {
-  const selector = before
-    ? { prefix: ["submissions_by_time"], end: timeIndexKey(before.createdMs, before.id) }
-    : { prefix: ["submissions_by_time"] };
-  const page = await retryLocked(() =>
-    Array.fromAsync(kv.list(selector, { limit, reverse: true }))
-  );
-  return page.map((e) => String(e.key[2]));
-}
-
 /** The ids of the submissions whose email hashes to `emailHash`. */
 export async function idsByEmail(kv: Deno.Kv, emailHash: string): Promise<string[]> {
   const out: string[] = [];

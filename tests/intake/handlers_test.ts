@@ -382,6 +382,17 @@ Deno.test("a submission carries at most 16 additional properties, named in at mo
   assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
 });
 
+/** One delivery attempt that fails with a long error, as its notice then stores it. */
+async function failDelivery(app: TestApp): Promise<void> {
+  await deliverDue({
+    kv: app.kv,
+    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
+    now: app.clock.now,
+    log: () => {},
+    fetch: () => Promise.reject(new Error("e".repeat(1_000))),
+  });
+}
+
 /** Bytes the store holds, rate counters aside: keys and values as stored. */
 async function storedBytes(app: TestApp): Promise<number> {
   let bytes = 0;
@@ -429,13 +440,7 @@ Deno.test("the stored bound holds for caller text the estimate could echo: a lon
   const { budget_estimate: e } = await res.json();
   assert.equal(e.assumptions.length, 3, "each input read from its synonym");
   assert.match(e.note, /No city "Frankfurt, 東+…" is known in US/);
-  await deliverDue({
-    kv: app.kv,
-    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
-    now: app.clock.now,
-    log: () => {},
-    fetch: () => Promise.reject(new Error("e".repeat(1_000))),
-  });
+  await failDelivery(app);
   const bytes = await storedBytes(app);
   assert.ok(bytes <= MAX_STORED_PER_SUBMISSION, `${bytes} > ${MAX_STORED_PER_SUBMISSION}`);
 });
@@ -466,13 +471,7 @@ Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted 
   });
   assert.equal(res.status, 202, await res.clone().text());
   await res.body?.cancel();
-  await deliverDue({
-    kv: app.kv,
-    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
-    now: app.clock.now,
-    log: () => {},
-    fetch: () => Promise.reject(new Error("e".repeat(1_000))),
-  });
+  await failDelivery(app);
   const bytes = await storedBytes(app);
   assert.ok(
     bytes > SUBMISSION_MAX_BODY + 2 * 1024,
