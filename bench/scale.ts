@@ -8,10 +8,20 @@
  *   commits as a real submission), 32 at a time; every tenth is then decided 60 days ago,
  *   as `deno task review approve` would record it. Three share one email address.
  * - **Then**: `review list` (one page), `review erase --email` (three matches),
- *   `review purge --decided-before 30d`, each as `deno task review` under `/usr/bin/time`;
- *   and the service's start-up on the filled store to its first `/healthz` answer.
+ *   `review purge --decided-before 30d`, each as `deno task review` under `/usr/bin/time`,
+ *   the purge with the service running on the same store and probed all along
+ *   (`/healthz`, `/readyz` p99); the retention pass in the service on a copy made before
+ *   the purge (its peak RSS, and the probes); the service's start-up on the filled store.
+ * - **Background passes**: the rate-limit sweep of N finished windows in the same process
+ *   as the handler, with token requests served while it runs against idle.
+ * - **Start-up with expired keys**: N expired token keys (what a burst of tokens leaves
+ *   behind a stop); the time to the first `/healthz` and to the first ready `/readyz`.
  *
- *   deno task bench:scale [--submissions 100000] [--no-save]
+ *   deno task bench:scale [--submissions 100000] [--tokens N] [--counters N] [--no-save]
+ *                         [--store filled.sqlite3]
+ *
+ * `--store` starts from a copy of a store this benchmark filled before (with as many
+ * submissions as `--submissions` says), instead of filling one: a 1M fill takes minutes.
  */
 
 import { parseArgs } from "node:util";
@@ -20,31 +30,49 @@ import { loadCatalog } from "../src/catalog/catalog.ts";
 import { loadConfig } from "../src/config.ts";
 import { emailHasher } from "../src/store/submission_index.ts";
 import { getSubmission, indexSubmissions, updateSubmission } from "../src/store/submissions.ts";
-import { startService } from "../tests/_service.ts";
+import { memoryMiB, type Service, startService } from "../tests/_service.ts";
+import { rateKey, sweepRateWindows } from "../src/store/rate_counters.ts";
+import { tokenKey, type TokenRecord } from "../src/store/credentials.ts";
+import { WINDOW_MS } from "../src/http/rate_limit.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const SUBJECT = "subject@example.com";
 
 const args = parseArgs({
   args: Deno.args,
-  options: { submissions: { type: "string", default: "100000" }, "no-save": { type: "boolean" } },
+  options: {
+    submissions: { type: "string", default: "100000" },
+    tokens: { type: "string" },
+    counters: { type: "string" },
+    store: { type: "string" },
+    "no-save": { type: "boolean" },
+  },
 });
 const total = Number(args.values.submissions);
 if (!Number.isInteger(total) || total < 10) throw new Error("--submissions must be 10 or more");
+const tokens = Number(args.values.tokens ?? total);
+const counters = Number(args.values.counters ?? total);
 
 const dir = await Deno.makeTempDir({ prefix: "dcfs-scale-" });
 const kvPath = `${dir}/kv.sqlite3`;
 const rows: [string, string, string][] = [];
 try {
-  const fill = await _fill(kvPath, total);
-  rows.push([`fill ${total} submissions (10 % decided)`, `${fill.toFixed(1)} s`, "-"]);
+  if (args.values.store) await Deno.copyFile(args.values.store, kvPath);
+  else {
+    const fill = await _fill(kvPath, total);
+    rows.push([`fill ${total} submissions (10 % decided)`, `${fill.toFixed(1)} s`, "-"]);
+  }
   rows.push(await _cli("review list (one page of 50)", kvPath, "list"));
   rows.push(await _cli("review list --json (one page)", kvPath, "list", "--json"));
   rows.push(await _cli("review erase --email (3 matches)", kvPath, "erase", "--email", SUBJECT));
-  rows.push(
-    await _cli("review purge --decided-before 30d", kvPath, "purge", "--decided-before", "30d"),
-  );
+  const copy = `${dir}/retention.sqlite3`;
+  await Deno.copyFile(kvPath, copy);
+  rows.push(...await _purgeWhileServing(kvPath));
+  rows.push(...await _retentionPass(copy));
+  await Deno.remove(copy);
   rows.push(await _startUp(kvPath));
+  rows.push(...await _sweepWhileServing(`${dir}/sweep.sqlite3`, counters));
+  rows.push(...await _startUpExpired(`${dir}/expired.sqlite3`, tokens));
 } finally {
   await Deno.remove(dir, { recursive: true });
 }
@@ -118,6 +146,184 @@ async function _fill(path: string, n: number): Promise<number> {
   }
   kv.close();
   return (performance.now() - started) / 1000;
+}
+
+/**
+ * Probes `/healthz` and `/readyz` of a running service, one request after another, until
+ * `done` settles; returns the p99 of each, in ms.
+ */
+async function _probe(service: Service, done: Promise<unknown>): Promise<[number, number]> {
+  let finished = false;
+  done.finally(() => finished = true);
+  const times: Record<string, number[]> = { "/healthz": [], "/readyz": [] };
+  while (!finished) {
+    for (const path of ["/healthz", "/readyz"]) {
+      const started = performance.now();
+      const res = await fetch(`${service.baseUrl}${path}`);
+      await res.body?.cancel();
+      times[path]!.push(performance.now() - started);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return [_p99(times["/healthz"]!), _p99(times["/readyz"]!)];
+}
+
+function _p99(values: number[]): number {
+  const sorted = values.toSorted((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))] ?? NaN;
+}
+
+/** `review purge` while the service runs on the same store and is probed. */
+async function _purgeWhileServing(path: string): Promise<[string, string, string][]> {
+  await using service = await startService({ KV_PATH: path });
+  const purge = _cli("review purge --decided-before 30d", path, "purge", "--decided-before", "30d");
+  const [health, ready] = await _probe(service, purge);
+  return [await purge, _probeRow("during the purge", health, ready)];
+}
+
+function _probeRow(when: string, health: number, ready: number): [string, string, string] {
+  return [
+    `/healthz p99, /readyz p99 ${when}`,
+    `${health.toFixed(1)} ms, ${ready.toFixed(1)} ms`,
+    "-",
+  ];
+}
+
+/** The service's retention pass (`SUBMISSION_RETENTION_DAYS=30`) on the filled store. */
+async function _retentionPass(path: string): Promise<[string, string, string][]> {
+  const started = performance.now();
+  await using service = await startService({ KV_PATH: path, SUBMISSION_RETENTION_DAYS: "30" });
+  const pid = await service.serverPid();
+  const pass = service.waitFor((r) => r.msg === "retention purge", 30 * 60_000);
+  const [health, ready] = await _probe(service, pass);
+  const { erased } = await pass;
+  const seconds = (performance.now() - started) / 1000;
+  return [
+    [
+      `retention pass in the service (${erased} erased)`,
+      `${seconds.toFixed(1)} s`,
+      `${Math.round(await memoryMiB(pid, "VmHWM"))} MiB (service)`,
+    ],
+    _probeRow("during the retention pass", health, ready),
+  ];
+}
+
+/**
+ * The rate-limit sweep of `n` finished windows' counters, run beside the handler in one
+ * process as the service runs it: token requests a second while it runs against idle.
+ */
+async function _sweepWhileServing(path: string, n: number): Promise<[string, string, string][]> {
+  const kv = await Deno.openKv(path);
+  try {
+    const window = Math.floor(Date.now() / WINDOW_MS);
+    for (let i = 0; i < n; i += 1000) {
+      const op = kv.atomic();
+      for (let j = i; j < Math.min(n, i + 1000); j++) {
+        op.set(
+          rateKey("token", `198.51.${j >> 8 & 255}.${j & 255}-${j}`, window - 1),
+          new Deno.KvU64(1n),
+        );
+      }
+      await op.commit();
+    }
+    const handler = createHandler({
+      kv,
+      config: loadConfig({
+        BASE_URL: "https://scale.example",
+        RATE_LIMIT_TOKEN: "0",
+        MAX_IN_FLIGHT: "0",
+      }),
+      catalog: loadCatalog(),
+      log: () => {},
+    });
+    const info = { remoteAddr: { transport: "tcp", hostname: "192.0.2.1", port: 1 } } as never;
+    const reg = await handler(
+      new Request("https://scale.example/agent/identity", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ type: "anonymous", scope: "services:read" }),
+      }),
+      info,
+    );
+    const { client_id, client_secret } = await reg.json();
+    const auth = `Basic ${btoa(`${client_id}:${client_secret}`)}`;
+    const served = async (until: () => boolean) => {
+      let count = 0;
+      const started = performance.now();
+      await Promise.all(Array.from({ length: 16 }, async () => {
+        while (!until()) {
+          const res = await handler(
+            new Request("https://scale.example/oauth2/token", {
+              method: "POST",
+              headers: { Authorization: auth, "Content-Type": "application/x-www-form-urlencoded" },
+              body: "grant_type=client_credentials",
+            }),
+            info,
+          );
+          await res.body?.cancel();
+          if (res.status !== 200) throw new Error(`token: ${res.status}`);
+          count++;
+        }
+      }));
+      return count / ((performance.now() - started) / 1000);
+    };
+    const idleEnd = performance.now() + 3000;
+    const idle = await served(() => performance.now() > idleEnd);
+    let sweeping = true;
+    const sweepStarted = performance.now();
+    const sweep = sweepRateWindows(kv, window).finally(() => sweeping = false);
+    const during = await served(() => !sweeping);
+    const deleted = await sweep;
+    const seconds = (performance.now() - sweepStarted) / 1000;
+    return [
+      [`rate-limit sweep of ${deleted} counters`, `${seconds.toFixed(1)} s`, "-"],
+      [
+        "token requests a second: idle, during the sweep",
+        `${Math.round(idle)}/s, ${Math.round(during)}/s (${Math.round((during / idle) * 100)} %)`,
+        "-",
+      ],
+    ];
+  } finally {
+    kv.close();
+  }
+}
+
+/**
+ * `n` expired token keys (the key and record `storeToken` writes, with `expireIn` of 1 ms
+ * instead of the lifetime), then the service started on them.
+ */
+async function _startUpExpired(path: string, n: number): Promise<[string, string, string][]> {
+  const kv = await Deno.openKv(path);
+  const now = Date.now();
+  const record: TokenRecord = {
+    client_id: "agent_x",
+    scopes: ["services:read"],
+    audience: "https://scale.example/api/v1/agent",
+    issued_at: now - 900_000,
+    expires_at: now,
+  };
+  for (let i = 0; i < n; i += 500) {
+    const op = kv.atomic();
+    for (let j = i; j < Math.min(n, i + 500); j++) {
+      op.set(tokenKey(crypto.randomUUID()), record, { expireIn: 1 });
+    }
+    await op.commit();
+  }
+  kv.close();
+  const started = performance.now();
+  await using service = await startService({ KV_PATH: path });
+  const first = async (p: string) => {
+    while (true) {
+      const res = await fetch(`${service.baseUrl}${p}`);
+      await res.body?.cancel();
+      if (res.ok) return (performance.now() - started) / 1000;
+    }
+  };
+  const [live, ready] = await Promise.all([first("/healthz"), first("/readyz")]);
+  return [
+    [`start to first /healthz 200, ${n} expired token keys`, `${live.toFixed(2)} s`, "-"],
+    [`start to first /readyz 200, ${n} expired token keys`, `${ready.toFixed(2)} s`, "-"],
+  ];
 }
 
 /** One `deno task review` run under /usr/bin/time: wall time and peak RSS. */

@@ -19,7 +19,7 @@ import { postLead, postQuote, webForm } from "./intake/handlers.ts";
 import { getEstimate } from "./intake/estimate_quote.ts";
 import { getRequestStatus } from "./intake/status.ts";
 import { publicLocations, publicServices } from "./catalog/public_reads.ts";
-import { pingStore } from "./store/open.ts";
+import { readiness } from "./ops/readiness.ts";
 import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
 import { issueToken } from "./oauth/token.ts";
@@ -62,13 +62,15 @@ export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
   let openApi: string | undefined;
 
   // What the table's lines refer to, so that each route fits on one line.
-  const healthz: RouteHandler<Context> = async (_req, ctx) => {
-    try {
-      await pingStore(ctx.kv);
-    } catch {
-      throw new HttpError(503, "unavailable", "the store does not answer");
-    }
-    return json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
+  // Liveness is the process alone: it answers at once after start, whatever the store is
+  // doing (Deno KV clears expired keys before its first read). Readiness asks the store.
+  const healthz = () => json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
+  const readyz: RouteHandler<Context> = async (_req, ctx) => {
+    const state = await readiness(ctx.kv, ctx.now);
+    return json(state, {
+      status: state.ready ? 200 : 503,
+      headers: { "Cache-Control": "no-store" },
+    });
   };
   const text = (body: string, headers: Record<string, string>) => () => jsonText(body, { headers });
   const openApiDoc = () => {
@@ -85,6 +87,7 @@ export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
 
   const routes: Route<Context, OperationDoc>[] = [
     r("GET", "/healthz", healthz, { doc: docs.healthz }),
+    r("GET", "/readyz", readyz, { doc: docs.readyz }),
     // Discovery (RFC 8414, RFC 9728)
     r("GET", PATHS.asMetadata, text(asMetadata, publicCache), read(docs.asMetadata)),
     r("GET", PATHS.prMetadata, text(prMetadata, publicCache), read(docs.prMetadata)),

@@ -117,6 +117,15 @@ export const ProtectedResourceMetadata = z.looseObject({
 export const LocationsOutput = z.looseObject({ ok: z.boolean(), locations: z.array(Location) });
 
 export const Health = z.strictObject({ ok: z.literal(true) });
+export const Readiness = z.strictObject({
+  ready: z.boolean(),
+  store: z.strictObject({ ok: z.boolean(), ms: z.number().int() }),
+  notices: z.strictObject({
+    oldest_age_s: z.number().int().nullable(),
+    stale: z.boolean(),
+    stale_after_s: z.number().int(),
+  }),
+});
 
 /** SPEC §2.6, loosely: the tool entries are detailed in the descriptor itself. */
 export const ToolDescriptor = z.looseObject({
@@ -193,6 +202,7 @@ export const COMPONENT_SCHEMAS: Readonly<
   CoverageOutput: { schema: CoverageOutput, io: "output" },
   LocationsOutput: { schema: LocationsOutput, io: "output" },
   Health: { schema: Health, io: "output" },
+  Readiness: { schema: Readiness, io: "output" },
   ToolDescriptor: { schema: ToolDescriptor, io: "output" },
   ServerCard: { schema: ServerCard, io: "output" },
   AiCatalog: { schema: AiCatalog, io: "output" },

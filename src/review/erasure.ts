@@ -10,8 +10,9 @@
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
 import {
+  ERASE_BATCH,
   type Erased,
-  eraseSubmission,
+  eraseSubmissions,
   getSubmission,
   getSubmissions,
   indexSubmissions,
@@ -53,7 +54,10 @@ export async function* decidedBefore(
   }
 }
 
-/** Erases each submission, one commit each; those already gone are left out. */
+/**
+ * Erases each submission, {@linkcode ERASE_BATCH} to a commit, each with everything that
+ * points to it; those already gone are left out.
+ */
 export async function eraseAll(
   kv: Deno.Kv,
   records: Iterable<SubmissionRecord> | AsyncIterable<SubmissionRecord>,
@@ -61,13 +65,19 @@ export async function eraseAll(
   onErased: (e: Erased) => void | Promise<void> = () => {},
 ): Promise<number> {
   let erased = 0;
-  for await (const record of records) {
-    const done = await eraseSubmission(kv, record.request_id, now);
-    if (done) {
+  let batch: string[] = [];
+  const flush = async () => {
+    for (const done of await eraseSubmissions(kv, batch, now)) {
       erased++;
       await onErased(done);
     }
+    batch = [];
+  };
+  for await (const record of records) {
+    batch.push(record.request_id);
+    if (batch.length === ERASE_BATCH) await flush();
   }
+  if (batch.length) await flush();
   return erased;
 }
 

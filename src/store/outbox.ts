@@ -36,8 +36,6 @@ export interface OutboxEntry {
   last_error: string | null;
 }
 
-/** Every review notification waiting to be sent, by request id: a whole read, for tests and
- * inspection only; nothing the service or the CLI waits on calls it. */
 /** The new-notice lane: a notice not tried yet, by its submission's time. */
 export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
   "review_new",
@@ -46,6 +44,8 @@ export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
 ];
 const _REINDEXED: Deno.KvKey = ["migrations", "outbox_due_index"];
 
+/** Every review notification waiting to be sent, by request id: a whole read, for tests and
+ * inspection only; nothing the service or the CLI waits on calls it. */
 export function listOutbox(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
   return retryLocked(() => Array.fromAsync(kv.list<OutboxEntry>({ prefix: ["review_outbox"] })));
 }
@@ -127,6 +127,21 @@ export async function indexOutbox(
   }
   await retryLocked(() => kv.set(_REINDEXED, 1));
   return added;
+}
+
+/**
+ * The first waiting notice of each kind by request id. Ids begin with the kind and then
+ * their time (intake/ids.ts), so the oldest waiting notice is one of these: two reads of
+ * one key each, whatever the backlog.
+ */
+export async function firstOutboxIds(kv: Deno.Kv): Promise<string[]> {
+  const ids: string[] = [];
+  for (const kind of ["lead", "quote"] satisfies OutboxEntry["kind"][]) {
+    const selector = { start: outboxKey(`${kind}_`), end: outboxKey(`${kind}_\uffff`) };
+    const [first] = await retryLocked(() => Array.fromAsync(kv.list(selector, { limit: 1 })));
+    if (first) ids.push(String(first.key[1]));
+  }
+  return ids;
 }
 
 export function getOutboxEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<OutboxEntry>> {

@@ -51,7 +51,6 @@ async function submit(
   return (await res.json()).request_id;
 }
 
-/** Every key of the store but rate counters, as JSON strings. */
 /** Store-wide keys that belong to no submission: counters, the email index's key, markers. */
 const _BOOKKEEPING = new Set(["rate", "email_index_key", "migrations"]);
 
@@ -313,6 +312,42 @@ Deno.test("review purge --decided-before erases decided submissions older than t
     }
     assert.ok((await getSubmission(app.kv, pending)).value);
   });
+});
+
+Deno.test("review purge erases 25 submissions a commit, and one by one when the notifier writes meanwhile", async () => {
+  await using app = await createApp({
+    env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0" },
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < 30; i++) ids.push(await submit(app, "/api/v1/intake", LEAD));
+  for (const id of ids) assert.equal((await cli(app, "approve", id)).code, 0);
+  app.clock.advance(40 * DAY);
+  const notifier = {
+    kv: app.kv,
+    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
+    now: app.clock.now,
+    log: () => {},
+    fetch: () => Promise.resolve(new Response(null, { status: 500 })),
+  };
+  // The first batch reads the third notice; the notifier then moves every due notice, so the
+  // batch's commit fails its checks and each of its submissions is erased on its own.
+  const moved = afterFirstGet(app.kv, ["review_outbox", ids[2]!], async () => {
+    assert.equal(await deliverDue(notifier), 0, "the webhook refuses: every notice moves on");
+  });
+  const counted = countingCommits({ ...app, kv: moved });
+  const out: string[] = [];
+  const code = await runReview(["purge", "--decided-before", "30d"], {
+    kv: counted.kv,
+    now: app.clock.now,
+    out: (l) => out.push(l),
+    err: (l) => out.push(l),
+  });
+  assert.equal(code, 0, out.join("\n"));
+  assert.match(out.at(-1)!, /^erased 30 submissions decided before /);
+  assert.equal(out.filter((l) => l.startsWith("erased lead_")).length, 30);
+  // The first batch of 25, each on its own after the failed commit; the last 5 in one.
+  assert.equal(counted.commits(), 25 + 1);
+  assert.deepEqual(await keys(app), new Set(), "nothing of the 30 is left");
 });
 
 Deno.test("SUBMISSION_RETENTION_DAYS: the service erases decided submissions that many days after the decision", async () => {

@@ -4,8 +4,7 @@
  */
 
 import type { OperationDoc } from "../document.ts";
-import { Health, OpenApiDocument } from "../components.ts";
-import { apiError } from "../responses.ts";
+import { Health, OpenApiDocument, Readiness } from "../components.ts";
 
 /** The operations tagged "Operations", by route; see routes.ts. */
 export function healthOperations() {
@@ -13,14 +12,20 @@ export function healthOperations() {
     healthz: {
       operationId: "getHealth",
       summary: "Liveness",
-      description: "200 while the KV store answers, 503 when it does not. Never cached.",
+      description:
+        "200 while the process serves; it does not wait on the store (see getReadiness). Never cached.",
+      tags: ["Operations"],
+      responses: { "200": { description: "The process answers", schema: Health } },
+    },
+    readyz: {
+      operationId: "getReadiness",
+      summary: "Readiness",
+      description:
+        "200 when the KV store answers within 2 s, 503 when it does not. Also says how old the oldest waiting review notice is, and whether that is stale (older than 15 minutes); a stale notice does not make the answer 503, since every instance shares one outbox. No personal data. Never cached.",
       tags: ["Operations"],
       responses: {
-        "200": { description: "The service and its store answer", schema: Health },
-        "503": apiError("The KV store does not answer", [
-          "unavailable",
-          "the store does not answer",
-        ]),
+        "200": { description: "The store answers", schema: Readiness },
+        "503": { description: "The store does not answer in time", schema: Readiness },
       },
     },
     openApi: {

@@ -1,0 +1,119 @@
+/**
+ * Liveness (`/healthz`, the process alone) and readiness (`/readyz`, the store and the
+ * notice backlog), through the handler and through the real process on a store that
+ * Deno KV is still clearing of expired keys.
+ */
+
+import assert from "node:assert/strict";
+import { createApp, post } from "../_helpers.ts";
+import { QUOTE } from "../_fixtures.ts";
+import { startService } from "../_service.ts";
+import { NOTICE_STALE_MS, STORE_TIMEOUT_MS } from "../../src/ops/readiness.ts";
+
+Deno.test("GET /healthz answers 200 from the process alone, even with the store closed", async () => {
+  const kv = await Deno.openKv(":memory:");
+  await using app = await createApp({ kv });
+  kv.close();
+  const res = await app.request("/healthz");
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.deepEqual(await res.json(), { ok: true });
+});
+
+Deno.test("GET /readyz: 200 while the store answers, the oldest waiting notice's age, stale after 15 minutes", async () => {
+  await using app = await createApp();
+  const empty = await app.request("/readyz");
+  assert.equal(empty.status, 200);
+  assert.equal(empty.headers.get("cache-control"), "no-store");
+  const body = await empty.json();
+  assert.equal(body.ready, true);
+  assert.equal(body.store.ok, true);
+  assert.deepEqual(body.notices, { oldest_age_s: null, stale: false, stale_after_s: 900 });
+
+  // Two submissions wait for their notice (no notifier runs here): the older one counts.
+  assert.equal(
+    (await post(app, "/api/v1/intake", { email: "a@example.com", description: "x" })).status,
+    202,
+  );
+  app.clock.advance(60_000);
+  assert.equal(
+    (await post(app, "/api/v1/quotes", QUOTE)).status,
+    202,
+  );
+  app.clock.advance(30_000);
+  const waiting = await (await app.request("/readyz")).json();
+  assert.deepEqual(waiting.notices, { oldest_age_s: 90, stale: false, stale_after_s: 900 });
+
+  // Stale notices are said, and leave the instance ready: every instance shares the outbox.
+  app.clock.advance(NOTICE_STALE_MS);
+  const stale = await app.request("/readyz");
+  assert.equal(stale.status, 200);
+  const staleBody = await stale.json();
+  assert.equal(staleBody.notices.stale, true);
+  assert.doesNotMatch(JSON.stringify(staleBody), /example\.com|lead_|quote_/);
+});
+
+Deno.test("GET /readyz answers 503 when the store is closed, and when it does not answer in time", async () => {
+  const kv = await Deno.openKv(":memory:");
+  await using closed = await createApp({ kv });
+  kv.close();
+  const down = await closed.request("/readyz");
+  assert.equal(down.status, 503);
+  const body = await down.json();
+  assert.equal(body.ready, false);
+  assert.equal(body.store.ok, false);
+
+  // A store whose reads hang: the answer comes after the timeout, not never.
+  const live = await Deno.openKv(":memory:");
+  const hanging = new Proxy(live, {
+    get(target, name) {
+      if (name === "get") return () => new Promise(() => {});
+      const value = Reflect.get(target, name);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using app = await createApp({ kv: hanging });
+  const started = performance.now();
+  const slow = await app.request("/readyz");
+  const ms = performance.now() - started;
+  assert.equal(slow.status, 503);
+  assert.equal((await slow.json()).store.ok, false);
+  assert.ok(ms >= STORE_TIMEOUT_MS - 50 && ms < 30_000, `answered after ${ms} ms`);
+  live.close();
+});
+
+Deno.test("the real process answers /healthz at once while Deno KV clears a backlog of expired keys", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "dcfs-expired-" });
+  const kvPath = `${dir}/kv.sqlite3`;
+  try {
+    // 200,000 expired keys, as tokens issued in the last minutes before a stop would leave:
+    // the first read of the next process waits while KV deletes them (about 9 µs a key).
+    const kv = await Deno.openKv(kvPath);
+    for (let i = 0; i < 200_000; i += 1000) {
+      const op = kv.atomic();
+      for (let j = i; j < i + 1000; j++) {
+        op.set(["tokens", `expired-${j}`], { client_id: "x" }, { expireIn: 1 });
+      }
+      await op.commit();
+    }
+    kv.close();
+    await new Promise((r) => setTimeout(r, 50));
+
+    await using service = await startService({ KV_PATH: kvPath });
+    const timed = async (path: string) => {
+      const started = performance.now();
+      const res = await fetch(`${service.baseUrl}${path}`);
+      await res.body?.cancel();
+      return { status: res.status, ms: performance.now() - started };
+    };
+    const [live, ready] = await Promise.all([timed("/healthz"), timed("/readyz")]);
+    assert.equal(live.status, 200);
+    assert.ok(live.ms < 1_000, `/healthz took ${live.ms} ms`);
+    assert.ok(
+      live.ms < ready.ms,
+      `/healthz (${live.ms} ms) waited on the store like /readyz (${ready.ms} ms)`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
