@@ -61,6 +61,7 @@ const ctx: Context = {
   rateCounter: createRateCounter(kv),
   cache: createStoreCache(kv),
   headers: new Map(),
+  submitted: () => {},
 };
 const bearerRequest = new Request(`${config.baseUrl}/api/v1/agent/services`, {
   headers: { Authorization: `Bearer ${token}` },

@@ -13,6 +13,7 @@ import { compileRoutes, matchRoute, respond, type RouteMatch } from "./http/rout
 import { buildRoutes, notFound } from "./routes.ts";
 import { createStoreCache } from "./store/cache.ts";
 import { groupCommit } from "./store/group_commit.ts";
+import { activeSpan, countRefusal, endRequest } from "./telemetry/metrics.ts";
 
 export type Handler = (
   req: Request,
@@ -61,6 +62,7 @@ export function createHandler(deps: Deps): ServiceHandler {
   const rateCounter = createRateCounter(kv);
   const cache = createStoreCache(kv);
   const routes = compileRoutes(buildRoutes(config));
+  const submitted = deps.submitted ?? (() => {});
 
   const maxInFlight = config.maxInFlight;
   // With a small MAX_IN_FLIGHT the share would be a place or two: at least 8 (or all).
@@ -74,6 +76,8 @@ export function createHandler(deps: Deps): ServiceHandler {
   // Synchronous when the route answers synchronously (see `respond` in http/router.ts).
   const handle = (req: Request, info: Deno.ServeHandlerInfo | undefined) => {
     const started = performance.now();
+    // The runtime's span of this request (telemetry on), named by its route at the end.
+    const span = activeSpan();
     // Deno builds req.url from the Host header and the request target. A Host that is
     // not a host (`x|y`, or `a\api\v1\intake?`, which moves the real target into the
     // query and picks another route) is refused before anything reads the URL.
@@ -95,6 +99,7 @@ export function createHandler(deps: Deps): ServiceHandler {
       rateCounter,
       cache,
       headers: new Map(),
+      submitted,
     };
     const matched = path === undefined ? undefined : matchRoute(routes, path);
 
@@ -113,16 +118,20 @@ export function createHandler(deps: Deps): ServiceHandler {
       for (const [k, v] of ctx.headers) res.headers.set(k, v);
       res.headers.set("X-Request-Id", requestId);
       res.headers.set("X-Content-Type-Options", "nosniff");
+      // Only what the service defines is logged, never what the caller typed: a method
+      // outside HTTP's, or a path that matches no route, could hold a name or a number.
+      const method = KNOWN_METHODS.has(req.method) ? req.method : "(other)";
+      const route = path === undefined ? "(invalid url)" : _routeOf(matched, path);
+      const ms = performance.now() - started;
       log({
         level: "info",
-        // Only what the service defines is logged, never what the caller typed: a method
-        // outside HTTP's, or a path that matches no route, could hold a name or a number.
-        method: KNOWN_METHODS.has(req.method) ? req.method : "(other)",
-        path: path === undefined ? "(invalid url)" : _routeOf(matched, path),
+        method,
+        path: route,
         status: res.status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
+        ms: Math.round(ms * 10) / 10,
         request_id: requestId,
       });
+      endRequest(span, { method, route, status: res.status, seconds: ms / 1000, requestId });
       return res;
     };
 
@@ -231,6 +240,7 @@ function _routeOf(matched: RouteMatch<Context> | undefined, path: string): strin
 
 /** RFC 9110 §15.6.4: 503 with `Retry-After`; `close` also ends the connection. */
 function unavailable(code: string, message: string, close: boolean): Response {
+  if (code === "overloaded") countRefusal("overloaded");
   const headers: Record<string, string> = { "Retry-After": "1" };
   if (close) headers["Connection"] = "close";
   return errorResponse(new HttpError(503, code, message, { headers }), "api");

@@ -20,6 +20,11 @@ export interface Deps {
   log?: Logger;
   /** True once a shutdown began: new requests then get 503. */
   draining?: () => boolean;
+  /**
+   * Called once a submission and its review notice are stored, so that a notifier in this
+   * process tries the notice at once instead of at its next poll (main.ts).
+   */
+  submitted?: () => void;
 }
 
 export interface Context {
@@ -37,4 +42,6 @@ export interface Context {
   readonly cache: StoreCache;
   /** Headers added to the final response whatever it is, errors included (usually none). */
   readonly headers: Map<string, string>;
+  /** See {@linkcode Deps.submitted}; does nothing when not given. */
+  readonly submitted: () => void;
 }

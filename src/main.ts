@@ -1,19 +1,18 @@
 /**
  * @module
  * Wiring only: config → KV → catalog → handler → `serveResilient`, the background
- * work (review notifier, retention, rate-limit sweeper), and a graceful drain on
- * SIGTERM/SIGINT.
+ * work (the review notifier loop, and the `Deno.cron` schedules of ops/background.ts),
+ * and a graceful drain on SIGTERM/SIGINT.
  */
 
 import { createHandler } from "./app.ts";
 import { createJsonLineLogger, reason } from "./http/log.ts";
 import { loadCatalog } from "./catalog/catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
-import { startRetention } from "./review/erasure.ts";
 import { emailHasher } from "./store/submission_index.ts";
 import { indexSubmissions } from "./store/submissions.ts";
 import { openStore } from "./store/open.ts";
-import { sweepRateLimits, WINDOW_MS } from "./http/rate_limit.ts";
+import { type BackgroundDeps, declareBackground } from "./ops/background.ts";
 import { startReviewNotifier } from "./review/notifier.ts";
 import { type ResilientServer, serveResilient } from "./http/serve.ts";
 
@@ -30,6 +29,15 @@ async function main(): Promise<void> {
     _fail(err.message);
   }
   const catalog = loadCatalog();
+  const log = createJsonLineLogger();
+  // The schedules are declared before anything is awaited: Deno Deploy finds the
+  // `Deno.cron` calls made while the main module loads. Each run waits for the store.
+  const ready = Promise.withResolvers<BackgroundDeps>();
+  const schedules = new AbortController();
+  const background = declareBackground(
+    (name, schedule, run) => Deno.cron(name, schedule, { signal: schedules.signal }, run),
+    ready.promise,
+  );
   let kv: Deno.Kv;
   try {
     kv = await openStore(config.kvPath);
@@ -41,8 +49,17 @@ async function main(): Promise<void> {
   // bodies included) finish; only then is the server shut down. Deno's shutdown()
   // alone would cut off request bodies that are still arriving.
   let draining = false;
-  const log = createJsonLineLogger();
-  const handler = createHandler({ kv, config, catalog, log, draining: () => draining });
+  // While the process is awake, the notifier loop sends a notice as soon as its
+  // submission is stored (`submitted`), and retries on its backoff.
+  const notifier = startReviewNotifier({ kv, config, now: Date.now, log });
+  const handler = createHandler({
+    kv,
+    config,
+    catalog,
+    log,
+    draining: () => draining,
+    submitted: () => notifier.wake(),
+  });
 
   let server: ResilientServer;
   try {
@@ -76,13 +93,9 @@ async function main(): Promise<void> {
       stopIndexing ||
       log({ level: "warn", msg: "submission indexing failed", error: reason(err) }),
   );
-  const notifier = startReviewNotifier({ kv, config, now: Date.now, log });
-  const retention = startRetention({ kv, config, now: Date.now, log });
-  const sweeper = setInterval(() => {
-    sweepRateLimits(kv, Date.now()).catch((err) =>
-      log({ level: "warn", msg: "rate-limit sweep failed", error: reason(err) })
-    );
-  }, WINDOW_MS);
+  ready.resolve({ kv, config, now: Date.now, log });
+  // Retention also runs once at start: the hourly schedule may be most of an hour away.
+  void background.run("retention");
 
   const drain = async (signal: string) => {
     if (draining) return;
@@ -95,11 +108,11 @@ async function main(): Promise<void> {
     // The 503 answered during the drain is itself in flight while it is sent.
     while (handler.inFlight > 0) await handler.idle();
     await server.shutdown();
-    clearInterval(sweeper);
+    schedules.abort();
     stopIndexing = true;
     await indexing;
     await notifier.stop();
-    await retention.stop();
+    await background.stop();
     clearTimeout(timer);
     kv.close();
     log({ level: "info", msg: "stopped" });

@@ -5,6 +5,7 @@
  * RateLimit draft (draft-ietf-httpapi-ratelimit-headers).
  */
 
+import { countRefusal } from "../telemetry/metrics.ts";
 import { HttpError } from "./errors.ts";
 import { countRequest, sweepRateWindows } from "../store/rate_counters.ts";
 
@@ -112,6 +113,7 @@ export async function enforceRateLimit(
   }
   if (count > limit) {
     // RFC 6585 §4: 429 Too Many Requests, with Retry-After (RFC 9110 §10.2.3).
+    countRefusal("rate_limited", bucket);
     const who = options.global ? "from all callers together" : "from one address";
     throw new HttpError(
       429,

@@ -6,6 +6,7 @@
  * without a body, and OPTIONS (including CORS preflight) is answered centrally.
  */
 
+import { countRefusal } from "../telemetry/metrics.ts";
 import { errorResponse, type ErrorStyle, HttpError } from "./errors.ts";
 
 export type Handler<C> = (req: Request, ctx: C, params: Params) => Response | Promise<Response>;
@@ -172,6 +173,7 @@ export function respond<C>(
           "forbidden_origin",
           "this Origin may not call this resource",
         );
+        countRefusal("forbidden_origin");
         return errorResponse(err, "api");
       }
       headers.set("Access-Control-Allow-Origin", anyCors ? "*" : origin!);
@@ -199,6 +201,7 @@ export function respond<C>(
   const cors = route.cors;
   if (typeof cors === "function" && origin !== null && !cors(origin)) {
     const err = new HttpError(403, "forbidden_origin", "this Origin may not call this resource");
+    countRefusal("forbidden_origin");
     return errorResponse(err, route.errors);
   }
 

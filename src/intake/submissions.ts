@@ -5,6 +5,7 @@
  * Nothing here creates an order, a quotation acceptance, an invoice or a dispatch.
  */
 
+import { countSubmission } from "../telemetry/metrics.ts";
 import { createHash } from "node:crypto";
 import type { Context } from "../context.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
@@ -311,6 +312,8 @@ async function _store(
       versionstamp: earlier.staleVersion,
     };
     if (await commitSubmission(ctx.kv, { record, payload, idempotency })) {
+      countSubmission(kind, channel);
+      ctx.submitted();
       return { result, replayed: false };
     }
   }

@@ -7,6 +7,7 @@
  * generic OAuth tooling registers from the metadata's `registration_endpoint` alone.
  */
 
+import { countClientRegistered } from "../telemetry/metrics.ts";
 import { z } from "zod";
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
@@ -103,6 +104,7 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
     created_at: now,
     expires_at: now + CLIENT_UNUSED_TTL_MS,
   });
+  countClientRegistered();
   return json({
     client_id: clientId,
     client_secret: clientSecret,

@@ -3,6 +3,7 @@
  * `POST /oauth2/revoke` (RFC 7009): a client revokes its own access token.
  */
 
+import { countToken } from "../telemetry/metrics.ts";
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { json, NO_STORE } from "../http/json.ts";
@@ -48,6 +49,7 @@ export async function revokeToken(req: Request, ctx: Context): Promise<Response>
       client = await authenticateClient(req, ctx, "store");
     }
     ctx.cache.tokens.delete(hash);
+    countToken("revoked");
   }
   // RFC 7009 §2.2: 200 whether or not the token was valid or known. The body may be
   // anything; an empty JSON object keeps clients that parse every answer as JSON working

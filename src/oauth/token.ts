@@ -4,6 +4,7 @@
  * resource (RFC 8707). Issues opaque Bearer tokens stored only as digests.
  */
 
+import { countToken } from "../telemetry/metrics.ts";
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { json, NO_STORE } from "../http/json.ts";
@@ -58,6 +59,7 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
   }
   // Its revocation, most often on this instance, then needs no read of the store.
   ctx.cache.tokens.set(hash, record, marker);
+  countToken("issued");
   // RFC 6749 §5.1
   return json({
     access_token: token,

@@ -5,8 +5,7 @@
  * and never waits on the store; see docs/operations.md.
  */
 
-import { requestIdTime } from "../intake/ids.ts";
-import { firstOutboxIds } from "../store/outbox.ts";
+import { noticeBacklog } from "../review/backlog.ts";
 import { pingStore } from "../store/open.ts";
 
 /** How long the store may take to answer before the instance is reported not ready. */
@@ -51,10 +50,9 @@ export async function readiness(kv: Deno.Kv, now: () => number): Promise<Readine
     stale_after_s: NOTICE_STALE_MS / 1000,
   };
   if (ok) {
-    const ids = await firstOutboxIds(kv).catch(() => []);
-    if (ids.length) {
-      const age = now() - Math.min(...ids.map(requestIdTime));
-      notices.oldest_age_s = Math.max(0, Math.round(age / 1000));
+    const age = (await noticeBacklog(kv, now(), 0).catch(() => null))?.oldestAgeMs ?? null;
+    if (age !== null) {
+      notices.oldest_age_s = Math.round(age / 1000);
       notices.stale = age > NOTICE_STALE_MS;
     }
   }

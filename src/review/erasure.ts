@@ -8,7 +8,7 @@
  */
 
 import type { Config } from "../config.ts";
-import { type Logger, reason } from "../http/log.ts";
+import type { Logger } from "../http/log.ts";
 import {
   ERASE_BATCH,
   type Erased,
@@ -21,8 +21,6 @@ import {
 import { decidedSelector, emailHasher, idsByEmail, pagesOf } from "../store/submission_index.ts";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
-/** How often the service applies `SUBMISSION_RETENTION_DAYS`. */
-export const RETENTION_INTERVAL_MS = 60 * 60 * 1000;
 /** Submissions read and erased per page by purge and the retention pass. */
 export const ERASE_PAGE = 100;
 
@@ -94,44 +92,25 @@ export interface RetentionDeps {
 }
 
 /**
- * Applies `SUBMISSION_RETENTION_DAYS` now and then every hour; with the variable unset it
- * does nothing. Several instances may run it at once: erasure is checked and idempotent.
+ * One pass of `SUBMISSION_RETENTION_DAYS` (ops/background.ts runs it at start and every
+ * hour): erases decided submissions past the retention, page by page from the decision
+ * index, yielding between pages so that serving goes on while a large backlog is erased.
+ * With the variable unset it does nothing. Several instances may run it at once: erasure
+ * is checked and idempotent. Returns how many it erased.
  */
-export function startRetention(deps: RetentionDeps, intervalMs = RETENTION_INTERVAL_MS) {
+export async function retentionPass(deps: RetentionDeps): Promise<number> {
   const days = deps.config.submissionRetentionDays;
-  if (days === undefined) return { stop: () => Promise.resolve() };
-  let running = Promise.resolve();
-  const pass = () => {
-    running = running.then(async () => {
-      try {
-        const now = deps.now();
-        // Page by page from the decision index, yielding between pages so that serving
-        // goes on while a large backlog is erased.
-        let sincePause = 0;
-        const erased = await eraseAll(
-          deps.kv,
-          decidedBefore(deps.kv, retentionCutoff(now, days)),
-          now,
-          async () => {
-            if (++sincePause % ERASE_PAGE === 0) await new Promise((r) => setTimeout(r, 0));
-          },
-        );
-        if (erased) deps.log({ level: "info", msg: "retention purge", erased, days });
-      } catch (err) {
-        deps.log({
-          level: "warn",
-          msg: "retention purge failed",
-          error: reason(err),
-        });
-      }
-    });
-  };
-  pass();
-  const timer = setInterval(pass, intervalMs);
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  if (days === undefined) return 0;
+  const now = deps.now();
+  let sincePause = 0;
+  const erased = await eraseAll(
+    deps.kv,
+    decidedBefore(deps.kv, retentionCutoff(now, days)),
+    now,
+    async () => {
+      if (++sincePause % ERASE_PAGE === 0) await new Promise((r) => setTimeout(r, 0));
     },
-  };
+  );
+  if (erased) deps.log({ level: "info", msg: "retention purge", erased, days });
+  return erased;
 }

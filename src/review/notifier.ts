@@ -23,6 +23,8 @@ import {
   updateOutbox,
 } from "../store/outbox.ts";
 import { completeOutbox, getSubmission, type SubmissionRecord } from "../store/submissions.ts";
+import { inPass, inSpan, recordNoticeBacklog } from "../telemetry/metrics.ts";
+import { noticeBacklog } from "./backlog.ts";
 
 export interface NotifierDeps {
   kv: Deno.Kv;
@@ -56,41 +58,70 @@ const BATCH = 100;
 const CONCURRENCY = 8;
 
 export interface ReviewNotifier {
+  /**
+   * Starts a pass now instead of at the next poll (a submission was just stored); during
+   * a pass, another follows it at once.
+   */
+  wake(): void;
   /** Finishes the pass under way and stops polling. */
   stop(): Promise<void>;
 }
 
+/** How often the notifier measures the backlog for the notice gauges. */
+const BACKLOG_EVERY_MS = 10_000;
+
 /**
- * Polls the outbox every second until stopped; while a pass finds a full batch of work it
- * goes straight on, so a backlog drains as fast as the webhook answers.
+ * Polls the outbox every second until stopped, and at once when woken; while a pass finds
+ * a full batch of work it goes straight on, so a backlog drains as fast as the webhook
+ * answers. This loop is what sends notices while the process is awake; the minute
+ * schedule of ops/background.ts is what sends them on a host that stops idle processes.
  */
 export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): ReviewNotifier {
   let stopped = false;
-  let wake = () => {};
+  let woken = false;
+  let sleeping: (() => void) | undefined;
+  let measured = -Infinity;
   const loop = (async () => {
     for (let pass = 0; !stopped; pass++) {
       let busy = false;
+      woken = false;
       try {
         // Entries of a version before the due index get their key, once per store.
         if (pass === 0) await indexOutbox(deps.kv);
-        busy = (await deliverDue(deps)) >= BATCH / 2;
+        busy = (await notifierPass(deps)) >= BATCH / 2;
+        if (performance.now() - measured >= BACKLOG_EVERY_MS) {
+          measured = performance.now();
+          const backlog = await noticeBacklog(deps.kv, deps.now());
+          recordNoticeBacklog(backlog.waiting, Math.round((backlog.oldestAgeMs ?? 0) / 1000));
+        }
       } catch (err) {
         deps.log({ level: "warn", msg: "review outbox pass failed", error: reason(err) });
       }
-      if (busy) continue;
+      if (busy || woken || stopped) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
-        wake = () => (clearTimeout(timer), resolve());
+        sleeping = () => (clearTimeout(timer), resolve());
       });
+      sleeping = undefined;
     }
   })();
+  const wake = () => {
+    woken = true;
+    sleeping?.();
+  };
   return {
+    wake,
     async stop() {
       stopped = true;
       wake();
       await loop;
     },
   };
+}
+
+/** {@linkcode deliverDue} as a background pass of its own (a span and its counts). */
+export function notifierPass(deps: NotifierDeps): Promise<number> {
+  return inPass("review_notices", () => deliverDue(deps));
 }
 
 /**
@@ -152,7 +183,11 @@ async function _deliver(deps: NotifierDeps, entry: Deno.KvEntry<OutboxEntry>): P
   let via = "log";
   if (deps.config.reviewWebhookUrl) {
     try {
-      await _postWebhook(deps, submission.value);
+      const attributes = {
+        "dcfs.kind": submission.value.kind,
+        "dcfs.attempt": claimed.value.attempts,
+      };
+      await inSpan("dcfs review webhook", attributes, () => _postWebhook(deps, submission.value!));
     } catch (err) {
       const attempts = claimed.value.attempts;
       const wait = REVIEW_BACKOFF_MS[Math.min(attempts, REVIEW_BACKOFF_MS.length) - 1]!;

@@ -34,6 +34,7 @@ import {
   type TokenRecord,
 } from "./credentials.ts";
 import { emailHasher } from "./submission_index.ts";
+import { countCacheLookup } from "../telemetry/metrics.ts";
 
 /** Entries kept per cache; the least recently used goes first. */
 export const CACHE_ENTRIES = 10_000;
@@ -158,14 +159,17 @@ async function _cached<T>(
   let marker: Marker = cache.lastMarker();
   if (freshness === "exact") marker = await cache.marker();
   else if (typeof freshness === "object") marker = freshness.marker;
+  const kind = lru === cache.tokens ? "token" : "client";
   if (freshness !== "store") {
     const hit = lru.get(key, freshness === "cached" ? ANY_MARKER : marker);
     if (hit !== undefined) {
       cache.stats.hits++;
+      countCacheLookup(kind, true);
       return hit;
     }
   }
   cache.stats.misses++;
+  countCacheLookup(kind, false);
   // `marker` came back before this read started: the rule holds for what it finds.
   const found = await read();
   if (found === null) lru.delete(key);

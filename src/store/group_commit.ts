@@ -36,6 +36,8 @@
  * group of many long keys is refused and then committed member by member.
  */
 
+import { recordCommit } from "../telemetry/metrics.ts";
+
 /**
  * Groups in flight at once. The store applies them one after the other; with two, the
  * next group is already queued when the store finishes one, while this thread answers
@@ -149,11 +151,13 @@ async function _commitGroup(kv: Deno.Kv, group: Member[], stats: GroupStats): Pr
   stats.writes += group.length;
   let result: Deno.KvCommitResult | Deno.KvCommitError | undefined;
   let error: unknown;
+  const started = performance.now();
   try {
     result = await _apply(kv.atomic(), group).commit();
   } catch (err) {
     error = err;
   }
+  recordCommit((performance.now() - started) / 1000, group.length);
   if (group.length === 1) {
     if (result) group[0]!.resolve(result);
     else group[0]!.reject(error);

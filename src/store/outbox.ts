@@ -144,6 +144,16 @@ export async function firstOutboxIds(kv: Deno.Kv): Promise<string[]> {
   return ids;
 }
 
+/** How many notices wait, counted up to `cap` through the due index (small keys). */
+export async function countOutbox(kv: Deno.Kv, cap: number): Promise<number> {
+  let n = 0;
+  await retryLocked(async () => {
+    n = 0;
+    for await (const _ of kv.list({ prefix: ["review_due"] }, { limit: cap, batchSize: 500 })) n++;
+  });
+  return n;
+}
+
 export function getOutboxEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<OutboxEntry>> {
   return retryLocked(() => kv.get<OutboxEntry>(outboxKey(id)));
 }

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
-import { startRetention } from "../../src/review/erasure.ts";
+import { retentionPass } from "../../src/review/erasure.ts";
 import {
   getSubmission,
   submissionKey,
@@ -356,18 +356,15 @@ Deno.test("SUBMISSION_RETENTION_DAYS: the service erases decided submissions tha
   const pending = await submit(app, "/api/v1/intake", LEAD);
   assert.equal((await cli(app, "reject", decided)).code, 0);
   const logs: Record<string, unknown>[] = [];
-  const run = (intervalMs: number) =>
-    startRetention(
-      { kv: app.kv, config: app.config, now: app.clock.now, log: (r) => logs.push(r) },
-      intervalMs,
-    );
+  const run = () =>
+    retentionPass({ kv: app.kv, config: app.config, now: app.clock.now, log: (r) => logs.push(r) });
 
   app.clock.advance(6 * DAY);
-  await (run(60_000)).stop();
+  assert.equal(await run(), 0);
   assert.ok((await getSubmission(app.kv, decided)).value, "kept for 7 days");
 
   app.clock.advance(1 * DAY + 1);
-  await (run(60_000)).stop();
+  assert.equal(await run(), 1);
   assert.equal((await getSubmission(app.kv, decided)).value, null);
   assert.ok((await getSubmission(app.kv, pending)).value);
   assert.deepEqual(logs, [{ level: "info", msg: "retention purge", erased: 1, days: 7 }]);
@@ -378,8 +375,10 @@ Deno.test("without SUBMISSION_RETENTION_DAYS the service keeps every submission"
   const decided = await submit(app, "/api/v1/intake", LEAD);
   assert.equal((await cli(app, "approve", decided)).code, 0);
   app.clock.advance(3650 * DAY);
-  await startRetention({ kv: app.kv, config: app.config, now: app.clock.now, log: () => {} })
-    .stop();
+  assert.equal(
+    await retentionPass({ kv: app.kv, config: app.config, now: app.clock.now, log: () => {} }),
+    0,
+  );
   assert.ok((await getSubmission(app.kv, decided)).value);
 });
 

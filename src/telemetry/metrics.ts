@@ -1,0 +1,194 @@
+/**
+ * @module
+ * The service's OpenTelemetry instruments and spans, through `@opentelemetry/api`. With
+ * `OTEL_DENO=true` the Deno runtime exports them over OTLP; without it the API hands out
+ * no-op instruments and every call here costs a function call (docs/operations.md,
+ * "Observability"). A shared layer like `http/` and `store/`: it imports nothing of ours.
+ *
+ * Every attribute value recorded here comes from a fixed set the service defines (a route
+ * pattern, a bucket name, a kind, a status code), never from what a caller typed: no path
+ * as asked, no query, no token, secret, email or other personal data. The instruments
+ * are the API's own objects, created once per process as the OpenTelemetry API intends;
+ * they hold no KV, clock or config.
+ */
+
+import { type Attributes, metrics, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+
+const meter = metrics.getMeter("dcfs");
+const tracer = trace.getTracer("dcfs");
+
+const requests = meter.createCounter("dcfs.http.requests", {
+  description: "Requests answered, by route pattern, method and status",
+  unit: "{request}",
+});
+const requestDuration = meter.createHistogram("dcfs.http.request.duration", {
+  description: "Time from a request's arrival to its answer, by route pattern and method",
+  unit: "s",
+});
+const tokens = meter.createCounter("dcfs.oauth.tokens", {
+  description: "Access tokens issued and revoked",
+  unit: "{token}",
+});
+const clients = meter.createCounter("dcfs.oauth.clients.registered", {
+  description: "Agent clients registered",
+  unit: "{client}",
+});
+const submissions = meter.createCounter("dcfs.submissions.accepted", {
+  description: "Submissions stored for review (not replays), by kind and channel",
+  unit: "{submission}",
+});
+const refusals = meter.createCounter("dcfs.refusals", {
+  description: "Requests refused by a limit: 429 by bucket, 503 overloaded, 403 origin",
+  unit: "{request}",
+});
+const commitDuration = meter.createHistogram("dcfs.kv.commit.duration", {
+  description: "Duration of a group commit to Deno KV",
+  unit: "s",
+});
+const groupSize = meter.createHistogram("dcfs.kv.commit.group_size", {
+  description: "Writes carried by one group commit",
+  unit: "{write}",
+  advice: { explicitBucketBoundaries: [1, 2, 4, 8, 16, 32, 64, 128] },
+});
+const cacheLookups = meter.createCounter("dcfs.cache.lookups", {
+  description: "Token and client cache lookups, by kind and result (hit or miss)",
+  unit: "{lookup}",
+});
+const passes = meter.createCounter("dcfs.background.runs", {
+  description: "Background passes run (notices, retention, rate-limit sweep), by outcome",
+  unit: "{run}",
+});
+const removed = meter.createCounter("dcfs.background.removed", {
+  description:
+    "What background passes removed or sent: erased submissions, swept counters, notices",
+  unit: "{item}",
+});
+const noticesWaiting = meter.createObservableGauge("dcfs.review.notices.waiting", {
+  description: "Review notices not yet sent (counted up to 10,000)",
+  unit: "{notice}",
+});
+const oldestNotice = meter.createObservableGauge("dcfs.review.notices.oldest_age", {
+  description: "Age of the oldest review notice not yet sent; 0 when none waits",
+  unit: "s",
+});
+
+/** The last backlog the notifier measured, read by the two gauges at each export. */
+const backlog = { waiting: 0, oldestAgeS: 0 };
+noticesWaiting.addCallback((result) => result.observe(backlog.waiting));
+oldestNotice.addCallback((result) => result.observe(backlog.oldestAgeS));
+
+/** The kinds of refusal counted by {@linkcode countRefusal}. */
+export type Refusal = "rate_limited" | "overloaded" | "forbidden_origin";
+
+/** A route as the service names it in telemetry: `/api/v1/requests/{request_id}`. */
+export function routeName(pattern: string): string {
+  return pattern.replace(/:([A-Za-z_]\w*)/g, "{$1}");
+}
+
+/**
+ * Names the runtime's span of this request by its route, as OpenTelemetry's HTTP
+ * conventions ask (`POST /oauth2/token`), and records the request's metrics. `span` is
+ * the span active when the request arrived (none when telemetry is off).
+ */
+export function endRequest(
+  span: Span | undefined,
+  request: { method: string; route: string; status: number; seconds: number; requestId: string },
+): void {
+  const route = routeName(request.route);
+  const attributes = {
+    "http.route": route,
+    "http.request.method": request.method,
+    "http.response.status_code": request.status,
+  };
+  requests.add(1, attributes);
+  requestDuration.record(request.seconds, {
+    "http.route": route,
+    "http.request.method": request.method,
+  });
+  if (!span) return;
+  span.updateName(`${request.method} ${route}`);
+  span.setAttributes({ "http.route": route, "dcfs.request_id": request.requestId });
+}
+
+/** The span of the request being handled now, if telemetry is on. */
+export function activeSpan(): Span | undefined {
+  return trace.getActiveSpan();
+}
+
+export function countRefusal(reason: Refusal, bucket?: string): void {
+  refusals.add(1, bucket ? { reason, bucket } : { reason });
+}
+
+export function countToken(event: "issued" | "revoked"): void {
+  tokens.add(1, { event });
+}
+
+export function countClientRegistered(): void {
+  clients.add(1);
+}
+
+export function countSubmission(kind: "lead" | "quote", channel: "web" | "api" | "mcp"): void {
+  submissions.add(1, { kind, channel });
+}
+
+export function recordCommit(seconds: number, writes: number): void {
+  commitDuration.record(seconds);
+  groupSize.record(writes);
+}
+
+export function countCacheLookup(kind: "token" | "client", hit: boolean): void {
+  cacheLookups.add(1, { kind, result: hit ? "hit" : "miss" });
+}
+
+/** What the notifier last found waiting; exported by the two notice gauges. */
+export function recordNoticeBacklog(waiting: number, oldestAgeS: number): void {
+  backlog.waiting = waiting;
+  backlog.oldestAgeS = oldestAgeS;
+}
+
+/** The background passes, by the name their spans and metrics carry. */
+export type Pass = "review_notices" | "retention" | "rate_limit_sweep";
+
+/**
+ * Runs a background pass as a span of its own (`dcfs retention`), counting the run and
+ * what it removed or sent; `fn` returns that number. A failure is recorded on the span
+ * (its message only: errors here name no caller data) and thrown on.
+ */
+export async function inPass(pass: Pass, fn: () => Promise<number>): Promise<number> {
+  return await tracer.startActiveSpan(`dcfs ${pass}`, async (span) => {
+    try {
+      const n = await fn();
+      span.setAttribute("dcfs.removed", n);
+      passes.add(1, { pass, outcome: "ok" });
+      if (n) removed.add(n, { pass });
+      return n;
+    } catch (err) {
+      passes.add(1, { pass, outcome: "failed" });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.name ?? "Error" });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/**
+ * Runs `fn` inside a span named `name`, with `attributes` (fixed values only), so that
+ * what it does (a webhook's `fetch`) is a child of it.
+ */
+export async function inSpan<T>(
+  name: string,
+  attributes: Attributes,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  return await tracer.startActiveSpan(name, { attributes }, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error)?.name ?? "Error" });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
