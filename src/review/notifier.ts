@@ -23,7 +23,7 @@ import {
   updateOutbox,
 } from "../store/outbox.ts";
 import { completeOutbox, getSubmission, type SubmissionRecord } from "../store/submissions.ts";
-import { inPass, inSpan, recordNoticeBacklog } from "../telemetry/metrics.ts";
+import { inSpan, recordNoticeBacklog } from "../telemetry/metrics.ts";
 import { noticeBacklog } from "./backlog.ts";
 
 export interface NotifierDeps {
@@ -88,7 +88,8 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
       try {
         // Entries of a version before the due index get their key, once per store.
         if (pass === 0) await indexOutbox(deps.kv);
-        busy = (await notifierPass(deps)) >= BATCH / 2;
+        // No span per poll (one a second, mostly empty): each notice sent has its own.
+        busy = (await deliverDue(deps)) >= BATCH / 2;
         if (performance.now() - measured >= BACKLOG_EVERY_MS) {
           measured = performance.now();
           const backlog = await noticeBacklog(deps.kv, deps.now());
@@ -119,10 +120,6 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
   };
 }
 
-/** {@linkcode deliverDue} as a background pass of its own (a span and its counts). */
-export function notifierPass(deps: NotifierDeps): Promise<number> {
-  return inPass("review_notices", () => deliverDue(deps));
-}
 
 /**
  * One pass: delivers the notices never tried yet, newest first (a new submission's notice
