@@ -274,7 +274,7 @@ interface SpawnOptions {
 }
 
 /** Spawns a server on a free port, and times spawn → the first answer on `ready`. */
-async function spawnServer(o: SpawnOptions): Promise<Server> {
+export async function spawnServer(o: SpawnOptions): Promise<Server> {
   const port = freePort();
   const base = `http://127.0.0.1:${port}`;
   const started = performance.now();
@@ -375,7 +375,7 @@ async function spawnPeer(dir: string): Promise<{ server: Server; version: string
   return { server, version };
 }
 
-async function setupService(base: string): Promise<Setup> {
+export async function setupService(base: string): Promise<Setup> {
   const app = overHttp(base);
   const client = await registerClient(app);
   return {
@@ -397,7 +397,7 @@ async function setupPeer(base: string): Promise<PeerSetup> {
 }
 
 /** Makes sure `wrk` is there: installs it as root on Debian, else explains and exits. */
-async function ensureWrk(): Promise<string> {
+export async function ensureWrk(): Promise<string> {
   const version = async () => {
     try {
       const out = await new Deno.Command("wrk", { args: ["-v"] }).output();

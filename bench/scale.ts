@@ -31,7 +31,8 @@ import { loadConfig } from "../src/config.ts";
 import { emailHasher } from "../src/store/submission_index.ts";
 import { getSubmission, indexSubmissions, updateSubmission } from "../src/store/submissions.ts";
 import { memoryMiB, type Service, startService } from "../tests/_service.ts";
-import { rateKey, sweepRateWindows } from "../src/store/rate_counters.ts";
+import { rateKey } from "../src/store/rate_counters.ts";
+import { declareBackground } from "../src/ops/background.ts";
 import { tokenKey, type TokenRecord } from "../src/store/credentials.ts";
 import { WINDOW_MS } from "../src/http/rate_limit.ts";
 
@@ -226,13 +227,14 @@ async function _sweepWhileServing(path: string, n: number): Promise<[string, str
       }
       await op.commit();
     }
+    const config = loadConfig({
+      BASE_URL: "https://scale.example",
+      RATE_LIMIT_TOKEN: "0",
+      MAX_IN_FLIGHT: "0",
+    });
     const handler = createHandler({
       kv,
-      config: loadConfig({
-        BASE_URL: "https://scale.example",
-        RATE_LIMIT_TOKEN: "0",
-        MAX_IN_FLIGHT: "0",
-      }),
+      config,
       catalog: loadCatalog(),
       log: () => {},
     });
@@ -271,9 +273,16 @@ async function _sweepWhileServing(path: string, n: number): Promise<[string, str
     const idle = await served(() => performance.now() > idleEnd);
     let sweeping = true;
     const sweepStarted = performance.now();
-    const sweep = sweepRateWindows(kv, window).finally(() => sweeping = false);
+    // As the service runs it: the scheduled pass of ops/background.ts, paced.
+    const background = declareBackground(
+      () => {},
+      Promise.resolve({ kv, config, now: Date.now, log: () => {} }),
+    );
+    const sweep = background.run("rate_limit_sweep").finally(() => sweeping = false);
     const during = await served(() => !sweeping);
-    const deleted = await sweep;
+    await sweep;
+    const left = await Array.fromAsync(kv.list({ prefix: ["rate"], end: ["rate", window] }));
+    const deleted = n - left.length;
     const seconds = (performance.now() - sweepStarted) / 1000;
     return [
       [`rate-limit sweep of ${deleted} counters`, `${seconds.toFixed(1)} s`, "-"],

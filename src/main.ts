@@ -105,14 +105,14 @@ async function main(): Promise<void> {
       log({ level: "warn", msg: "drain timed out; exiting", in_flight: handler.inFlight });
       Deno.exit(1);
     }, DRAIN_MS);
+    // Background work stops at once, between notices and pages, while requests finish.
+    schedules.abort();
+    stopIndexing = true;
+    const stopped = Promise.all([indexing, notifier.stop(), background.stop()]);
     // The 503 answered during the drain is itself in flight while it is sent.
     while (handler.inFlight > 0) await handler.idle();
     await server.shutdown();
-    schedules.abort();
-    stopIndexing = true;
-    await indexing;
-    await notifier.stop();
-    await background.stop();
+    await stopped;
     clearTimeout(timer);
     kv.close();
     log({ level: "info", msg: "stopped" });

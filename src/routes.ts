@@ -19,7 +19,7 @@ import { postLead, postQuote, webForm } from "./intake/handlers.ts";
 import { getEstimate } from "./intake/estimate_quote.ts";
 import { getRequestStatus } from "./intake/status.ts";
 import { publicLocations, publicServices } from "./catalog/public_reads.ts";
-import { readiness } from "./ops/readiness.ts";
+import { readinessCheck } from "./ops/readiness.ts";
 import { registerClient } from "./oauth/registration.ts";
 import { revokeToken } from "./oauth/revocation.ts";
 import { issueToken } from "./oauth/token.ts";
@@ -65,8 +65,9 @@ export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
   // Liveness is the process alone: it answers at once after start, whatever the store is
   // doing (Deno KV clears expired keys before its first read). Readiness asks the store.
   const healthz = () => json({ ok: true }, { headers: { "Cache-Control": "no-store" } });
+  const ready = readinessCheck();
   const readyz: RouteHandler<Context> = async (_req, ctx) => {
-    const state = await readiness(ctx.kv, ctx.now);
+    const state = await ready(ctx.kv, ctx.now);
     return json(state, {
       status: state.ready ? 200 : 503,
       headers: { "Cache-Control": "no-store" },

@@ -69,9 +69,16 @@ export function createRateCounter(kv: Deno.Kv): RateCounter {
   };
 }
 
-/** Removes the counters of finished windows; the service runs this every minute. */
-export function sweepRateLimits(kv: Deno.Kv, now: number): Promise<number> {
-  return sweepRateWindows(kv, Math.floor(now / WINDOW_MS));
+/**
+ * Removes the counters of finished windows (ops/background.ts runs this every minute),
+ * pausing between pages with `pause`, which may reject to stop.
+ */
+export function sweepRateLimits(
+  kv: Deno.Kv,
+  now: number,
+  pause?: () => Promise<void>,
+): Promise<number> {
+  return sweepRateWindows(kv, Math.floor(now / WINDOW_MS), pause);
 }
 
 /** What a rate limit needs of a request (a part of the request `Context`). */

@@ -43,48 +43,83 @@ export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[
 ];
 
 export interface Background {
-  /** Runs one pass now, as its schedule would (start-up, tests). */
+  /**
+   * Runs one pass now, as its schedule would (start-up, tests). While a run of the same
+   * pass is under way, this joins it: passes never overlap themselves in one process.
+   */
   run(pass: Pass): Promise<void>;
-  /** Stops running passes on their schedule, and waits for those under way. */
+  /**
+   * Stops: no run starts any more, and those under way stop between pages (a notice
+   * being sent is finished). Resolves once they have.
+   */
   stop(): Promise<void>;
 }
 
 /**
- * Declares every job with `schedule`. Runs after {@linkcode Background.stop} do nothing;
- * a failed run is logged and left to the next (every pass is safe to run again, and on
- * several instances at once).
+ * Declares every job with `schedule`. A failed run is logged and left to the next (every
+ * pass is safe to run again, and on several instances at once).
  */
 export function declareBackground(
   schedule: Scheduler,
   deps: Promise<BackgroundDeps>,
 ): Background {
-  let stopped = false;
-  const running = new Set<Promise<void>>();
+  const stopping = new AbortController();
+  const running = new Map<Pass, Promise<void>>();
   const run = (pass: Pass): Promise<void> => {
-    if (stopped) return Promise.resolve();
+    if (stopping.signal.aborted) return Promise.resolve();
+    const under = running.get(pass);
+    if (under) return under;
     const done = (async () => {
       const d = await deps;
+      if (stopping.signal.aborted) return;
       try {
-        await inPass(pass, () => _passes[pass](d));
+        await inPass(pass, () => _passes[pass](d, stopping.signal));
       } catch (err) {
+        if (stopping.signal.aborted) return; // stopped between pages, as asked
         d.log({ level: "warn", msg: `${pass.replaceAll("_", " ")} failed`, error: reason(err) });
       }
-    })();
-    running.add(done);
-    return done.finally(() => running.delete(done));
+    })().finally(() => running.delete(pass));
+    running.set(pass, done);
+    return done;
   };
   for (const job of SCHEDULES) schedule(job.name, job.schedule, () => run(job.pass));
   return {
     run,
     async stop() {
-      stopped = true;
-      await Promise.all(running);
+      stopping.abort();
+      await Promise.all(running.values());
     },
   };
 }
 
-const _passes: Record<Pass, (deps: BackgroundDeps) => Promise<number>> = {
-  review_notices: deliverDue,
-  retention: retentionPass,
-  rate_limit_sweep: (deps) => sweepRateLimits(deps.kv, deps.now()),
+/**
+ * The share of the time a retention or sweep pass may keep the store busy. SQLite takes
+ * one writer at a time, so a pass that commits page after page, yielding only a turn of
+ * the event loop between them, leaves requests that write waiting behind it: a sweep of
+ * 1M counters that way halved token issuance while it ran (docs/performance.md).
+ */
+export const PASS_BUSY_SHARE = 0.2;
+
+/**
+ * Between pages: a rest of four times the page's own time (so a pass takes at most
+ * {@linkcode PASS_BUSY_SHARE} of the store's time), or a stop.
+ */
+export function pacedPause(
+  signal: AbortSignal,
+  share = PASS_BUSY_SHARE,
+): () => Promise<void> {
+  let resumed = performance.now();
+  return async () => {
+    if (signal.aborted) throw new Error("stopped");
+    const worked = performance.now() - resumed;
+    await new Promise((resolve) => setTimeout(resolve, (worked * (1 - share)) / share));
+    if (signal.aborted) throw new Error("stopped");
+    resumed = performance.now();
+  };
+}
+
+const _passes: Record<Pass, (deps: BackgroundDeps, signal: AbortSignal) => Promise<number>> = {
+  review_notices: (deps, signal) => deliverDue(deps, signal),
+  retention: (deps, signal) => retentionPass(deps, pacedPause(signal)),
+  rate_limit_sweep: (deps, signal) => sweepRateLimits(deps.kv, deps.now(), pacedPause(signal)),
 };

@@ -96,9 +96,13 @@ export interface RetentionDeps {
  * hour): erases decided submissions past the retention, page by page from the decision
  * index, yielding between pages so that serving goes on while a large backlog is erased.
  * With the variable unset it does nothing. Several instances may run it at once: erasure
- * is checked and idempotent. Returns how many it erased.
+ * is checked and idempotent. Returns how many it erased. `pause` runs between pages and
+ * may reject to stop the pass there (a drain).
  */
-export async function retentionPass(deps: RetentionDeps): Promise<number> {
+export async function retentionPass(
+  deps: RetentionDeps,
+  pause: () => Promise<void> = () => new Promise((r) => setTimeout(r, 0)),
+): Promise<number> {
   const days = deps.config.submissionRetentionDays;
   if (days === undefined) return 0;
   const now = deps.now();
@@ -108,7 +112,7 @@ export async function retentionPass(deps: RetentionDeps): Promise<number> {
     decidedBefore(deps.kv, retentionCutoff(now, days)),
     now,
     async () => {
-      if (++sincePause % ERASE_PAGE === 0) await new Promise((r) => setTimeout(r, 0));
+      if (++sincePause % ERASE_PAGE === 0) await pause();
     },
   );
   if (erased) deps.log({ level: "info", msg: "retention purge", erased, days });

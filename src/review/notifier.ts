@@ -23,7 +23,7 @@ import {
   updateOutbox,
 } from "../store/outbox.ts";
 import { completeOutbox, getSubmission, type SubmissionRecord } from "../store/submissions.ts";
-import { inSpan, recordNoticeBacklog } from "../telemetry/metrics.ts";
+import { countNotice, inSpan, watchNoticeBacklog } from "../telemetry/metrics.ts";
 import { noticeBacklog } from "./backlog.ts";
 
 export interface NotifierDeps {
@@ -63,12 +63,9 @@ export interface ReviewNotifier {
    * a pass, another follows it at once.
    */
   wake(): void;
-  /** Finishes the pass under way and stops polling. */
+  /** Stops polling: the notices being sent are finished, no new one is started. */
   stop(): Promise<void>;
 }
-
-/** How often the notifier measures the backlog for the notice gauges. */
-const BACKLOG_EVERY_MS = 10_000;
 
 /**
  * Polls the outbox every second until stopped, and at once when woken; while a pass finds
@@ -77,28 +74,35 @@ const BACKLOG_EVERY_MS = 10_000;
  * schedule of ops/background.ts is what sends them on a host that stops idle processes.
  */
 export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): ReviewNotifier {
-  let stopped = false;
+  const stopping = new AbortController();
   let woken = false;
   let sleeping: (() => void) | undefined;
-  let measured = -Infinity;
+  // The notice gauges read the backlog when metrics are exported, never otherwise.
+  const unwatch = watchNoticeBacklog(async () => {
+    try {
+      const backlog = await noticeBacklog(deps.kv, deps.now());
+      return {
+        waiting: backlog.waiting,
+        oldestAgeS: Math.round((backlog.oldestAgeMs ?? 0) / 1000),
+      };
+    } catch (err) {
+      deps.log({ level: "warn", msg: "review notice backlog read failed", error: reason(err) });
+      return null;
+    }
+  });
   const loop = (async () => {
-    for (let pass = 0; !stopped; pass++) {
+    for (let pass = 0; !stopping.signal.aborted; pass++) {
       let busy = false;
       woken = false;
       try {
         // Entries of a version before the due index get their key, once per store.
         if (pass === 0) await indexOutbox(deps.kv);
         // No span per poll (one a second, mostly empty): each notice sent has its own.
-        busy = (await deliverDue(deps)) >= BATCH / 2;
-        if (performance.now() - measured >= BACKLOG_EVERY_MS) {
-          measured = performance.now();
-          const backlog = await noticeBacklog(deps.kv, deps.now());
-          recordNoticeBacklog(backlog.waiting, Math.round((backlog.oldestAgeMs ?? 0) / 1000));
-        }
+        busy = (await deliverDue(deps, stopping.signal)) >= BATCH / 2;
       } catch (err) {
         deps.log({ level: "warn", msg: "review outbox pass failed", error: reason(err) });
       }
-      if (busy || woken || stopped) continue;
+      if (busy || woken || stopping.signal.aborted) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pollMs);
         sleeping = () => (clearTimeout(timer), resolve());
@@ -113,20 +117,20 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
   return {
     wake,
     async stop() {
-      stopped = true;
+      stopping.abort();
       wake();
       await loop;
+      unwatch();
     },
   };
 }
 
-
 /**
  * One pass: delivers the notices never tried yet, newest first (a new submission's notice
  * is not queued behind a backlog), then those due, earliest first, a few at a time.
- * Returns how many were delivered.
+ * Returns how many were delivered. After `signal` aborts, no further notice is started.
  */
-export async function deliverDue(deps: NotifierDeps): Promise<number> {
+export async function deliverDue(deps: NotifierDeps, signal?: AbortSignal): Promise<number> {
   const fresh = await listNewOutbox(deps.kv, BATCH);
   const seen = new Set(fresh.map((e) => e.value.request_id));
   const due = [
@@ -138,7 +142,8 @@ export async function deliverDue(deps: NotifierDeps): Promise<number> {
   let delivered = 0;
   let next = 0;
   const worker = async () => {
-    while (next < due.length) {
+    // A stop lets the notices being sent finish and takes no new one.
+    while (next < due.length && !signal?.aborted) {
       const entry = due[next++]!;
       try {
         if (await _deliver(deps, entry)) delivered++;
@@ -186,6 +191,7 @@ async function _deliver(deps: NotifierDeps, entry: Deno.KvEntry<OutboxEntry>): P
       };
       await inSpan("dcfs review webhook", attributes, () => _postWebhook(deps, submission.value!));
     } catch (err) {
+      countNotice("failed");
       const attempts = claimed.value.attempts;
       const wait = REVIEW_BACKOFF_MS[Math.min(attempts, REVIEW_BACKOFF_MS.length) - 1]!;
       await updateOutbox(deps.kv, claimed, {
@@ -205,6 +211,7 @@ async function _deliver(deps: NotifierDeps, entry: Deno.KvEntry<OutboxEntry>): P
     }
     via = "webhook";
   }
+  countNotice("sent");
 
   const notifiedAt = new Date(deps.now()).toISOString();
   // A reviewer may decide meanwhile; re-read the record until the commit holds. If the

@@ -157,7 +157,7 @@ async function _commitGroup(kv: Deno.Kv, group: Member[], stats: GroupStats): Pr
   } catch (err) {
     error = err;
   }
-  recordCommit((performance.now() - started) / 1000, group.length);
+  recordCommit((performance.now() - started) / 1000, group.length, result?.ok === true);
   if (group.length === 1) {
     if (result) group[0]!.resolve(result);
     else group[0]!.reject(error);

@@ -14,7 +14,7 @@ export function openStore(path: string | undefined): Promise<Deno.Kv> {
   return retryLocked(() => Deno.openKv(path));
 }
 
-/** A cheap read that proves the store answers, for `GET /healthz`. */
+/** A cheap read that proves the store answers, for `GET /readyz`. */
 export async function pingStore(kv: Deno.Kv): Promise<void> {
   await retryLocked(() => kv.get(["health"]));
 }

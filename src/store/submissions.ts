@@ -336,15 +336,19 @@ export async function eraseSubmissions(
   ids: readonly string[],
   now: number = Date.now(),
 ): Promise<Erased[]> {
-  if (ids.length > ERASE_BATCH) throw new RangeError(`at most ${ERASE_BATCH} a commit`);
+  const unique = new Set(ids);
+  if (unique.size > ERASE_BATCH) throw new RangeError(`at most ${ERASE_BATCH} a commit`);
   const plans: ErasePlan[] = [];
-  for (const id of ids) {
+  for (const id of unique) {
     const plan = await _erasePlan(kv, id, now);
     if (plan) plans.push(plan);
   }
   const op = kv.atomic();
   for (const plan of plans) _addPlan(op, plan);
-  if (plans.length && (await retryLocked(() => op.commit())).ok) return plans.map((p) => p.erased);
+  // A failed check, or a commit KV refuses (a limit): each on its own then.
+  const together = plans.length > 0 &&
+    await retryLocked(() => op.commit()).then((r) => r.ok, () => false);
+  if (together) return plans.map((p) => p.erased);
   const erased: Erased[] = [];
   for (const { erased: { request_id } } of plans) {
     const done = await eraseSubmission(kv, request_id, now);

@@ -60,8 +60,12 @@ const passes = meter.createCounter("dcfs.background.runs", {
 });
 const removed = meter.createCounter("dcfs.background.removed", {
   description:
-    "What background passes removed or sent: erased submissions, swept counters, notices",
+    "What scheduled passes removed or sent: erased submissions, swept counters, notices sent by the minute job",
   unit: "{item}",
+});
+const noticesSent = meter.createCounter("dcfs.review.notices.sent", {
+  description: "Review notice attempts by outcome: sent (webhook or log) or failed (retried later)",
+  unit: "{notice}",
 });
 const noticesWaiting = meter.createObservableGauge("dcfs.review.notices.waiting", {
   description: "Review notices not yet sent (counted up to 10,000)",
@@ -71,11 +75,6 @@ const oldestNotice = meter.createObservableGauge("dcfs.review.notices.oldest_age
   description: "Age of the oldest review notice not yet sent; 0 when none waits",
   unit: "s",
 });
-
-/** The last backlog the notifier measured, read by the two gauges at each export. */
-const backlog = { waiting: 0, oldestAgeS: 0 };
-noticesWaiting.addCallback((result) => result.observe(backlog.waiting));
-oldestNotice.addCallback((result) => result.observe(backlog.oldestAgeS));
 
 /** The kinds of refusal counted by {@linkcode countRefusal}. */
 export type Refusal = "rate_limited" | "overloaded" | "forbidden_origin";
@@ -131,19 +130,60 @@ export function countSubmission(kind: "lead" | "quote", channel: "web" | "api" |
   submissions.add(1, { kind, channel });
 }
 
-export function recordCommit(seconds: number, writes: number): void {
-  commitDuration.record(seconds);
-  groupSize.record(writes);
+/** One group commit: how long it took, how many writes it carried, and whether it held. */
+export function recordCommit(seconds: number, writes: number, ok: boolean): void {
+  const outcome = ok ? "ok" : "failed";
+  commitDuration.record(seconds, { outcome });
+  groupSize.record(writes, { outcome });
+}
+
+export function countNotice(outcome: "sent" | "failed"): void {
+  noticesSent.add(1, { outcome });
 }
 
 export function countCacheLookup(kind: "token" | "client", hit: boolean): void {
   cacheLookups.add(1, { kind, result: hit ? "hit" : "miss" });
 }
 
-/** What the notifier last found waiting; exported by the two notice gauges. */
-export function recordNoticeBacklog(waiting: number, oldestAgeS: number): void {
-  backlog.waiting = waiting;
-  backlog.oldestAgeS = oldestAgeS;
+/** The review notice backlog as the two notice gauges report it. */
+export interface Backlog {
+  waiting: number;
+  oldestAgeS: number;
+}
+
+/** How often the backlog is read again for the gauges, at most. */
+export const BACKLOG_REFRESH_MS = 10_000;
+
+/**
+ * Reports the backlog through the two notice gauges until the returned function is
+ * called. `read` runs only when metrics are exported (never with telemetry off), at most
+ * every {@linkcode BACKLOG_REFRESH_MS} and one at a time; each export reports the last
+ * value read, so a figure lags by up to one export interval. `read` handles its own
+ * failures (the notifier logs them) and returns null then.
+ */
+export function watchNoticeBacklog(read: () => Promise<Backlog | null>): () => void {
+  let last: Backlog = { waiting: 0, oldestAgeS: 0 };
+  let readAt = -Infinity;
+  let reading = false;
+  const refresh = () => {
+    if (reading || performance.now() - readAt < BACKLOG_REFRESH_MS) return;
+    reading = true;
+    readAt = performance.now();
+    read().then((b) => {
+      if (b) last = b;
+    }).finally(() => reading = false);
+  };
+  const waiting = (result: { observe(value: number): void }) => {
+    refresh();
+    result.observe(last.waiting);
+  };
+  const oldest = (result: { observe(value: number): void }) => result.observe(last.oldestAgeS);
+  noticesWaiting.addCallback(waiting);
+  oldestNotice.addCallback(oldest);
+  return () => {
+    noticesWaiting.removeCallback(waiting);
+    oldestNotice.removeCallback(oldest);
+  };
 }
 
 /** The background passes, by the name their spans and metrics carry. */

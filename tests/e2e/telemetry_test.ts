@@ -2,13 +2,14 @@
  * OpenTelemetry from the real process (`deno task start` with `OTEL_DENO=true`), exported
  * over OTLP/HTTP JSON to a receiver this test runs on loopback: the spans are named by
  * route pattern, the service's metrics arrive, and nothing exported carries a token, a
- * secret, personal data or a typed path or query outside the runtime's own `url.*`
- * attributes (which docs/operations.md has a collector drop).
+ * secret, personal data or a typed path or query once the collector of docs/operations.md
+ * has dropped the runtime's own `url.full`, `url.query` and `url.path`.
  */
 
 import assert from "node:assert/strict";
 import { basic } from "../_helpers.ts";
 import { startService } from "../_service.ts";
+import { documentedBlock } from "../_docs.ts";
 
 type Json = Record<string, unknown>;
 
@@ -27,6 +28,8 @@ const PERSON = {
 };
 const TYPED = "typedpathwinifred";
 const QUERY_SECRET = "querysecretwinifred";
+/** A webhook URL with its secret in the path, as chat webhooks have it. */
+const HOOK_SECRET = "hooksecretwinifred";
 
 /** An OTLP/HTTP receiver on loopback that keeps every JSON body it is sent. */
 function receiver() {
@@ -81,11 +84,14 @@ function _attributes(list: unknown): Record<string, unknown> {
   return out;
 }
 
-/** Every exported body as text, with the runtime's `url.*` attributes taken out. */
-function withoutRuntimeUrls(bodies: { path: string; body: Json }[]): string {
+/** The attributes the documented collector deletes (docs/operations.md). */
+const DROPPED = ["url.full", "url.query", "url.path"];
+
+/** Every exported body as text, as the documented collector passes it on. */
+function afterCollector(bodies: { path: string; body: Json }[]): string {
   return JSON.stringify(bodies, (key, value) => {
     if (key === "attributes" && Array.isArray(value)) {
-      return value.filter((a: { key: string }) => !a.key.startsWith("url."));
+      return value.filter((a: { key: string }) => !DROPPED.includes(a.key));
     }
     return value;
   });
@@ -102,15 +108,26 @@ async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void
 Deno.test("OTEL_DENO=true: spans by route pattern, the service's metrics, and no secret, personal data or typed path in the export", async () => {
   const otlp = receiver();
   const hook = receiver(); // the review webhook, so its span is exported too
+  // The variables of docs/operations.md's command, as printed; then this test's receiver,
+  // JSON to read it here, and short export intervals.
+  const command = await documentedBlock("docs/operations.md", "otel-start");
+  const documented = Object.fromEntries(
+    [...command.matchAll(/\b(OTEL_[A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
+  );
+  assert.deepEqual(Object.keys(documented).sort(), [
+    "OTEL_DENO",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_SERVICE_NAME",
+  ]);
+  assert.match(command, /npx --yes deno@2\.9\.6 task start\s*$/);
   try {
     await using service = await startService({
-      OTEL_DENO: "true",
+      ...documented,
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
       OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
-      OTEL_SERVICE_NAME: "dcfs-test",
       OTEL_METRIC_EXPORT_INTERVAL: "500",
       OTEL_BSP_SCHEDULE_DELAY: "100",
-      REVIEW_WEBHOOK_URL: `${hook.url}/review`,
+      REVIEW_WEBHOOK_URL: `${hook.url}/services/${HOOK_SECRET}`,
       RATE_LIMIT_REGISTER: "2",
     });
     const url = (p: string) => `${service.baseUrl}${p}`;
@@ -228,7 +245,10 @@ Deno.test("OTEL_DENO=true: spans by route pattern, the service's metrics, and no
       all.every((s) => !s.name.includes(TYPED) && !s.name.includes("/api/v1/requests/quote_")),
     );
 
-    const exported = withoutRuntimeUrls(otlp.bodies);
+    // Before the collector, the runtime's url.* carry what was typed (documented)...
+    assert.ok(JSON.stringify(otlp.bodies).includes(TYPED));
+    // ...after it, nothing of it is left anywhere.
+    const exported = afterCollector(otlp.bodies);
     for (
       const secret of [
         access_token,
@@ -240,6 +260,7 @@ Deno.test("OTEL_DENO=true: spans by route pattern, the service's metrics, and no
         ),
         TYPED,
         QUERY_SECRET,
+        HOOK_SECRET,
       ]
     ) {
       assert.ok(!exported.includes(String(secret)), `exported: ${String(secret).slice(0, 12)}…`);
@@ -248,5 +269,22 @@ Deno.test("OTEL_DENO=true: spans by route pattern, the service's metrics, and no
   } finally {
     await otlp.server.shutdown();
     await hook.server.shutdown();
+  }
+});
+
+Deno.test("the documented collector drops url.full, url.query and url.path in every pipeline", async () => {
+  // No collector binary comes from npm or Debian, so its configuration is checked as text:
+  // the processor deletes both attributes, and every pipeline runs it.
+  const yaml = await documentedBlock("docs/operations.md", "otel-collector");
+  assert.match(yaml, /attributes\/drop-typed-urls:\n\s+actions:\n/);
+  for (const key of DROPPED) {
+    assert.match(yaml, new RegExp(`- \\{ key: ${key.replace(".", "\\.")}, action: delete \\}`));
+  }
+  const pipelines = [
+    ...yaml.slice(yaml.indexOf("  pipelines:")).matchAll(/^ {4}(\w+):\n((?: {6}.*\n)+)/gm),
+  ];
+  assert.deepEqual(pipelines.map((p) => p[1]), ["traces", "metrics"]);
+  for (const [, name, body] of pipelines) {
+    assert.match(body!, /processors: \[attributes\/drop-typed-urls/, `${name} drops them first`);
   }
 });

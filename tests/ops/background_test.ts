@@ -183,3 +183,42 @@ Deno.test("a submission's notice is tried at once when the process is awake, not
     await notifier.stop();
   }
 });
+
+Deno.test("a pass never overlaps itself in one process, and a stop ends a sweep between pages", async () => {
+  await using app = await createApp();
+  const window = Math.floor(app.clock.now() / WINDOW_MS) - 1;
+  // 5,000 finished counters: ten pages of the sweep.
+  for (let i = 0; i < 5_000; i += 500) {
+    const op = app.kv.atomic();
+    for (let j = i; j < i + 500; j++) {
+      op.set(["rate", window, "token", `198.51.100.${j}`], new Deno.KvU64(1n));
+    }
+    await op.commit();
+  }
+  let lists = 0;
+  const counting = new Proxy(app.kv, {
+    get(target, name) {
+      const value = Reflect.get(target, name);
+      if (name === "list") lists++;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const cron = fakeCron();
+  const background = declareBackground(
+    cron.schedule,
+    Promise.resolve({ ...deps(app, {}), kv: counting }),
+  );
+  // The start-up run and a tick at once: one pass, joined.
+  const first = background.run("rate_limit_sweep");
+  const second = cron.fire("dcfs rate-limit sweep");
+  await new Promise((r) => setTimeout(r, 0));
+  const stopping = background.stop();
+  await Promise.all([first, second, stopping]);
+  const left = (await Array.fromAsync(app.kv.list({ prefix: ["rate"] }))).length;
+  assert.ok(left > 0 && left < 5_000, `stopped between pages: ${left} counters left`);
+  assert.ok(lists <= 2, `${lists} pages listed: the two runs were one`);
+  assert.ok(!app.logs.some((l) => l.level === "warn"), "a stop is not a failure");
+  // Stopped: a tick does nothing.
+  await cron.fire("dcfs rate-limit sweep");
+  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["rate"] }))).length, left);
+});

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createApp, post } from "../_helpers.ts";
 import { QUOTE } from "../_fixtures.ts";
 import { startService } from "../_service.ts";
-import { NOTICE_STALE_MS, STORE_TIMEOUT_MS } from "../../src/ops/readiness.ts";
+import { NOTICE_STALE_MS, READY_CACHE_MS, STORE_TIMEOUT_MS } from "../../src/ops/readiness.ts";
 
 Deno.test("GET /healthz answers 200 from the process alone, even with the store closed", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -63,22 +63,58 @@ Deno.test("GET /readyz answers 503 when the store is closed, and when it does no
   assert.equal(body.ready, false);
   assert.equal(body.store.ok, false);
 
-  // A store whose reads hang: the answer comes after the timeout, not never.
+  // A store whose reads hang, the ping's or the backlog's: the answer comes after the
+  // deadline, not never.
+  for (const hang of ["get", "list"]) {
+    const live = await Deno.openKv(":memory:");
+    const hanging = new Proxy(live, {
+      get(target, name) {
+        if (name === hang) return () => hang === "get" ? new Promise(() => {}) : _never();
+        const value = Reflect.get(target, name);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    await using app = await createApp({ kv: hanging });
+    const started = performance.now();
+    const slow = await app.request("/readyz");
+    const ms = performance.now() - started;
+    assert.equal(slow.status, 503, hang);
+    assert.equal((await slow.json()).store.ok, false);
+    assert.ok(ms >= STORE_TIMEOUT_MS - 50 && ms < 30_000, `${hang}: answered after ${ms} ms`);
+    live.close();
+  }
+});
+
+/** A KV list iterator that never yields. */
+function _never(): AsyncIterableIterator<never> {
+  return {
+    next: () => new Promise(() => {}),
+    [Symbol.asyncIterator]() {
+      return this;
+    },
+  } as AsyncIterableIterator<never>;
+}
+
+Deno.test("GET /readyz asked 50 times at once reads the store once; again after a second", async () => {
   const live = await Deno.openKv(":memory:");
-  const hanging = new Proxy(live, {
+  let reads = 0;
+  const counting = new Proxy(live, {
     get(target, name) {
-      if (name === "get") return () => new Promise(() => {});
       const value = Reflect.get(target, name);
+      if (name === "get" || name === "list") reads++;
       return typeof value === "function" ? value.bind(target) : value;
     },
   });
-  await using app = await createApp({ kv: hanging });
-  const started = performance.now();
-  const slow = await app.request("/readyz");
-  const ms = performance.now() - started;
-  assert.equal(slow.status, 503);
-  assert.equal((await slow.json()).store.ok, false);
-  assert.ok(ms >= STORE_TIMEOUT_MS - 50 && ms < 30_000, `answered after ${ms} ms`);
+  await using app = await createApp({ kv: counting });
+  const before = reads;
+  const answers = await Promise.all(Array.from({ length: 50 }, () => app.request("/readyz")));
+  assert.ok(answers.every((r) => r.status === 200));
+  await Promise.all(answers.map((r) => r.body?.cancel()));
+  const one = reads - before;
+  assert.ok(one >= 1 && one <= 4, `${one} reads for 50 answers`);
+  app.clock.advance(READY_CACHE_MS);
+  await (await app.request("/readyz")).body?.cancel();
+  assert.ok(reads - before > one, "a second later the store is asked again");
   live.close();
 });
 

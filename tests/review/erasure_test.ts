@@ -7,11 +7,14 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
 import { retentionPass } from "../../src/review/erasure.ts";
 import {
+  ERASE_BATCH,
+  eraseSubmissions,
   getSubmission,
   submissionKey,
   type SubmissionRecord,
 } from "../../src/store/submissions.ts";
 import { runReview } from "../../src/review/cli.ts";
+import { SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { deliverDue } from "../../src/review/notifier.ts";
 import { LEAD, QUOTE } from "../_fixtures.ts";
 import {
@@ -348,6 +351,38 @@ Deno.test("review purge erases 25 submissions a commit, and one by one when the 
   // The first batch of 25, each on its own after the failed commit; the last 5 in one.
   assert.equal(counted.commits(), 25 + 1);
   assert.deepEqual(await keys(app), new Set(), "nothing of the 30 is left");
+});
+
+Deno.test("a batch of 25 of the largest submissions fits one commit; an id twice is erased once", async () => {
+  await using app = await createApp({
+    env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0" },
+  });
+  // The largest a submission stores: its JSON at the 64 KiB cap (two payload chunks), a
+  // 255-character Idempotency-Key (its record and its pointer), a notice in the outbox.
+  const ids: string[] = [];
+  for (let i = 0; i < ERASE_BATCH; i++) {
+    // As tests/intake/handlers_test.ts builds the largest accepted quote.
+    const quote: Record<string, unknown> = {
+      ...QUOTE,
+      description: `${i}`.padEnd(5000, "\u0001"),
+      attachments_optional: Array.from({ length: 10 }, () => "\u0002".repeat(495)),
+      agent_context_optional: { n: "\u0003".repeat(600) },
+      ...Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`k${k}`.padEnd(64, "k"), ""])),
+    };
+    const size = () => new TextEncoder().encode(JSON.stringify(quote)).byteLength;
+    quote["k15".padEnd(64, "k")] = "x".repeat(SUBMISSION_MAX_BODY - size());
+    const key = `${i}-`.padEnd(255, "k");
+    ids.push(await submit(app, "/api/v1/quotes", quote, { "Idempotency-Key": key }));
+  }
+  const counted = countingCommits(app);
+  const erased = await eraseSubmissions(counted.kv, [...ids, ids[0]!], app.clock.now());
+  assert.equal(erased.length, ERASE_BATCH, "each once");
+  assert.equal(counted.commits(), 1, "in one commit");
+  assert.ok(
+    erased.every((e) => e.keys >= 9),
+    "record, two chunks, notice, due and new keys, idempotency, pointer, index",
+  );
+  assert.deepEqual(await keys(app), new Set());
 });
 
 Deno.test("SUBMISSION_RETENTION_DAYS: the service erases decided submissions that many days after the decision", async () => {
