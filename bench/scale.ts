@@ -5,8 +5,9 @@
  * CLI and the real process with peak RSS.
  *
  * - **Fill**: N lead submissions through the service's handler (group commit, the same
- *   commits as a real submission), 32 at a time; every tenth is then decided 60 days ago,
- *   as `deno task review approve` would record it. Three share one email address.
+ *   commits as a real submission), 32 at a time; their review notices then sent (logged) as
+ *   the service would have long ago; every tenth is decided 60 days ago, as `deno task
+ *   review approve` would record it. Three share one email address.
  * - **Then**: `review list` (one page), `review erase --email` (three matches),
  *   `review purge --decided-before 30d`, each as `deno task review` under `/usr/bin/time`,
  *   the purge with the service running on the same store and probed all along
@@ -33,6 +34,7 @@ import { getSubmission, indexSubmissions, updateSubmission } from "../src/store/
 import { memoryMiB, type Service, startService } from "../tests/_service.ts";
 import { rateKey } from "../src/store/rate_counters.ts";
 import { declareBackground } from "../src/ops/background.ts";
+import { deliverDue } from "../src/review/notifier.ts";
 import { tokenKey, type TokenRecord } from "../src/store/credentials.ts";
 import { WINDOW_MS } from "../src/http/rate_limit.ts";
 
@@ -135,6 +137,14 @@ async function _fill(path: string, n: number): Promise<number> {
     }
   };
   await Promise.all(Array.from({ length: 32 }, worker));
+  // Every notice sent, as the service would have sent them long ago (no webhook: logged).
+  const notifier = {
+    kv,
+    config: loadConfig({ BASE_URL: "https://scale.example" }),
+    now: Date.now,
+    log: () => {},
+  };
+  while (await deliverDue(notifier) > 0) { /* next batch */ }
   // Every tenth decided 60 days ago, with the store's own update.
   const decidedAt = new Date(Date.now() - 60 * 86_400_000).toISOString();
   for (const id of ids) {

@@ -96,12 +96,13 @@ export function declareBackground(
  * The share of the time a retention or sweep pass may keep the store busy. SQLite takes
  * one writer at a time, so a pass that commits page after page, yielding only a turn of
  * the event loop between them, leaves requests that write waiting behind it: a sweep of
- * 1M counters that way halved token issuance while it ran (docs/performance.md).
+ * 1M counters that way halved token issuance while it ran, and at a fifth of the time it
+ * still cost a quarter (docs/performance.md).
  */
-export const PASS_BUSY_SHARE = 0.2;
+export const PASS_BUSY_SHARE = 0.1;
 
 /**
- * Between pages: a rest of four times the page's own time (so a pass takes at most
+ * Between pages: a rest of nine times the page's own time (so a pass takes at most
  * {@linkcode PASS_BUSY_SHARE} of the store's time), or a stop.
  */
 export function pacedPause(
