@@ -81,8 +81,15 @@ export type Refusal = "rate_limited" | "overloaded" | "forbidden_origin";
 
 /** A route as the service names it in telemetry: `/api/v1/requests/{request_id}`. */
 export function routeName(pattern: string): string {
-  return pattern.replace(/:([A-Za-z_]\w*)/g, "{$1}");
+  let name = _routeNames.get(pattern);
+  if (name === undefined) {
+    name = pattern.replace(/:([A-Za-z_]\w*)/g, "{$1}");
+    // The route table's patterns and a few fixed names: a small, closed set.
+    if (_routeNames.size < 1_000) _routeNames.set(pattern, name);
+  }
+  return name;
 }
+const _routeNames = new Map<string, string>();
 
 /**
  * Names the runtime's span of this request by its route, as OpenTelemetry's HTTP
