@@ -1,8 +1,8 @@
 /**
  * @module
- * What OpenTelemetry costs: the service with `OTEL_DENO` unset and with it on (exporting
- * OTLP/HTTP to a receiver in this process that keeps nothing), side by side in
- * interleaved rounds, driven by `wrk` as `bench/load.ts` drives it: start-up (spawn to
+ * What OpenTelemetry costs: the service with `OTEL_DENO` unset, with it on (exporting
+ * OTLP/HTTP to a receiver in this process that keeps nothing), and on with 1 % of traces
+ * sampled (`OTEL_TRACES_SAMPLER=parentbased_traceidratio`), side by side in interleaved rounds, driven by `wrk` as `bench/load.ts` drives it: start-up (spawn to
  * the first `/healthz`), token issuance, a protected read and the public catalog.
  *
  *   deno task bench:otel [--seconds 5] [--rounds 2] [--no-save]
@@ -59,20 +59,30 @@ const scenarios: { id: string; shape: (s: Awaited<ReturnType<typeof setupService
   { id: "catalog", shape: () => ({ method: "GET", path: "/api/v1/services" }) },
 ];
 
-const results: Record<string, { off: number[]; on: number[] }> = {};
-const record = (id: string, mode: "off" | "on", value: number) => {
-  (results[id] ??= { off: [], on: [] })[mode].push(value);
+const MODES = {
+  off: {},
+  on: OTEL_ON,
+  sampled: {
+    ...OTEL_ON,
+    OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+    OTEL_TRACES_SAMPLER_ARG: "0.01",
+  },
+};
+type Mode = keyof typeof MODES;
+const results: Record<string, Record<Mode, number[]>> = {};
+const record = (id: string, mode: Mode, value: number) => {
+  (results[id] ??= { off: [], on: [], sampled: [] })[mode].push(value);
 };
 const dir = await Deno.makeTempDir({ prefix: "dcfs-otel-bench-" });
 try {
   for (let round = 0; round < rounds; round++) {
-    for (const mode of ["off", "on"] as const) {
+    for (const mode of Object.keys(MODES) as Mode[]) {
       const kvPath = `${dir}/${mode}-${round}.sqlite3`;
       await using server = await spawnServer({
         command: Deno.execPath(),
         args: ["task", "--quiet", "start"],
         cwd: ROOT,
-        env: { KV_PATH: kvPath, ...RATE_LIMITS_OFF, ...(mode === "on" ? OTEL_ON : {}) },
+        env: { KV_PATH: kvPath, ...RATE_LIMITS_OFF, ...MODES[mode] },
         ready: "/healthz",
       });
       record("start-up (ms)", mode, Math.round(server.startedInMs));
@@ -94,12 +104,12 @@ const table = [
   `OpenTelemetry cost, ${rounds} interleaved rounds of ${seconds} s, Deno ${Deno.version.deno}, ` +
   `${new Date().toISOString()}; ${exports} OTLP exports received`,
   "",
-  "| what | OTEL_DENO unset | OTEL_DENO=true | on / off |",
-  "| --- | ---: | ---: | ---: |",
-  ...Object.entries(results).map(([id, { off, on }]) =>
+  "| what | OTEL_DENO unset | OTEL_DENO=true | on / off | 1 % sampled | sampled / off |",
+  "| --- | ---: | ---: | ---: | ---: | ---: |",
+  ...Object.entries(results).map(([id, { off, on, sampled }]) =>
     `| ${id} | ${Math.round(mean(off))} | ${Math.round(mean(on))} | ${
       (mean(on) / mean(off)).toFixed(2)
-    } |`
+    } | ${Math.round(mean(sampled))} | ${(mean(sampled) / mean(off)).toFixed(2)} |`
   ),
 ].join("\n");
 console.log(table);

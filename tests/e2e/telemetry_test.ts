@@ -224,6 +224,7 @@ Deno.test("OTEL_DENO=true: spans by route pattern, the service's metrics, and no
       "dcfs.kv.commit.duration",
       "dcfs.kv.commit.group_size",
       "dcfs.cache.lookups",
+      "dcfs.review.notices.sent",
       "dcfs.review.notices.waiting",
       "dcfs.review.notices.oldest_age",
       "dcfs.background.runs",
