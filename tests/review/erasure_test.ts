@@ -65,6 +65,17 @@ async function keys(app: TestApp): Promise<Set<string>> {
   return out;
 }
 
+/** Notifier dependencies whose webhook refuses every notice: each moves on to its retry. */
+function refusingNotifier(app: TestApp) {
+  return {
+    kv: app.kv,
+    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
+    now: app.clock.now,
+    log: () => {},
+    fetch: () => Promise.resolve(new Response(null, { status: 500 })),
+  };
+}
+
 /**
  * The store, except that right after the first read of `key` resolves, `then` runs to
  * completion before the reader gets its value: a deterministic "someone else wrote in
@@ -201,13 +212,7 @@ Deno.test("review erase finds the idempotency record of a submission stored befo
 Deno.test("review erase reads again when the notifier moves the notice between its read and its commit", async () => {
   await using app = await createApp();
   const id = await submit(app, "/api/v1/intake", LEAD);
-  const notifier = {
-    kv: app.kv,
-    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
-    now: app.clock.now,
-    log: () => {},
-    fetch: () => Promise.resolve(new Response(null, { status: 500 })),
-  };
+  const notifier = refusingNotifier(app);
   // The erasure reads the outbox entry; the notifier claims and reschedules it right after.
   const kv = afterFirstGet(app.kv, ["review_outbox", id], async () => {
     assert.equal(await deliverDue(notifier), 0);
@@ -325,13 +330,7 @@ Deno.test("review purge erases 25 submissions a commit, and one by one when the 
   for (let i = 0; i < 30; i++) ids.push(await submit(app, "/api/v1/intake", LEAD));
   for (const id of ids) assert.equal((await cli(app, "approve", id)).code, 0);
   app.clock.advance(40 * DAY);
-  const notifier = {
-    kv: app.kv,
-    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
-    now: app.clock.now,
-    log: () => {},
-    fetch: () => Promise.resolve(new Response(null, { status: 500 })),
-  };
+  const notifier = refusingNotifier(app);
   // The first batch reads the third notice; the notifier then moves every due notice, so the
   // batch's commit fails its checks and each of its submissions is erased on its own.
   const moved = afterFirstGet(app.kv, ["review_outbox", ids[2]!], async () => {
