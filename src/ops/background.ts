@@ -113,7 +113,16 @@ export function pacedPause(
   return async () => {
     if (signal.aborted) throw new Error("stopped");
     const worked = performance.now() - resumed;
-    await new Promise((resolve) => setTimeout(resolve, (worked * (1 - share)) / share));
+    // The rest ends early on a stop, so a drain never waits out a long one.
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, (worked * (1 - share)) / share);
+      signal.addEventListener("abort", done);
+    });
     if (signal.aborted) throw new Error("stopped");
     resumed = performance.now();
   };

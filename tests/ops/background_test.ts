@@ -7,7 +7,12 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
 import { WINDOW_MS } from "../../src/http/rate_limit.ts";
-import { type BackgroundDeps, declareBackground, SCHEDULES } from "../../src/ops/background.ts";
+import {
+  type BackgroundDeps,
+  declareBackground,
+  pacedPause,
+  SCHEDULES,
+} from "../../src/ops/background.ts";
 import { startReviewNotifier } from "../../src/review/notifier.ts";
 import { getSubmission, updateSubmission } from "../../src/store/submissions.ts";
 import { createHandler } from "../../src/app.ts";
@@ -221,4 +226,15 @@ Deno.test("a pass never overlaps itself in one process, and a stop ends a sweep 
   // Stopped: a tick does nothing.
   await cron.fire("dcfs rate-limit sweep");
   assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["rate"] }))).length, left);
+});
+
+Deno.test("a paced rest ends at once on a stop", async () => {
+  const stop = new AbortController();
+  const pause = pacedPause(stop.signal, 0.001); // a rest of 999 times the work
+  await new Promise((r) => setTimeout(r, 20)); // 20 ms of "work": a rest of 20 s
+  const started = performance.now();
+  const resting = pause();
+  setTimeout(() => stop.abort(), 10);
+  await assert.rejects(resting, /stopped/);
+  assert.ok(performance.now() - started < 5_000, "the rest did not run its course");
 });
