@@ -5,7 +5,13 @@
  * is the record of a data-subject request.
  */
 
-import { decidedBefore, eraseAll, findByEmail, retentionCutoff } from "./erasure.ts";
+import {
+  decidedBefore,
+  decidedIdsBefore,
+  eraseAll,
+  findByEmail,
+  retentionCutoff,
+} from "./erasure.ts";
 import { type Erased, eraseSubmission, type SubmissionRecord } from "../store/submissions.ts";
 import { ReviewError, type ReviewIo } from "./io.ts";
 import { oneLine } from "./terminal.ts";
@@ -22,7 +28,9 @@ export async function eraseOne(io: EraseIo, id: string): Promise<void> {
 /** `erase --email <address>`: every submission with that email (a data-subject request). */
 export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): Promise<void> {
   const found = await findByEmail(io.kv, email);
-  await _eraseFound(io, found, dryRun, `with email ${oneLine(email)}`);
+  const what = `with email ${oneLine(email)}`;
+  if (dryRun) return await _dryRun(io, found, what);
+  await _erase(io, found.map((r) => r.request_id), what);
 }
 
 /**
@@ -30,30 +38,30 @@ export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): P
  * read from the decision index a page at a time and printed as they go.
  */
 export async function purge(io: EraseIo, before: number, dryRun: boolean): Promise<void> {
-  await _eraseFound(
-    io,
-    decidedBefore(io.kv, before),
-    dryRun,
-    `decided before ${new Date(before).toISOString()}`,
-  );
+  const what = `decided before ${new Date(before).toISOString()}`;
+  if (dryRun) return await _dryRun(io, decidedBefore(io.kv, before), what);
+  await _erase(io, decidedIdsBefore(io.kv, before), what);
 }
 
-async function _eraseFound(
+async function _dryRun(
   io: EraseIo,
   found: Iterable<SubmissionRecord> | AsyncIterable<SubmissionRecord>,
-  dryRun: boolean,
   what: string,
 ): Promise<void> {
-  if (dryRun) {
-    let n = 0;
-    for await (const r of found) {
-      n++;
-      io.out(`would erase ${r.request_id} (${r.kind}, created ${r.created_at})`);
-    }
-    io.out(`${n} submission${n === 1 ? "" : "s"} ${what}; nothing erased`);
-    return;
+  let n = 0;
+  for await (const r of found) {
+    n++;
+    io.out(`would erase ${r.request_id} (${r.kind}, created ${r.created_at})`);
   }
-  const erased = await eraseAll(io.kv, found, io.now(), (e) => io.out(_erasedLine(e)));
+  io.out(`${n} submission${n === 1 ? "" : "s"} ${what}; nothing erased`);
+}
+
+async function _erase(
+  io: EraseIo,
+  ids: Iterable<string> | AsyncIterable<string>,
+  what: string,
+): Promise<void> {
+  const erased = await eraseAll(io.kv, ids, io.now(), (e) => io.out(_erasedLine(e)));
   io.out(`erased ${erased} submission${erased === 1 ? "" : "s"} ${what}`);
 }
 

@@ -36,29 +36,38 @@ export async function findByEmail(kv: Deno.Kv, email: string): Promise<Submissio
 }
 
 /**
- * The submissions decided before `before` (ms), earliest decision first, a page at a time
- * from the decision index: never the whole store in memory.
+ * The ids of the submissions decided before `before` (ms), earliest decision first, a page
+ * at a time from the decision index: never the whole store in memory, and no record read
+ * (an erasure reads each record itself, to check it).
  */
+export async function* decidedIdsBefore(
+  kv: Deno.Kv,
+  before: number,
+): AsyncGenerator<string> {
+  await indexSubmissions(kv, await emailHasher(kv));
+  for await (const page of pagesOf(kv, decidedSelector(before), ERASE_PAGE)) {
+    for (const { key } of page) yield String(key[2]);
+  }
+}
+
+/** The submissions of {@linkcode decidedIdsBefore}, for a dry run that shows each. */
 export async function* decidedBefore(
   kv: Deno.Kv,
   before: number,
 ): AsyncGenerator<SubmissionRecord> {
-  await indexSubmissions(kv, await emailHasher(kv));
-  for await (const page of pagesOf(kv, decidedSelector(before), ERASE_PAGE)) {
-    for (const { key } of page) {
-      const record = (await getSubmission(kv, String(key[2]))).value;
-      if (record) yield record;
-    }
+  for await (const id of decidedIdsBefore(kv, before)) {
+    const record = (await getSubmission(kv, id)).value;
+    if (record) yield record;
   }
 }
 
 /**
- * Erases each submission, {@linkcode ERASE_BATCH} to a commit, each with everything that
- * points to it; those already gone are left out.
+ * Erases the submissions of `ids`, {@linkcode ERASE_BATCH} to a commit, each with
+ * everything that points to it; those already gone are left out.
  */
 export async function eraseAll(
   kv: Deno.Kv,
-  records: Iterable<SubmissionRecord> | AsyncIterable<SubmissionRecord>,
+  ids: Iterable<string> | AsyncIterable<string>,
   now: number,
   onErased: (e: Erased) => void | Promise<void> = () => {},
 ): Promise<number> {
@@ -71,8 +80,8 @@ export async function eraseAll(
     }
     batch = [];
   };
-  for await (const record of records) {
-    batch.push(record.request_id);
+  for await (const id of ids) {
+    batch.push(id);
     if (batch.length === ERASE_BATCH) await flush();
   }
   if (batch.length) await flush();
@@ -109,7 +118,7 @@ export async function retentionPass(
   let sincePause = 0;
   const erased = await eraseAll(
     deps.kv,
-    decidedBefore(deps.kv, retentionCutoff(now, days)),
+    decidedIdsBefore(deps.kv, retentionCutoff(now, days)),
     now,
     async () => {
       if (++sincePause % ERASE_PAGE === 0) await pause();

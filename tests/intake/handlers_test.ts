@@ -3,7 +3,7 @@ import { getSubmission, getSubmissionPayload } from "../../src/store/submissions
 import { loadConfig } from "../../src/config.ts";
 import { deliverDue } from "../../src/review/notifier.ts";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
-import { QUOTE } from "../_fixtures.ts";
+import { largestQuote, QUOTE } from "../_fixtures.ts";
 import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
 
 const LEAD = { email: "ops@example.com", description: "Two racks to install" };
@@ -451,17 +451,8 @@ Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted 
   // bytes each as JSON) in the references, an uncovered city and no hours (so the
   // estimate carries its notes), a 255-character Idempotency-Key, an IPv6 address, and
   // a notice whose delivery failed with a long error.
-  const { estimated_hours: _, ...rest } = QUOTE;
-  const quote: Record<string, unknown> = {
-    ...rest,
-    city: "Atlantis",
-    description: "\u0001".repeat(5000),
-    attachments_optional: Array.from({ length: 10 }, () => "\u0002".repeat(495)),
-    agent_context_optional: { n: "\u0003".repeat(600) },
-    ...Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`.padEnd(64, "k"), ""])),
-  };
+  const quote = largestQuote();
   const size = () => new TextEncoder().encode(JSON.stringify(quote)).byteLength;
-  quote["k15".padEnd(64, "k")] = "x".repeat(SUBMISSION_MAX_BODY - size());
   assert.equal(size(), SUBMISSION_MAX_BODY);
   const res = await app.request("/api/v1/quotes", {
     method: "POST",

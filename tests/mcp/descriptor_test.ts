@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { TOOL_NAMES } from "../_fixtures.ts";
 import { createApp, mcpToolCall } from "../_helpers.ts";
 
 const SUBMITTING = new Set(["submit_lead", "request_quote"]);
@@ -27,14 +28,7 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
       "access_attachments",
       "close_jobs",
     ]);
-    assert.deepEqual(d.tools.map((x: { name: string }) => x.name), [
-      "check_coverage",
-      "list_services",
-      "submit_lead",
-      "request_quote",
-      "estimate_quote",
-      "get_request_status",
-    ]);
+    assert.deepEqual(d.tools.map((x: { name: string }) => x.name), TOOL_NAMES);
   });
 
   for (const tool of d.tools) {

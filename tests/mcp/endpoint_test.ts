@@ -34,13 +34,13 @@ function toolError(r: ToolResult): ToolErrorBody {
 }
 
 /** The same checks for every client: list, call each tool, bad input, unknown tool. */
+type ListedTool = { name: string; annotations?: Record<string, unknown>; outputSchema?: unknown };
+
 async function exercise(
   t: Deno.TestContext,
   kv: Deno.Kv | undefined,
   call: (name: string, args: Record<string, unknown>) => Promise<ToolResult>,
-  list: () => Promise<
-    { name: string; annotations?: Record<string, unknown>; outputSchema?: unknown }[]
-  >,
+  list: () => Promise<ListedTool[]>,
 ) {
   await t.step("tools/list names the six tools with output schemas and annotations", async () => {
     const tools = await list();
@@ -181,12 +181,7 @@ Deno.test("MCP with @modelcontextprotocol/client@2 pinned to 2026-07-28", async 
     assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
     // Static tools: advertised, but never as changing (Inspector's modern era hangs on that).
     assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
-    await exercise(
-      t,
-      app.kv,
-      (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
-      async () => (await client.listTools()).tools,
-    );
+    await exerciseClient(t, app.kv, client);
   } finally {
     await client.close();
   }
@@ -213,16 +208,28 @@ Deno.test("MCP with the v1 @modelcontextprotocol/sdk client over legacy streamab
   await client.connect(new V1Transport(new URL(`${app.baseUrl}/api/v1/mcp`)));
   try {
     assert.equal(client.getServerVersion()?.name, "dc-field-services");
-    await exercise(
-      t,
-      app.kv,
-      (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
-      async () => (await client.listTools()).tools,
-    );
+    await exerciseClient(t, app.kv, client);
   } finally {
     await client.close();
   }
 });
+
+/** {@linkcode exercise} through an SDK client, v1 or v2: both call and list tools alike. */
+function exerciseClient(
+  t: Deno.TestContext,
+  kv: Deno.Kv,
+  client: {
+    callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+    listTools(): Promise<{ tools: ListedTool[] }>;
+  },
+) {
+  return exercise(
+    t,
+    kv,
+    (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
+    async () => (await client.listTools()).tools,
+  );
+}
 
 /** A raw legacy JSON-RPC POST (what a 2025 client sends first). */
 function rpc(baseUrl: string, headers: Record<string, string> = {}, body?: BodyInit) {

@@ -13,12 +13,20 @@ import { startService } from "../_service.ts";
 /** The base URL is plain http on loopback; the library refuses that unless told otherwise. */
 const INSECURE = { [oauth.allowInsecureRequests]: true } as const;
 
-/** Runs a protected request expected to be refused with a challenge; returns the error. */
+/** A protected read with `token` expected to be refused with a challenge; returns the error. */
 async function expectChallenge(
-  request: Promise<Response>,
+  url: URL,
+  token: string,
 ): Promise<oauth.WWWAuthenticateChallengeError> {
   try {
-    const res = await request;
+    const res = await oauth.protectedResourceRequest(
+      token,
+      "GET",
+      url,
+      undefined,
+      undefined,
+      INSECURE,
+    );
     await res.body?.cancel();
     assert.fail(`expected a WWW-Authenticate challenge, got HTTP ${res.status}`);
   } catch (err) {
@@ -45,16 +53,7 @@ for (const [where, start] of TARGETS) {
       "RFC 9728 discovery starts from the resource_metadata hint of a real 401",
       async () => {
         // The library's protected request parses the WWW-Authenticate challenge for us.
-        const err = await expectChallenge(
-          oauth.protectedResourceRequest(
-            "dcfs_at_not-a-token-this-server-issued",
-            "GET",
-            servicesUrl,
-            undefined,
-            undefined,
-            INSECURE,
-          ),
-        );
+        const err = await expectChallenge(servicesUrl, "dcfs_at_not-a-token-this-server-issued");
         assert.equal(err.status, 401);
         assert.equal(err.code, oauth.WWW_AUTHENTICATE_CHALLENGE);
         assert.equal(err.cause.length, 1);
@@ -246,16 +245,7 @@ for (const [where, start] of TARGETS) {
     });
 
     await t.step('the next protected read gets 401 with error="invalid_token"', async () => {
-      const err = await expectChallenge(
-        oauth.protectedResourceRequest(
-          accessToken,
-          "GET",
-          servicesUrl,
-          undefined,
-          undefined,
-          INSECURE,
-        ),
-      );
+      const err = await expectChallenge(servicesUrl, accessToken);
       assert.equal(err.status, 401);
       const challenge = err.cause[0]!;
       assert.equal(challenge.scheme, "bearer");

@@ -14,9 +14,8 @@ import {
   type SubmissionRecord,
 } from "../../src/store/submissions.ts";
 import { runReview } from "../../src/review/cli.ts";
-import { SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { deliverDue } from "../../src/review/notifier.ts";
-import { LEAD, QUOTE } from "../_fixtures.ts";
+import { largestQuote, LEAD, QUOTE } from "../_fixtures.ts";
 import {
   bearerGet,
   createApp,
@@ -360,16 +359,7 @@ Deno.test("a batch of 25 of the largest submissions fits one commit; an id twice
   // 255-character Idempotency-Key (its record and its pointer), a notice in the outbox.
   const ids: string[] = [];
   for (let i = 0; i < ERASE_BATCH; i++) {
-    // As tests/intake/handlers_test.ts builds the largest accepted quote.
-    const quote: Record<string, unknown> = {
-      ...QUOTE,
-      description: `${i}`.padEnd(5000, "\u0001"),
-      attachments_optional: Array.from({ length: 10 }, () => "\u0002".repeat(495)),
-      agent_context_optional: { n: "\u0003".repeat(600) },
-      ...Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`k${k}`.padEnd(64, "k"), ""])),
-    };
-    const size = () => new TextEncoder().encode(JSON.stringify(quote)).byteLength;
-    quote["k15".padEnd(64, "k")] = "x".repeat(SUBMISSION_MAX_BODY - size());
+    const quote = largestQuote(String(i));
     const key = `${i}-`.padEnd(255, "k");
     ids.push(await submit(app, "/api/v1/quotes", quote, { "Idempotency-Key": key }));
   }

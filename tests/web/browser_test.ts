@@ -5,6 +5,7 @@
  * (CI), where it fails.
  */
 
+import { TOOL_NAMES } from "../_fixtures.ts";
 import assert from "node:assert/strict";
 import type { Browser, Page } from "playwright-core";
 import { listen } from "../_helpers.ts";
@@ -249,14 +250,7 @@ Deno.test({
           execute: typeof t.execute,
         }))
       );
-      assert.deepEqual(tools.map((t) => t.name), [
-        "check_coverage",
-        "list_services",
-        "submit_lead",
-        "request_quote",
-        "estimate_quote",
-        "get_request_status",
-      ]);
+      assert.deepEqual(tools.map((t) => t.name), TOOL_NAMES);
       const descriptor = await (await fetch(`${base}/.well-known/mcp.json`)).json();
       for (const [i, tool] of tools.entries()) {
         const entry = descriptor.tools[i];
