@@ -29,13 +29,13 @@ import { parseArgs } from "node:util";
 import { createHandler } from "../src/app.ts";
 import { loadCatalog } from "../src/catalog/catalog.ts";
 import { loadConfig } from "../src/config.ts";
-import { emailHasher } from "../src/store/submission_index.ts";
-import { getSubmission, indexSubmissions, updateSubmission } from "../src/store/submissions.ts";
+import { indexOlderSubmissions } from "../src/review/summary.ts";
+import { getSubmission, updateSubmission } from "../src/store/submissions.ts";
 import { memoryMiB, type Service, startService } from "../tests/_service.ts";
-import { rateKey } from "../src/store/rate_counters.ts";
+import { rateKey, tokenKey } from "../src/store/keys.ts";
 import { declareBackground } from "../src/ops/background.ts";
 import { deliverDue } from "../src/review/notifier.ts";
-import { tokenKey, type TokenRecord } from "../src/store/credentials.ts";
+import type { TokenRecord } from "../src/store/credentials.ts";
 import { WINDOW_MS } from "../src/http/rate_limit.ts";
 
 const ROOT = new URL("..", import.meta.url);
@@ -109,7 +109,7 @@ async function _fill(path: string, n: number): Promise<number> {
     log: () => {},
   });
   // As `deno task start` does first: a new store is marked indexed before anything is in it.
-  await indexSubmissions(kv, await emailHasher(kv));
+  await indexOlderSubmissions(kv);
   const started = performance.now();
   const ids: string[] = [];
   let next = 0;

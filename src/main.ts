@@ -9,8 +9,7 @@ import { createHandler } from "./app.ts";
 import { createJsonLineLogger, reason } from "./http/log.ts";
 import { loadCatalog } from "./catalog/catalog.ts";
 import { ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
-import { emailHasher } from "./store/submission_index.ts";
-import { indexSubmissions } from "./store/submissions.ts";
+import { indexOlderSubmissions } from "./review/summary.ts";
 import { openStore } from "./store/open.ts";
 import { type BackgroundDeps, declareBackground } from "./ops/background.ts";
 import { startReviewNotifier } from "./review/notifier.ts";
@@ -87,7 +86,7 @@ async function main(): Promise<void> {
     stopIndexing
       ? Promise.reject(new Error("stopped"))
       : new Promise<void>((r) => setTimeout(r, 0));
-  const indexing = emailHasher(kv).then((hash) => indexSubmissions(kv, hash, pause)).then(
+  const indexing = indexOlderSubmissions(kv, pause).then(
     (indexed) => indexed && log({ level: "info", msg: "submissions indexed", indexed }),
     (err) =>
       stopIndexing ||

@@ -16,7 +16,7 @@ import {
 import { errorResponse, HttpError } from "./http/errors.ts";
 import { json, jsonText } from "./http/json.ts";
 import { postLead, postQuote, webForm } from "./intake/handlers.ts";
-import { getEstimate } from "./intake/estimate_quote.ts";
+import { getEstimate } from "./pricing/estimate.ts";
 import { getRequestStatus } from "./intake/status.ts";
 import { publicLocations, publicServices } from "./catalog/public_reads.ts";
 import { readinessCheck } from "./ops/readiness.ts";

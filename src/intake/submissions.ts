@@ -9,7 +9,7 @@ import { countSubmission } from "../telemetry/metrics.ts";
 import { createHash } from "node:crypto";
 import type { Context } from "../context.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
-import type { BudgetEstimate } from "../catalog/estimate.ts";
+import type { BudgetEstimate } from "../pricing/budget.ts";
 import { findService } from "../catalog/service_match.ts";
 import { type FieldIssue, HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
@@ -17,15 +17,17 @@ import {
   type Channel,
   commitSubmission,
   getIdempotency,
+  IDEMPOTENCY_TTL_MS,
   type IdempotencyScope,
   PAYLOAD_CHUNK_BYTES,
+  SAME_REQUEST_TTL_MS,
   type SubmissionKind,
   type SubmissionRecord,
-  summaryOf,
 } from "../store/submissions.ts";
+import { summaryOf } from "../review/summary.ts";
 import { enforceRateLimit } from "../http/rate_limit.ts";
 import { lenientArguments } from "./lenient.ts";
-import { cityTypo, priceJob } from "./pricing.ts";
+import { cityTypo, priceJob } from "../pricing/price_job.ts";
 import {
   fieldIssues,
   LEAD_LENIENCY,
@@ -48,10 +50,6 @@ export const SUBMISSION_MAX_BODY = 64 * 1024;
  * `RATE_LIMIT_SUBMIT_GLOBAL` of 120 a minute that is at most 8.2 MiB a minute.
  */
 export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 5 * 1024;
-/** How long an `Idempotency-Key` is remembered. */
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** How long an identical submission without a key replays the first answer. */
-export const SAME_REQUEST_TTL_MS = 10 * 60 * 1000;
 
 export interface SubmissionResult {
   ok: true;

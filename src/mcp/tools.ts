@@ -23,7 +23,7 @@ import {
   StatusOutput,
 } from "./output_schemas.ts";
 import { enforceSubmitLimit, submitLead, submitQuote } from "../intake/submissions.ts";
-import { EstimateInput, estimateQuote } from "../intake/estimate_quote.ts";
+import { EstimateInput, estimateQuote } from "../pricing/estimate.ts";
 import { requestStatus, StatusInput } from "../intake/status.ts";
 
 export interface ToolDefinition {

@@ -12,7 +12,7 @@
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
 import { sweepRateLimits } from "../http/rate_limit.ts";
-import { retentionPass } from "../review/erasure.ts";
+import { retentionPass } from "../review/retention.ts";
 import { deliverDue } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 

@@ -12,7 +12,7 @@ import { isClientId, isRequestId, requestIdTime } from "../intake/ids.ts";
 import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
 import { ReviewError, type ReviewIo } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
-import type { BudgetEstimate } from "../catalog/estimate.ts";
+import type { BudgetEstimate } from "../pricing/budget.ts";
 import { disableClient } from "../store/credentials.ts";
 import {
   getSubmission,

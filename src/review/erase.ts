@@ -1,19 +1,16 @@
 /**
  * @module
  * The staff CLI's commands that erase submissions: `erase` (one, or all of an email
- * address) and `purge`. Each prints what it did, one line per submission, so the output
- * is the record of a data-subject request.
+ * address: a data-subject request) and `purge` (decided before a date). Each prints what
+ * it did, one line per submission, so the output is the record of the request.
  */
 
-import {
-  decidedBefore,
-  decidedIdsBefore,
-  eraseAll,
-  findByEmail,
-  retentionCutoff,
-} from "./erasure.ts";
-import { type Erased, eraseSubmission, type SubmissionRecord } from "../store/submissions.ts";
+import { type Erased, eraseSubmission } from "../store/erasure.ts";
+import { emailHasher, idsByEmail } from "../store/submission_index.ts";
+import { getSubmission, getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { ReviewError, type ReviewIo } from "./io.ts";
+import { decidedIdsBefore, eraseAll, retentionCutoff } from "./retention.ts";
+import { indexOlderSubmissions } from "./summary.ts";
 import { oneLine } from "./terminal.ts";
 
 type EraseIo = Pick<ReviewIo, "kv" | "now" | "out">;
@@ -27,7 +24,7 @@ export async function eraseOne(io: EraseIo, id: string): Promise<void> {
 
 /** `erase --email <address>`: every submission with that email (a data-subject request). */
 export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): Promise<void> {
-  const found = await findByEmail(io.kv, email);
+  const found = await _findByEmail(io.kv, email);
   const what = `with email ${oneLine(email)}`;
   if (dryRun) return await _dryRun(io, found, what);
   await _erase(io, found.map((r) => r.request_id), what);
@@ -39,8 +36,26 @@ export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): P
  */
 export async function purge(io: EraseIo, before: number, dryRun: boolean): Promise<void> {
   const what = `decided before ${new Date(before).toISOString()}`;
-  if (dryRun) return await _dryRun(io, decidedBefore(io.kv, before), what);
+  if (dryRun) return await _dryRun(io, _decidedBefore(io.kv, before), what);
   await _erase(io, decidedIdsBefore(io.kv, before), what);
+}
+
+/**
+ * The submissions whose `email` field is `email` (trimmed, any case), through the email
+ * index: the cost follows the matches, not the store.
+ */
+async function _findByEmail(kv: Deno.Kv, email: string): Promise<SubmissionRecord[]> {
+  await indexOlderSubmissions(kv);
+  const hash = await emailHasher(kv);
+  return await getSubmissions(kv, await idsByEmail(kv, hash(email)));
+}
+
+/** The submissions of `decidedIdsBefore`, for a dry run that shows each. */
+async function* _decidedBefore(kv: Deno.Kv, before: number): AsyncGenerator<SubmissionRecord> {
+  for await (const id of decidedIdsBefore(kv, before)) {
+    const record = (await getSubmission(kv, id)).value;
+    if (record) yield record;
+  }
 }
 
 async function _dryRun(

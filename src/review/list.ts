@@ -7,10 +7,11 @@
  */
 
 import { getOutboxEntry, type OutboxEntry } from "../store/outbox.ts";
-import { emailHasher, pagesOf, timeSelector } from "../store/submission_index.ts";
-import { getSubmissions, indexSubmissions, type SubmissionRecord } from "../store/submissions.ts";
+import { idPagesNewestFirst } from "../store/submission_index.ts";
+import { getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { REVIEW_BACKOFF_MS } from "./notifier.ts";
 import type { ReviewIo } from "./io.ts";
+import { indexOlderSubmissions } from "./summary.ts";
 import { oneLine } from "./terminal.ts";
 
 /** Rows a page shows unless `--limit` says otherwise. */
@@ -44,19 +45,18 @@ const _COLUMNS = [
 
 /** Lists a page (or, with `all`, every page) of submissions. */
 export async function listSubmissionsPage(io: ReviewIo, o: ListOptions): Promise<void> {
-  const indexed = await indexSubmissions(io.kv, await emailHasher(io.kv));
+  const indexed = await indexOlderSubmissions(io.kv);
   if (indexed) io.err(`indexed ${indexed} older submissions (once per store)`);
   if (!o.json && io.store) io.err(`store: ${io.store}`);
-  const selector = timeSelector(o.before);
   let shown = 0;
   let seen = 0;
   let last: SubmissionRecord | undefined;
   let full = false;
   const json: string[] = [];
   const table: string[] = [];
-  for await (const page of pagesOf(io.kv, selector, Math.min(o.limit, 200), { reverse: true })) {
-    seen += page.length;
-    const records = (await getSubmissions(io.kv, page.map((e) => String(e.key[2]))))
+  for await (const ids of idPagesNewestFirst(io.kv, Math.min(o.limit, 200), o.before)) {
+    seen += ids.length;
+    const records = (await getSubmissions(io.kv, ids))
       .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind));
     const rows = o.all ? records : records.slice(0, o.limit - shown);
     rows.sort((a, b) => _urgencyRank(a) - _urgencyRank(b));

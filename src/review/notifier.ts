@@ -14,9 +14,9 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
+import { indexOutbox } from "../store/migrations.ts";
 import {
   dropOutbox,
-  indexOutbox,
   listDueOutbox,
   listNewOutbox,
   type OutboxEntry,

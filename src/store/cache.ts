@@ -26,13 +26,8 @@
  * Expiry is still decided by each record's `expires_at` against the clock, per request.
  */
 
-import {
-  type ClientRecord,
-  getClient,
-  getToken,
-  revocationKey,
-  type TokenRecord,
-} from "./credentials.ts";
+import { type ClientRecord, getClient, getToken, type TokenRecord } from "./credentials.ts";
+import { revocationKey } from "./keys.ts";
 import { emailHasher } from "./submission_index.ts";
 import { countCacheLookup } from "../telemetry/metrics.ts";
 
@@ -66,7 +61,7 @@ export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCac
   let last: Marker = NO_MARKER;
   const start = () => {
     stats.markerReads++;
-    const read = kv.get(revocationKey).then((e) => last = e.versionstamp);
+    const read = kv.get(revocationKey()).then((e) => last = e.versionstamp);
     current = read;
     const clear = () => {
       if (current === read) current = undefined;

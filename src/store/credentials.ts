@@ -11,7 +11,8 @@
  */
 
 import type { Scope } from "../oauth/scopes.ts";
-import { retryLocked } from "./calls.ts";
+import { clientKey, revocationKey, tokenKey } from "./keys.ts";
+import { retryLocked } from "./retry_locked.ts";
 
 export interface ClientRecord {
   /** base64url SHA-256 of the client secret; the secret itself is never stored. */
@@ -37,11 +38,6 @@ export interface TokenRecord {
   /** ms since the epoch. Decides validity: KV may return a key after its `expireIn`. */
   expires_at: number;
 }
-
-export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
-/** The marker every revocation bumps; see cache.ts. */
-export const revocationKey: Deno.KvKey = ["revocations"];
-export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
 
 /** Stores a new client; fails if the id already exists (ids are random, so that is a bug). */
 export async function createClient(
@@ -106,7 +102,7 @@ export async function deleteToken(
   client: Deno.KvEntry<ClientRecord>,
 ): Promise<boolean> {
   const res = await retryLocked(() =>
-    kv.atomic().check(client).delete(tokenKey(tokenHash)).sum(revocationKey, 1n).commit()
+    kv.atomic().check(client).delete(tokenKey(tokenHash)).sum(revocationKey(), 1n).commit()
   );
   return res.ok;
 }
@@ -134,7 +130,7 @@ export async function disableClient(
     const res = await retryLocked(() =>
       kv.atomic().check(entry)
         .set(entry.key, next, { expireIn: _ttl(next.expires_at, now) })
-        .sum(revocationKey, 1n).commit()
+        .sum(revocationKey(), 1n).commit()
     );
     if (res.ok) return { record: next, already: false };
   }

@@ -1,48 +1,153 @@
 /**
  * @module
- * The one table of every KV key the service writes. Each key is built by the store module
- * that reads and writes its record; this module re-exports them all, so the whole
- * key space can be read in one place and tests can inspect the store without building
- * keys themselves.
+ * Every KV key the service reads or writes, and every range it lists, built here and
+ * nowhere else: the whole key space reads in one place, the store modules build no key of
+ * their own, and `docs/architecture.md`'s key table is checked against this file
+ * (tests/layout_test.ts). Keys are snake_case with a plural or descriptive first part.
  *
- * | key                                           | module            |
- * | --------------------------------------------- | ----------------- |
- * | `["clients", client_id]`                      | credentials.ts    |
- * | `["tokens", sha256(token)]`                   | credentials.ts    |
- * | `["revocations"]`                             | credentials.ts    |
- * | `["rate", window, bucket, address]`           | rate_counters.ts  |
- * | `["submissions", request_id]`                 | submissions.ts    |
- * | `["submission_payloads", request_id, n]`      | submissions.ts    |
- * | `["idempotency", endpoint, address, key]`     | submissions.ts    |
- * | `["submission_idempotency", request_id]`      | submissions.ts    |
- * | `["review_outbox", request_id]`               | outbox.ts (1)     |
- * | `["review_due", next_attempt_at, request_id]` | outbox.ts (1)     |
- * | `["review_new", created_ms, request_id]`      | outbox.ts (1)     |
- * | `["migrations", "outbox_due_index"]`          | outbox.ts         |
- * | `["submissions_by_time", created_ms, id]`     | submission_index.ts (2) |
- * | `["submissions_decided", decided_ms, id]`     | submission_index.ts (2) |
- * | `["submissions_by_email", email_hash, id]`    | submission_index.ts (2) |
- * | `["email_index_key"]`                         | submission_index.ts |
- * | `["migrations", "submission_indexes"]`        | submission_index.ts |
- * | `["health"]` (read only, never written)       | open.ts           |
- *
- * (1) Built there; submissions.ts also writes and deletes them in the commits that touch
- * a submission too.
- * (2) Written and deleted by submissions.ts, in the same commit as the submission.
+ * | key                                                | value, owner                                  |
+ * | -------------------------------------------------- | --------------------------------------------- |
+ * | `["clients", client_id]`                           | the client, credentials.ts                    |
+ * | `["tokens", sha256(token)]`                        | the token, credentials.ts                     |
+ * | `["revocations"]`                                  | the revocation marker, credentials.ts         |
+ * | `["rate", window, bucket, address]`                | a request count, rate_counters.ts             |
+ * | `["submissions", request_id]`                      | the record, submissions.ts                    |
+ * | `["submission_payloads", request_id, n]`           | chunk n of the request, submissions.ts        |
+ * | `["idempotency", endpoint, address, key]`          | the first answer, submissions.ts              |
+ * | `["submission_idempotency", request_id]`           | the key above, for erasure, submissions.ts    |
+ * | `["review_outbox", request_id]`                    | a notice not sent yet, outbox.ts              |
+ * | `["review_due", next_attempt_at, request_id]`      | the outbox in due order, outbox.ts            |
+ * | `["review_new", created_ms, request_id]`           | notices never tried, outbox.ts                |
+ * | `["submissions_by_time", created_ms, request_id]`  | index, submission_index.ts                    |
+ * | `["submissions_decided", decided_ms, request_id]`  | index, submission_index.ts                    |
+ * | `["submissions_by_email", email_hash, request_id]` | index, submission_index.ts                    |
+ * | `["email_index_key"]`                              | the email hash's key, submission_index.ts     |
+ * | `["migrations", name]`                             | a migration done, migrations.ts               |
+ * | `["health"]`                                       | never written: the ping of `/readyz`, open.ts |
  */
 
-export { clientKey, revocationKey, tokenKey } from "./credentials.ts";
-export { rateKey } from "./rate_counters.ts";
-export {
-  idempotencyPointerKey,
-  idempotencyRecordKey,
-  payloadKey,
-  submissionKey,
-} from "./submissions.ts";
-export { dueKey, newNoticeKey, outboxKey } from "./outbox.ts";
-export {
-  decidedIndexKey,
-  emailIndexKey,
-  INDEX_MIGRATION_KEY,
-  timeIndexKey,
-} from "./submission_index.ts";
+// Credentials (credentials.ts)
+
+export const clientKey = (clientId: string): Deno.KvKey => ["clients", clientId];
+export const tokenKey = (tokenHash: string): Deno.KvKey => ["tokens", tokenHash];
+const _REVOCATIONS: Deno.KvKey = Object.freeze(["revocations"]);
+/** The marker every revocation and every disabled client bumps; see cache.ts. */
+export const revocationKey = (): Deno.KvKey => _REVOCATIONS;
+
+// Rate-limit counters (rate_counters.ts). The window comes first, so that finished windows
+// are one key range.
+
+export const rateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
+  "rate",
+  window,
+  bucket,
+  address,
+];
+/** Every counter of a window before `currentWindow`. */
+export const finishedRateWindows = (currentWindow: number): Deno.KvListSelector => ({
+  prefix: ["rate"],
+  end: ["rate", currentWindow],
+});
+
+// Submissions (submissions.ts, erasure.ts)
+
+/** Who may replay an idempotent answer: the same endpoint, address and key. */
+export interface IdempotencyScope {
+  endpoint: string;
+  address: string;
+  key: string;
+}
+
+export const submissionKey = (id: string): Deno.KvKey => ["submissions", id];
+/** Every submission record, by request id (the migrations of older stores read it). */
+export const allSubmissions = (): Deno.KvListSelector => ({ prefix: ["submissions"] });
+export const payloadKey = (id: string, n: number): Deno.KvKey => ["submission_payloads", id, n];
+export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
+  "idempotency",
+  scope.endpoint,
+  scope.address,
+  scope.key,
+];
+/** Every idempotency record (the search for a submission stored before its pointer). */
+export const allIdempotencyRecords = (): Deno.KvListSelector => ({ prefix: ["idempotency"] });
+export const idempotencyPointerKey = (id: string): Deno.KvKey => ["submission_idempotency", id];
+
+// The review outbox (outbox.ts)
+
+export const outboxKey = (id: string): Deno.KvKey => ["review_outbox", id];
+/** Every outbox entry, by request id. */
+export const allOutbox = (): Deno.KvListSelector => ({ prefix: ["review_outbox"] });
+/** The outbox entries of one kind, whose ids start with it (intake/ids.ts), oldest first. */
+export const outboxOfKind = (kind: "lead" | "quote"): Deno.KvListSelector => ({
+  start: outboxKey(`${kind}_`),
+  end: outboxKey(`${kind}_\uffff`),
+});
+/** The due index: listing it in key order gives the outbox by next attempt time. */
+export const dueKey = (entry: { next_attempt_at: number; request_id: string }): Deno.KvKey => [
+  "review_due",
+  entry.next_attempt_at,
+  entry.request_id,
+];
+/** Every due key. */
+export const allDue = (): Deno.KvListSelector => ({ prefix: ["review_due"] });
+/** The due keys whose time is at most `now`. */
+export const dueBy = (now: number): Deno.KvListSelector => ({
+  start: ["review_due"],
+  end: ["review_due", now + 1],
+});
+/** The new-notice lane: a notice not tried yet, by its submission's time. */
+export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
+  "review_new",
+  createdMs,
+  id,
+];
+export const allNewNotices = (): Deno.KvListSelector => ({ prefix: ["review_new"] });
+
+// Submission indexes (submission_index.ts)
+
+export const timeIndexKey = (createdMs: number, id: string): Deno.KvKey => [
+  "submissions_by_time",
+  createdMs,
+  id,
+];
+/** The time index, or the part of it before `before` (a submission's time and id). */
+export const submittedBefore = (
+  before?: { createdMs: number; id: string },
+): Deno.KvListSelector =>
+  before
+    ? { prefix: ["submissions_by_time"], end: timeIndexKey(before.createdMs, before.id) }
+    : { prefix: ["submissions_by_time"] };
+export const decidedIndexKey = (decidedMs: number, id: string): Deno.KvKey => [
+  "submissions_decided",
+  decidedMs,
+  id,
+];
+/** The decision index before `beforeMs`. */
+export const decidedBefore = (beforeMs: number): Deno.KvListSelector => ({
+  prefix: ["submissions_decided"],
+  end: ["submissions_decided", beforeMs],
+});
+export const emailIndexKey = (emailHash: string, id: string): Deno.KvKey => [
+  "submissions_by_email",
+  emailHash,
+  id,
+];
+/** The submissions whose email hashes to `emailHash`. */
+export const withEmailHash = (emailHash: string): Deno.KvListSelector => ({
+  prefix: ["submissions_by_email", emailHash],
+});
+/** The random key of the email index's keyed hash, made once per store. */
+export const emailHashSecretKey = (): Deno.KvKey => ["email_index_key"];
+
+// Migrations of older stores (migrations.ts)
+
+/** Set to `1` once the migration `name` has run on this store. */
+export const migrationKey = (name: "submission_indexes" | "outbox_due_index"): Deno.KvKey => [
+  "migrations",
+  name,
+];
+
+// Readiness (open.ts)
+
+/** Read, never written: a read of a key that is absent still proves the store answers. */
+export const healthKey = (): Deno.KvKey => ["health"];

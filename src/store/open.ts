@@ -3,7 +3,8 @@
  * Opening the store, and the cheap read that proves it answers.
  */
 
-import { retryLocked } from "./calls.ts";
+import { healthKey } from "./keys.ts";
+import { retryLocked } from "./retry_locked.ts";
 
 /**
  * Opens the store: a file path, `:memory:`, a KV Connect URL, or the platform default.
@@ -16,5 +17,5 @@ export function openStore(path: string | undefined): Promise<Deno.Kv> {
 
 /** A cheap read that proves the store answers, for `GET /readyz`. */
 export async function pingStore(kv: Deno.Kv): Promise<void> {
-  await retryLocked(() => kv.get(["health"]));
+  await retryLocked(() => kv.get(healthKey()));
 }

@@ -3,26 +3,27 @@
  * The review outbox: a notice per submission not yet sent, and its due index. This module
  * reads, lists, moves and drops notices; the commits that also touch a submission (creating
  * a notice with it, removing it with an erasure, and `completeOutbox`, which marks the
- * submission notified) live in submissions.ts, which imports this module's keys.
+ * submission notified) live in submissions.ts and erasure.ts.
  *
- * Keys:
+ * Keys (keys.ts):
  * - `["review_outbox", request_id]` → {@linkcode OutboxEntry}: a review notification not yet sent
  * - `["review_due", next_attempt_at, request_id]` → `true`: the outbox in due order, moved
  *   in the same commit as every change of the entry's `next_attempt_at`
  * - `["review_new", created_ms, request_id]` → `true`: notices never tried yet, so the newest
  *   goes first whatever the backlog; deleted when the notice is first claimed
- * - `["migrations", "outbox_due_index"]` → `1` once every older entry has its due key
  */
 
-import { pagesOf, retryLocked } from "./calls.ts";
-
-export const outboxKey = (id: string): Deno.KvKey => ["review_outbox", id];
-/** The due index: listing it in key order gives the outbox by next attempt time. */
-export const dueKey = (entry: OutboxEntry): Deno.KvKey => [
-  "review_due",
-  entry.next_attempt_at,
-  entry.request_id,
-];
+import {
+  allDue,
+  allNewNotices,
+  allOutbox,
+  dueBy,
+  dueKey,
+  newNoticeKey,
+  outboxKey,
+  outboxOfKind,
+} from "./keys.ts";
+import { retryLocked } from "./retry_locked.ts";
 
 /** A review notification waiting to be sent (transactional outbox). */
 export interface OutboxEntry {
@@ -36,34 +37,24 @@ export interface OutboxEntry {
   last_error: string | null;
 }
 
-/** The new-notice lane: a notice not tried yet, by its submission's time. */
-export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
-  "review_new",
-  createdMs,
-  id,
-];
-const _REINDEXED: Deno.KvKey = ["migrations", "outbox_due_index"];
-
 /** Every review notification waiting to be sent, by request id: a whole read, for tests and
  * inspection only; nothing the service or the CLI waits on calls it. */
 export function listOutbox(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
-  return retryLocked(() => Array.fromAsync(kv.list<OutboxEntry>({ prefix: ["review_outbox"] })));
+  return retryLocked(() => Array.fromAsync(kv.list<OutboxEntry>(allOutbox())));
 }
 
 /**
  * Up to `limit` outbox entries due at `now`, earliest first, read through the due index.
  * An index key whose entry is gone or has moved on (left by an older version of the
  * service, which moved entries without their key) is deleted here, checked against the
- * entry, so it is never read twice; {@linkcode indexOutbox} gives the entry its key again.
+ * entry, so it is never read twice; `indexOutbox` (migrations.ts) gives the entry its key again.
  */
 export async function listDueOutbox(
   kv: Deno.Kv,
   now: number,
   limit: number,
 ): Promise<Deno.KvEntry<OutboxEntry>[]> {
-  const due = await retryLocked(() =>
-    Array.fromAsync(kv.list({ start: ["review_due"], end: ["review_due", now + 1] }, { limit }))
-  );
+  const due = await retryLocked(() => Array.fromAsync(kv.list(dueBy(now), { limit })));
   const out: Deno.KvEntry<OutboxEntry>[] = [];
   for (const { key } of due) {
     const entry = await getOutboxEntry(kv, String(key[2]));
@@ -88,7 +79,7 @@ export async function listNewOutbox(
   limit: number,
 ): Promise<Deno.KvEntry<OutboxEntry>[]> {
   const lane = await retryLocked(() =>
-    Array.fromAsync(kv.list({ prefix: ["review_new"] }, { limit, reverse: true }))
+    Array.fromAsync(kv.list(allNewNotices(), { limit, reverse: true }))
   );
   const out: Deno.KvEntry<OutboxEntry>[] = [];
   for (const { key } of lane) {
@@ -104,32 +95,6 @@ export async function listNewOutbox(
 }
 
 /**
- * Gives every outbox entry its due-index key where it has none: entries written by a
- * version of the service before the index. Once per store, behind a marker, a page at a
- * time with a point read per entry, so it never holds the outbox in memory. (An instance
- * of such an old version still writing during a rolling deploy after the marker is set
- * leaves its notices unindexed until it is replaced: deploy past it in one step.)
- */
-export async function indexOutbox(
-  kv: Deno.Kv,
-  pause: () => Promise<void> = () => new Promise((r) => setTimeout(r, 0)),
-): Promise<number> {
-  if ((await retryLocked(() => kv.get(_REINDEXED))).value) return 0;
-  let added = 0;
-  for await (const page of pagesOf<OutboxEntry>(kv, { prefix: ["review_outbox"] }, 200)) {
-    for (const entry of page) {
-      const key = dueKey(entry.value);
-      if ((await retryLocked(() => kv.get(key))).value) continue;
-      const res = await retryLocked(() => kv.atomic().check(entry).set(key, true).commit());
-      if (res.ok) added++;
-    }
-    await pause();
-  }
-  await retryLocked(() => kv.set(_REINDEXED, 1));
-  return added;
-}
-
-/**
  * The first waiting notice of each kind by request id. Ids begin with the kind and then
  * their time (intake/ids.ts), so the oldest waiting notice is one of these: two reads of
  * one key each, whatever the backlog.
@@ -137,8 +102,9 @@ export async function indexOutbox(
 export async function firstOutboxIds(kv: Deno.Kv): Promise<string[]> {
   const ids: string[] = [];
   for (const kind of ["lead", "quote"] satisfies OutboxEntry["kind"][]) {
-    const selector = { start: outboxKey(`${kind}_`), end: outboxKey(`${kind}_\uffff`) };
-    const [first] = await retryLocked(() => Array.fromAsync(kv.list(selector, { limit: 1 })));
+    const [first] = await retryLocked(() =>
+      Array.fromAsync(kv.list(outboxOfKind(kind), { limit: 1 }))
+    );
     if (first) ids.push(String(first.key[1]));
   }
   return ids;
@@ -149,7 +115,7 @@ export async function countOutbox(kv: Deno.Kv, cap: number): Promise<number> {
   let n = 0;
   await retryLocked(async () => {
     n = 0;
-    for await (const _ of kv.list({ prefix: ["review_due"] }, { limit: cap, batchSize: 500 })) n++;
+    for await (const _ of kv.list(allDue(), { limit: cap, batchSize: 500 })) n++;
   });
   return n;
 }

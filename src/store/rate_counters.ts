@@ -6,15 +6,11 @@
  * - `["rate", window, bucket, address]` → request count, swept after its window
  */
 
-import { retryLocked, SWEEP_PAGE } from "./calls.ts";
+import { finishedRateWindows, rateKey } from "./keys.ts";
+import { retryLocked } from "./retry_locked.ts";
 
-// The window comes first, so that finished windows can be swept as one key range.
-export const rateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
-  "rate",
-  window,
-  bucket,
-  address,
-];
+/** Keys deleted per commit by a sweep: half of KV's 1,000 mutations per atomic operation. */
+const SWEEP_PAGE = 500;
 
 /**
  * Counts one request in a fixed window and returns the count including it. `sum()` is
@@ -52,9 +48,7 @@ export async function sweepRateWindows(
   let deleted = 0;
   while (true) {
     const page = await retryLocked(() =>
-      Array.fromAsync(
-        kv.list({ prefix: ["rate"], end: ["rate", currentWindow] }, { limit: SWEEP_PAGE }),
-      )
+      Array.fromAsync(kv.list(finishedRateWindows(currentWindow), { limit: SWEEP_PAGE }))
     );
     if (page.length === 0) return deleted;
     const op = kv.atomic();

@@ -26,7 +26,7 @@ import WEBMCP_JS from "./webmcp.js" with { type: "text" };
 import { inWords, money, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Location, Service } from "../catalog/records.ts";
-import { BUSINESS_HOURS } from "../catalog/estimate.ts";
+import { BUSINESS_HOURS } from "../pricing/budget.ts";
 import { type FieldIssue, HttpError } from "../http/errors.ts";
 import type { SubmissionKind } from "../store/submissions.ts";
 import type { SubmissionResult } from "../intake/submissions.ts";

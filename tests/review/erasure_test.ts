@@ -5,14 +5,10 @@
  */
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
-import { retentionPass } from "../../src/review/erasure.ts";
-import {
-  ERASE_BATCH,
-  eraseSubmissions,
-  getSubmission,
-  submissionKey,
-  type SubmissionRecord,
-} from "../../src/store/submissions.ts";
+import { retentionPass } from "../../src/review/retention.ts";
+import { ERASE_BATCH, eraseSubmissions } from "../../src/store/erasure.ts";
+import { submissionKey } from "../../src/store/keys.ts";
+import { getSubmission, type SubmissionRecord } from "../../src/store/submissions.ts";
 import { runReview } from "../../src/review/cli.ts";
 import { deliverDue } from "../../src/review/notifier.ts";
 import { largestQuote, LEAD, QUOTE } from "../_fixtures.ts";

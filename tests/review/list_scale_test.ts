@@ -7,8 +7,8 @@
 
 import assert from "node:assert/strict";
 import { newRequestId } from "../../src/intake/ids.ts";
-import { INDEX_MIGRATION_KEY, timeIndexKey } from "../../src/store/submission_index.ts";
-import { submissionKey, type SubmissionRecord } from "../../src/store/submissions.ts";
+import { migrationKey, submissionKey, timeIndexKey } from "../../src/store/keys.ts";
+import type { SubmissionRecord } from "../../src/store/submissions.ts";
 import { reviewCli } from "../_service.ts";
 
 const TOTAL = 150_000;
@@ -46,7 +46,7 @@ Deno.test(`review list on ${TOTAL} submissions prints a page, and --all streams 
       assert.ok((await op.commit()).ok);
     }
     // Written by this version: nothing to index.
-    await kv.set(INDEX_MIGRATION_KEY, 1);
+    await kv.set(migrationKey("submission_indexes"), 1);
     kv.close();
 
     const page = await reviewCli(kvPath, "list");

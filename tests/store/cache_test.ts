@@ -6,7 +6,8 @@
 
 import assert from "node:assert/strict";
 import { createHandler } from "../../src/app.ts";
-import { disableClient, revocationKey } from "../../src/store/credentials.ts";
+import { disableClient } from "../../src/store/credentials.ts";
+import { revocationKey } from "../../src/store/keys.ts";
 import { createStoreCache, Lru } from "../../src/store/cache.ts";
 import {
   bearerGet,
@@ -144,7 +145,7 @@ Deno.test("store cache: a marker read never serves a request that arrived after 
   const pending: ((versionstamp: string | null) => void)[] = [];
   const kv = {
     get: (key: Deno.KvKey) => {
-      assert.deepEqual(key, revocationKey);
+      assert.deepEqual(key, revocationKey());
       return new Promise((resolve) =>
         pending.push((versionstamp) => resolve({ key, value: null, versionstamp }))
       );

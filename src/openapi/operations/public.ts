@@ -20,7 +20,7 @@ import {
   ServicesOutput,
   StatusOutput,
 } from "../../mcp/output_schemas.ts";
-import { EstimateInput } from "../../intake/estimate_quote.ts";
+import { EstimateInput } from "../../pricing/estimate.ts";
 import { SUBMISSION_MAX_BODY } from "../../intake/submissions.ts";
 import { TOOLS } from "../../mcp/tools.ts";
 

@@ -9,7 +9,7 @@
 import type { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
-import { type BudgetEstimate, estimateBudget } from "../catalog/estimate.ts";
+import { type BudgetEstimate, estimateBudget } from "./budget.ts";
 import type { Service } from "../catalog/records.ts";
 import { closestService, findService } from "../catalog/service_match.ts";
 import type { FieldIssue } from "../http/errors.ts";
@@ -18,8 +18,8 @@ import {
   lenientArguments,
   type LenientFields,
   readSynonyms,
-} from "./lenient.ts";
-import { fieldIssues, validationFailed } from "./schemas.ts";
+} from "../intake/lenient.ts";
+import { fieldIssues, validationFailed } from "../intake/schemas.ts";
 
 /** The job fields a price depends on, as the quote schema validates them. */
 export interface Job {

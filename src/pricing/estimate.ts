@@ -10,9 +10,9 @@ import { z } from "zod";
 import type { Context } from "../context.ts";
 import { clip, HttpError } from "../http/errors.ts";
 import { json } from "../http/json.ts";
-import type { LenientFields } from "./lenient.ts";
-import { priceJob } from "./pricing.ts";
-import { QUOTE_LENIENCY, QuoteInput } from "./schemas.ts";
+import type { LenientFields } from "../intake/lenient.ts";
+import { priceJob } from "./price_job.ts";
+import { QUOTE_LENIENCY, QuoteInput } from "../intake/schemas.ts";
 
 const _job = QuoteInput.shape;
 

@@ -5,8 +5,8 @@
  * given as a range whose top adds a contingency for overruns.
  */
 
-import type { Service } from "./records.ts";
-import type { Coverage } from "./coverage.ts";
+import type { Service } from "../catalog/records.ts";
+import type { Coverage } from "../catalog/coverage.ts";
 
 /** Share added to the labour cost for the top of the range. */
 export const CONTINGENCY = 0.25;

@@ -1,39 +1,20 @@
 /**
  * @module
- * The personal-data lifecycle of submissions: erasure of one submission, of every
- * submission of one email address (a data-subject request), and of decided
- * submissions past a retention period, by the staff CLI or by the service itself
- * (`SUBMISSION_RETENTION_DAYS`). Each submission goes in one commit with everything
- * that points to it; see {@linkcode eraseSubmission}.
+ * Erasing decided submissions past a date: `review purge` and the service's own retention
+ * pass (`SUBMISSION_RETENTION_DAYS`). Ids come a page at a time from the decision index,
+ * and are erased {@linkcode ERASE_BATCH} to a commit, each with everything that points to
+ * it (store/erasure.ts).
  */
 
 import type { Config } from "../config.ts";
 import type { Logger } from "../http/log.ts";
-import {
-  ERASE_BATCH,
-  type Erased,
-  eraseSubmissions,
-  getSubmission,
-  getSubmissions,
-  indexSubmissions,
-  type SubmissionRecord,
-} from "../store/submissions.ts";
-import { decidedSelector, emailHasher, idsByEmail, pagesOf } from "../store/submission_index.ts";
+import { ERASE_BATCH, type Erased, eraseSubmissions } from "../store/erasure.ts";
+import { idPagesDecidedBefore } from "../store/submission_index.ts";
+import { DAY_MS } from "../time.ts";
+import { indexOlderSubmissions } from "./summary.ts";
 
-export const DAY_MS = 24 * 60 * 60 * 1000;
 /** Submissions read and erased per page by purge and the retention pass. */
-export const ERASE_PAGE = 100;
-
-/**
- * The submissions whose `email` field is `email` (trimmed, any case), through the email
- * index: the cost follows the matches, not the store. Indexes older submissions first if
- * this store has not been indexed yet (once).
- */
-export async function findByEmail(kv: Deno.Kv, email: string): Promise<SubmissionRecord[]> {
-  const hash = await emailHasher(kv);
-  await indexSubmissions(kv, hash);
-  return await getSubmissions(kv, await idsByEmail(kv, hash(email)));
-}
+const ERASE_PAGE = 100;
 
 /**
  * The ids of the submissions decided before `before` (ms), earliest decision first, a page
@@ -44,21 +25,8 @@ export async function* decidedIdsBefore(
   kv: Deno.Kv,
   before: number,
 ): AsyncGenerator<string> {
-  await indexSubmissions(kv, await emailHasher(kv));
-  for await (const page of pagesOf(kv, decidedSelector(before), ERASE_PAGE)) {
-    for (const { key } of page) yield String(key[2]);
-  }
-}
-
-/** The submissions of {@linkcode decidedIdsBefore}, for a dry run that shows each. */
-export async function* decidedBefore(
-  kv: Deno.Kv,
-  before: number,
-): AsyncGenerator<SubmissionRecord> {
-  for await (const id of decidedIdsBefore(kv, before)) {
-    const record = (await getSubmission(kv, id)).value;
-    if (record) yield record;
-  }
+  await indexOlderSubmissions(kv);
+  for await (const ids of idPagesDecidedBefore(kv, before, ERASE_PAGE)) yield* ids;
 }
 
 /**
@@ -93,7 +61,7 @@ export function retentionCutoff(now: number, days: number): number {
   return now - days * DAY_MS;
 }
 
-export interface RetentionDeps {
+interface RetentionDeps {
   kv: Deno.Kv;
   config: Config;
   now: () => number;
@@ -103,7 +71,7 @@ export interface RetentionDeps {
 /**
  * One pass of `SUBMISSION_RETENTION_DAYS` (ops/background.ts runs it at start and every
  * hour): erases decided submissions past the retention, page by page from the decision
- * index, yielding between pages so that serving goes on while a large backlog is erased.
+ * index, pausing between pages so that serving goes on while a large backlog is erased.
  * With the variable unset it does nothing. Several instances may run it at once: erasure
  * is checked and idempotent. Returns how many it erased. `pause` runs between pages and
  * may reject to stop the pass there (a drain).
