@@ -6,6 +6,7 @@
 
 import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
+import { clientAddress } from "./http/client_address.ts";
 import type { Logger } from "./http/log.ts";
 import type { RateCounter } from "./http/rate_limit.ts";
 import type { StoreCache } from "./store/cache.ts";
@@ -44,4 +45,45 @@ export interface Context {
   readonly headers: Map<string, string>;
   /** See {@linkcode Deps.submitted}; does nothing when not given. */
   readonly submitted: () => void;
+}
+
+/** What every request of one handler shares: the dependencies and the per-handler state. */
+export type SharedContext = Omit<Context, "requestId" | "address" | "headers">;
+
+/**
+ * The context of one request. The caller's address is parsed when a rate limit, an
+ * idempotency scope or admission first asks for it; a read that none of them asks about
+ * never parses it.
+ */
+export class RequestContext implements Context {
+  readonly kv: Deno.Kv;
+  readonly config: Config;
+  readonly catalog: Catalog;
+  readonly now: () => number;
+  readonly log: Logger;
+  readonly rateCounter: RateCounter;
+  readonly cache: StoreCache;
+  readonly submitted: () => void;
+  readonly headers = new Map<string, string>();
+  #address: string | undefined;
+
+  constructor(
+    shared: SharedContext,
+    private readonly req: Request,
+    private readonly info: Deno.ServeHandlerInfo | undefined,
+    readonly requestId: string,
+  ) {
+    this.kv = shared.kv;
+    this.config = shared.config;
+    this.catalog = shared.catalog;
+    this.now = shared.now;
+    this.log = shared.log;
+    this.rateCounter = shared.rateCounter;
+    this.cache = shared.cache;
+    this.submitted = shared.submitted;
+  }
+
+  get address(): string {
+    return this.#address ??= clientAddress(this.req, this.info, this.config.trustProxy);
+  }
 }

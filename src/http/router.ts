@@ -130,94 +130,40 @@ export function matchRoute<C>(table: RouteTable<C>, pathname: string): RouteMatc
 }
 
 /**
- * Dispatches one request through the table. Errors thrown as HttpError use the route's
- * style. `pathname` is the request URL's, for a caller that has parsed it already.
- */
-export function dispatch<C>(
-  table: RouteTable<C>,
-  req: Request,
-  ctx: C,
-  pathname = new URL(req.url).pathname,
-): Promise<Response> {
-  try {
-    return Promise.resolve(respond(matchRoute(table, pathname), req, ctx, pathname));
-  } catch (err) {
-    return Promise.reject(err);
-  }
-}
-
-/**
- * {@linkcode dispatch} for a caller that has matched the path already. A handler that
- * answers synchronously is answered synchronously: an `async` frame and a promise per
- * layer cost a public read about a fifth of its time (measured in bench/load.ts).
+ * Answers a request whose path matched: 405 with `Allow` for a method the path does not
+ * serve, OPTIONS (CORS preflight included) centrally, 403 for an origin the route refuses,
+ * and HEAD as the GET without its body. A handler that answers synchronously is answered
+ * synchronously: an `async` frame and a promise per layer cost a public read about a fifth
+ * of its time (docs/performance.md). An HttpError a handler throws is rendered in the
+ * route's error style; anything else is thrown on.
  */
 export function respond<C>(
-  matched: RouteMatch<C> | undefined,
+  matched: RouteMatch<C>,
   req: Request,
   ctx: C,
-  pathname: string,
 ): Response | Promise<Response> {
+  if (req.method === "OPTIONS") return _options(matched.group, req);
   const lookup = req.method === "HEAD" ? "GET" : req.method;
-  if (!matched) {
-    return errorResponse(new HttpError(404, "not_found", `no resource at ${pathname}`), "api");
-  }
-  const { allow, anyCors, policy } = matched.group;
   const route = matched.group.routes.find((r) => r.method === lookup);
-  const origin = req.headers.get("origin");
-  if (req.method === "OPTIONS") {
-    const headers = new Headers({ Allow: allow });
-    if (anyCors || (policy && origin !== null)) {
-      if (!anyCors && !policy!(origin!)) {
-        const err = new HttpError(
-          403,
-          "forbidden_origin",
-          "this Origin may not call this resource",
-        );
-        countRefusal("forbidden_origin");
-        return errorResponse(err, "api");
-      }
-      headers.set("Access-Control-Allow-Origin", anyCors ? "*" : origin!);
-      if (!anyCors) headers.set("Vary", "Origin");
-      headers.set("Access-Control-Allow-Methods", allow);
-      headers.set(
-        "Access-Control-Allow-Headers",
-        anyCors
-          ? CORS_ALLOW_HEADERS
-          : req.headers.get("access-control-request-headers") ?? CORS_ALLOW_HEADERS,
-      );
-      headers.set("Access-Control-Max-Age", "600");
-    }
-    return new Response(null, { status: 204, headers });
-  }
   if (!route) {
     const err = new HttpError(405, "method_not_allowed", `this method is not allowed here`, {
-      headers: { Allow: allow },
+      headers: { Allow: matched.group.allow },
     });
     return errorResponse(err, "api");
   }
   // A route with an origin policy serves callers that are not browsers (no Origin) and
   // the origins it allows; any other page gets 403 before the handler runs, so it can
   // neither write nor spend anyone's rate limit (cross-site "simple" POSTs included).
-  const cors = route.cors;
-  if (typeof cors === "function" && origin !== null && !cors(origin)) {
-    const err = new HttpError(403, "forbidden_origin", "this Origin may not call this resource");
-    countRefusal("forbidden_origin");
-    return errorResponse(err, route.errors);
+  const origin = req.headers.get("origin");
+  if (typeof route.cors === "function" && origin !== null && !route.cors(origin)) {
+    return _forbiddenOrigin(route.errors);
   }
-
   const failed = (err: unknown) => {
     if (!(err instanceof HttpError)) throw err;
     return errorResponse(err, route.errors);
   };
   const finish = (res: Response): Response | Promise<Response> => {
-    if (cors === true) {
-      res.headers.set("Access-Control-Allow-Origin", "*");
-      res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
-    } else if (cors && origin !== null && cors(origin)) {
-      res.headers.set("Access-Control-Allow-Origin", origin);
-      res.headers.append("Vary", "Origin");
-      res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
-    }
+    _corsHeaders(res, route.cors, origin);
     return req.method === "HEAD" ? _withoutBody(res) : res;
   };
   let out: Response | Promise<Response>;
@@ -227,6 +173,45 @@ export function respond<C>(
     return finish(failed(err));
   }
   return out instanceof Response ? finish(out) : out.then(undefined, failed).then(finish);
+}
+
+/** OPTIONS: 204 with `Allow`, and the CORS grant of a preflight the path's routes allow. */
+function _options<C>(group: PathGroup<C>, req: Request): Response {
+  const { allow, anyCors, policy } = group;
+  const origin = req.headers.get("origin");
+  const headers = new Headers({ Allow: allow });
+  if (anyCors || (policy && origin !== null)) {
+    if (!anyCors && !policy!(origin!)) return _forbiddenOrigin("api");
+    headers.set("Access-Control-Allow-Origin", anyCors ? "*" : origin!);
+    if (!anyCors) headers.set("Vary", "Origin");
+    headers.set("Access-Control-Allow-Methods", allow);
+    headers.set(
+      "Access-Control-Allow-Headers",
+      anyCors
+        ? CORS_ALLOW_HEADERS
+        : req.headers.get("access-control-request-headers") ?? CORS_ALLOW_HEADERS,
+    );
+    headers.set("Access-Control-Max-Age", "600");
+  }
+  return new Response(null, { status: 204, headers });
+}
+
+/** The CORS headers of an answer: `*` on a public read, the origin itself where it is allowed. */
+function _corsHeaders(res: Response, cors: Route<unknown>["cors"], origin: string | null): void {
+  if (cors === true) {
+    res.headers.set("Access-Control-Allow-Origin", "*");
+    res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+  } else if (cors && origin !== null && cors(origin)) {
+    res.headers.set("Access-Control-Allow-Origin", origin);
+    res.headers.append("Vary", "Origin");
+    res.headers.set("Access-Control-Expose-Headers", CORS_EXPOSE_HEADERS);
+  }
+}
+
+function _forbiddenOrigin(style: ErrorStyle): Response {
+  countRefusal("forbidden_origin");
+  const err = new HttpError(403, "forbidden_origin", "this Origin may not call this resource");
+  return errorResponse(err, style);
 }
 
 /** RFC 9110 §9.3.2: the GET's headers, Content-Length included, without the body. */

@@ -8,6 +8,7 @@
  * stopped listener finish, bodies still arriving included.
  */
 
+import { errorResponse, HttpError } from "./errors.ts";
 import { type Logger, reason } from "./log.ts";
 
 export interface ResilientServer {
@@ -37,39 +38,17 @@ export interface ResilientOptions {
  * Serves `handler` like `Deno.serve`. A bind failure at start-up throws, as
  * `Deno.serve` does (the caller reports it); any later failure is retried.
  */
-export function serveResilient(options: ResilientOptions, handler: Deno.ServeHandler) {
+export function serveResilient(
+  options: ResilientOptions,
+  handler: Deno.ServeHandler,
+): ResilientServer {
   const { log, backoffMs = 50, maxBackoffMs = 2_000, logIntervalMs = 10_000 } = options;
-  const serve = options.serve ?? Deno.serve;
   const failed = throttled(logIntervalMs);
-  const relistened = throttled(logIntervalMs);
+  const listen = _listener(options, handler, throttled(logIntervalMs));
   let stopping = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let done = () => {};
-  const finished = new Promise<void>((resolve) => done = resolve);
-
-  const start = (port: number, first: boolean): Deno.HttpServer =>
-    serve({
-      hostname: options.hostname,
-      port,
-      onError: (err) => {
-        // Only if the handler itself throws (it maps its own errors). Deno's default
-        // prints the error, which can quote the request URL, to stderr: log the kind only.
-        log({ level: "error", msg: "unhandled error", error: _kind(err) });
-        return Response.json({ ok: false, error: "internal_error", message: "internal error" }, {
-          status: 500,
-        });
-      },
-      onListen: (addr) => {
-        if (first) options.onListen?.(addr);
-        else {
-          relistened((suppressed) =>
-            log({ level: "info", msg: "listening again", address: _address(addr), suppressed })
-          );
-        }
-      },
-    }, handler);
-
-  let current = start(options.port, true);
+  const finished = Promise.withResolvers<void>();
+  let current = listen(options.port, true);
   const addr = current.addr as Deno.NetAddr;
   let wait = backoffMs;
   // A server whose accept failed still serves the connections it had: its requests in
@@ -95,7 +74,7 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
       timer = undefined;
       if (stopping) return;
       try {
-        current = start(addr.port, false);
+        current = listen(addr.port, false);
         watch(current);
       } catch (err) {
         restartLater(`cannot listen again: ${reason(err)}`);
@@ -107,22 +86,61 @@ export function serveResilient(options: ResilientOptions, handler: Deno.ServeHan
 
   return {
     addr,
-    finished,
+    finished: finished.promise,
     async shutdown() {
       stopping = true;
       clearTimeout(timer);
-      try {
-        await current.shutdown();
-      } catch {
-        // Stopped by a failed accept meanwhile: it is among the retired.
-      }
-      // A failed server's idle keep-alive connections can outlast its shutdown: its
-      // requests are answered, so wait a moment, not for ever.
-      const closing = retired.map((s) => s.shutdown().catch(() => {}));
-      await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 1_000))]);
-      done();
+      await _shutdownAll(current, retired);
+      finished.resolve();
     },
-  } satisfies ResilientServer;
+  };
+}
+
+/**
+ * Starts one `Deno.serve` on `port`. The first start reports through `onListen`; a
+ * restart logs "listening again", at most once per interval.
+ */
+function _listener(
+  options: ResilientOptions,
+  handler: Deno.ServeHandler,
+  relistened: ReturnType<typeof throttled>,
+): (port: number, first: boolean) => Deno.HttpServer {
+  const { log } = options;
+  const serve = options.serve ?? Deno.serve;
+  return (port, first) =>
+    serve({
+      hostname: options.hostname,
+      port,
+      onError: (err) => {
+        // Only if the handler itself throws (it maps its own errors). Deno's default
+        // prints the error, which can quote the request URL, to stderr: log the kind only.
+        log({ level: "error", msg: "unhandled error", error: _kind(err) });
+        return errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+      },
+      onListen: (addr) => {
+        if (first) options.onListen?.(addr);
+        else {
+          relistened((suppressed) =>
+            log({ level: "info", msg: "listening again", address: _address(addr), suppressed })
+          );
+        }
+      },
+    }, handler);
+}
+
+/**
+ * Shuts the current server down, then those retired after a failed accept. A failed
+ * server's idle keep-alive connections can outlast its shutdown: its requests are
+ * answered, so this waits a moment for them, not for ever.
+ */
+async function _shutdownAll(current: Deno.HttpServer, retired: Deno.HttpServer[]): Promise<void> {
+  try {
+    await current.shutdown();
+  } catch {
+    // Stopped by a failed accept meanwhile: it is among the retired.
+  }
+  const closing = retired.map((s) => s.shutdown().catch(() => {}));
+  await Promise.race([Promise.all(closing), new Promise((r) => setTimeout(r, 1_000))]);
 }
 
 /**

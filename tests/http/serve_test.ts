@@ -154,3 +154,27 @@ Deno.test("MAX_IN_FLIGHT=0 switches the cap off", async () => {
   const responses = await Promise.all(Array.from({ length: 50 }, () => app.request("/healthz")));
   assert.deepEqual([...new Set(responses.map((r) => (r.body?.cancel(), r.status)))], [200]);
 });
+
+Deno.test("a handler that throws gets the shared error body as a 500, and only the error's kind is logged", async () => {
+  const logs: Record<string, unknown>[] = [];
+  const server = serveResilient({
+    hostname: "127.0.0.1",
+    port: 0,
+    log: (r) => logs.push(r),
+  }, () => {
+    throw new TypeError("secret detail from /api/v1/quotes?email=a@example.com");
+  });
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.addr.port}/anything?email=a@example.com`);
+    assert.equal(res.status, 500);
+    assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
+    assert.deepEqual(await res.json(), {
+      ok: false,
+      error: "internal_error",
+      message: "internal error",
+    });
+    assert.deepEqual(logs, [{ level: "error", msg: "unhandled error", error: "TypeError" }]);
+  } finally {
+    await server.shutdown();
+  }
+});
