@@ -18,7 +18,7 @@ import {
   getClient,
   storeToken,
 } from "../src/store/credentials.ts";
-import { createStoreCache, Lru } from "../src/store/cache.ts";
+import { createStoreCache, ClockCache } from "../src/store/cache.ts";
 import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
@@ -132,7 +132,7 @@ Deno.bench("coverage lookup: an uncovered city (nearest covered ones)", {
 
 // The token and client caches: a hit must cost the same whatever the cache holds.
 for (const size of [10, 10_000]) {
-  const lru = new Lru<number>(size);
+  const lru = new ClockCache<number>(size);
   const keys = Array.from({ length: size }, (_, i) => `token-${i}`);
   for (const key of keys) lru.set(key, 1, "m");
   let i = 0;

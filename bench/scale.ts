@@ -34,7 +34,7 @@ import { getSubmission, updateSubmission } from "../src/store/submissions.ts";
 import { memoryMiB, type Service, startService } from "../tests/_service.ts";
 import { rateKey, tokenKey } from "../src/store/keys.ts";
 import { declareBackground } from "../src/ops/background.ts";
-import { deliverDue } from "../src/review/notifier.ts";
+import { sendNotices } from "../src/review/notifier.ts";
 import type { TokenRecord } from "../src/store/credentials.ts";
 import { WINDOW_MS } from "../src/http/rate_limit.ts";
 
@@ -144,7 +144,7 @@ async function _fill(path: string, n: number): Promise<number> {
     now: Date.now,
     log: () => {},
   };
-  while (await deliverDue(notifier) > 0) { /* next batch */ }
+  while (await sendNotices(notifier) > 0) { /* next batch */ }
   // Every tenth decided 60 days ago, with the store's own update.
   const decidedAt = new Date(Date.now() - 60 * 86_400_000).toISOString();
   for (const id of ids) {

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { loadConfig } from "../src/config.ts";
-import { deliverDue, SIGNATURE_HEADER, signWebhook } from "../src/review/notifier.ts";
+import { sendNotices, SIGNATURE_HEADER, signWebhook } from "../src/review/notifier.ts";
 import { documentedWebhookVerifier } from "./_docs.ts";
 import { LEAD } from "./_fixtures.ts";
 import { createApp, post } from "./_helpers.ts";
@@ -15,7 +15,7 @@ Deno.test("the documented webhook verifier accepts a real delivery and refuses a
   await using app = await createApp();
   assert.equal((await post(app, "/api/v1/intake", LEAD)).status, 202);
   const received: { header: string | null; body: string }[] = [];
-  await deliverDue({
+  await sendNotices({
     kv: app.kv,
     config: loadConfig({
       REVIEW_WEBHOOK_URL: "https://hooks.test/review",

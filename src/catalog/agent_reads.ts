@@ -6,7 +6,7 @@
 
 import type { Context } from "../context.ts";
 import { checkCoverage } from "./coverage.ts";
-import { json, jsonText } from "../http/json.ts";
+import { CACHE_CONTROL, json, jsonText } from "../http/json.ts";
 import { verifyBearer } from "../oauth/bearer.ts";
 import { parseCoverageQuery } from "./coverage_query.ts";
 
@@ -27,4 +27,4 @@ export async function agentCoverage(req: Request, ctx: Context): Promise<Respons
 }
 
 // Answers to authenticated requests must not be stored by shared caches (RFC 9111 §3.5).
-const _private = { "Cache-Control": "private, no-store" };
+const _private = { "Cache-Control": CACHE_CONTROL.private };

@@ -5,11 +5,11 @@
  */
 
 import type { Context } from "../context.ts";
-import { json, jsonText } from "../http/json.ts";
+import { CACHE_CONTROL, json, jsonText } from "../http/json.ts";
 import { checkCoverage } from "./coverage.ts";
 import { parseLocationQuery } from "./coverage_query.ts";
 
-const _publicCache = { "Cache-Control": "public, max-age=300" };
+const _publicCache = { "Cache-Control": CACHE_CONTROL.public };
 
 /** `GET /api/v1/services`: the catalog, serialised once at load. */
 export function publicServices(_req: Request, ctx: Context): Response {

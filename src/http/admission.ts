@@ -12,6 +12,7 @@
 
 import { countRefusal } from "../telemetry/metrics.ts";
 import { errorResponse, HttpError } from "./errors.ts";
+import { PATHS } from "./paths.ts";
 
 /**
  * Places beyond `MAX_IN_FLIGHT` kept for `GET /healthz`: a liveness probe must not restart
@@ -22,9 +23,6 @@ const HEALTH_RESERVE = 8;
 const ADDRESS_SHARE = 1 / 4;
 /** The share of `MAX_IN_FLIGHT` kept for reads: writes (POST) take at most the rest. */
 const READ_RESERVE = 1 / 4;
-
-/** The path that has places of its own. */
-export const LIVENESS_PATH = "/healthz";
 
 /** The places of one handler's requests. */
 export interface Admission {
@@ -57,7 +55,7 @@ export function createAdmission(maxInFlight: number): Admission {
 
   const admit = (req: Request, path: string, address: () => string) => {
     if (maxInFlight <= 0) return undefined;
-    if (path === LIVENESS_PATH) {
+    if (path === PATHS.liveness) {
       return inFlight > maxInFlight + HEALTH_RESERVE ? _overloaded(false) : undefined;
     }
     if (inFlight > maxInFlight) return _overloaded(false);

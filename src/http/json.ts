@@ -3,9 +3,21 @@
  * JSON responses, and the headers of every response that carries a credential.
  */
 
+/** The `Cache-Control` of each kind of answer (RFC 9111 §5.2.2). */
+export const CACHE_CONTROL = Object.freeze({
+  /** Answers about one request or one moment: submissions, estimates, statuses, health. */
+  noStore: "no-store",
+  /** Protected reads: the caller's alone, and never kept. */
+  private: "private, no-store",
+  /** Documents and public reads, which change only with a deploy: five minutes. */
+  public: "public, max-age=300",
+  /** The tool descriptor, which agents re-read: a minute. */
+  short: "public, max-age=60",
+});
+
 /** Headers for every response that carries a credential or an OAuth error (RFC 6749 §5.1). */
 export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({
-  "Cache-Control": "no-store",
+  "Cache-Control": CACHE_CONTROL.noStore,
   "Pragma": "no-cache",
 });
 

@@ -6,10 +6,11 @@
 
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
-import { json } from "../http/json.ts";
+import { CACHE_CONTROL, json } from "../http/json.ts";
 import { mediaType, parseForm, parseJson, readBody } from "../http/body.ts";
 import type { Channel, SubmissionKind } from "../store/submissions.ts";
 import { formResultPage } from "../web/pages.ts";
+import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import {
   enforceSubmitLimit,
   SUBMISSION_MAX_BODY,
@@ -77,7 +78,7 @@ async function _readSubmission(
   ctx: Context,
 ): Promise<{ raw: unknown; key: string | undefined }> {
   await enforceSubmitLimit(ctx);
-  const key = idempotencyKeyOf(req);
+  const key = idempotencyKeyHeader(req);
   if (mediaType(req) !== "application/json") {
     throw new HttpError(415, "unsupported_media_type", "Content-Type must be application/json");
   }
@@ -89,11 +90,11 @@ async function _readSubmission(
  * The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header): a quoted
  * structured-field string or a bare token of 1–255 visible ASCII characters.
  */
-export function idempotencyKeyOf(req: Request): string | undefined {
+export function idempotencyKeyHeader(req: Request): string | undefined {
   const raw = req.headers.get("idempotency-key");
   if (raw === null) return undefined;
   const key = raw.trim().replace(/^"(.*)"$/, "$1");
-  if (!/^[\x21-\x7E]{1,255}$/.test(key)) {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) {
     throw new HttpError(
       400,
       "invalid_idempotency_key",
@@ -104,7 +105,7 @@ export function idempotencyKeyOf(req: Request): string | undefined {
 }
 
 function _accepted({ result, replayed }: SubmitOutcome): Response {
-  const headers: Record<string, string> = { "Cache-Control": "no-store" };
+  const headers: Record<string, string> = { "Cache-Control": CACHE_CONTROL.noStore };
   if (replayed) headers["Idempotent-Replayed"] = "true";
   // RFC 9110 §15.3.3: 202 Accepted, the request is queued for human review.
   return json(result, { status: 202, headers });

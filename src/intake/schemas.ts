@@ -91,9 +91,12 @@ const agentContext = z.record(z.string(), z.unknown(), {
 /** The catalog's service ids, for the descriptions of `service_type`. */
 const SERVICE_IDS = servicesFile.services.map((s) => s.id).join(", ");
 
+/** An idempotency key: 1 to 255 visible ASCII characters, in a header, body field or argument. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
+
 /** An `Idempotency-Key` as a tool argument or body field; the header takes the same. */
 export const IdempotencyKey = z.string({ error: "idempotency_key must be a string" })
-  .regex(/^[\x21-\x7E]{1,255}$/, "idempotency_key must be 1 to 255 visible ASCII characters")
+  .regex(IDEMPOTENCY_KEY_PATTERN, "idempotency_key must be 1 to 255 visible ASCII characters")
   .meta({
     description: "Makes a retry safe for 24 h: the same key with the same arguments returns " +
       "the first answer, storing nothing new; with other arguments it is refused " +

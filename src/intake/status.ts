@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
-import { json } from "../http/json.ts";
+import { CACHE_CONTROL, json } from "../http/json.ts";
 import type { Params } from "../http/router.ts";
 import { getSubmission, type SubmissionRecord } from "../store/submissions.ts";
 import { isRequestId } from "./ids.ts";
@@ -71,5 +71,5 @@ export async function getRequestStatus(
   params: Params,
 ): Promise<Response> {
   const body = await requestStatus(ctx, params.request_id ?? "");
-  return json(body, { headers: { "Cache-Control": "no-store" } });
+  return json(body, { headers: { "Cache-Control": CACHE_CONTROL.noStore } });
 }

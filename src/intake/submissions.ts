@@ -114,7 +114,7 @@ export async function submitLead(
       ? findService(ctx.catalog, input.service_type)?.id ?? null
       : null,
     covered: coverage ? coveredFact(coverage) : null,
-  }, idempotencyKeyOf(headerKey, argumentKey));
+  }, _oneIdempotencyKey(headerKey, argumentKey));
 }
 
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
@@ -138,7 +138,7 @@ export async function submitQuote(
     service_id: job.service.id,
     covered: coveredFact(job.coverage),
     budget_estimate: job.budget_estimate,
-  }, idempotencyKeyOf(headerKey, argumentKey));
+  }, _oneIdempotencyKey(headerKey, argumentKey));
 }
 
 /**
@@ -214,7 +214,7 @@ export function coveredFact(coverage: Coverage): boolean | null {
  * `idempotency_key` argument (MCP, or a REST body field). Both given and different is a
  * client mistake that no answer could satisfy.
  */
-function idempotencyKeyOf(header: string | undefined, argument: string | undefined) {
+function _oneIdempotencyKey(header: string | undefined, argument: string | undefined) {
   if (header !== undefined && argument !== undefined && header !== argument) {
     throw new HttpError(
       400,

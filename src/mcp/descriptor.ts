@@ -9,11 +9,11 @@
 
 import type { Config } from "../config.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
-import { MCP_PATH, PROTOCOL_VERSIONS, SERVER_VERSION } from "./endpoint.ts";
+import { PATHS } from "../http/paths.ts";
+import { PROTOCOL_VERSIONS, SERVER_VERSION } from "./endpoint.ts";
 import { jsonSchema } from "./json_schema.ts";
 import { BLOCKED_ANONYMOUS_ACTIONS, toolAnnotations, TOOLS } from "./tools.ts";
 
-export const SERVER_CARD_PATH = `${MCP_PATH}/server-card`;
 export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
 
 const SAFETY_NOTES = "No anonymous order-creation tool is exposed: submissions only queue a " +
@@ -26,7 +26,7 @@ export function toolDescriptor(config: Config): Record<string, unknown> {
     version: SERVER_VERSION,
     protocol_version: PROTOCOL_VERSIONS[0],
     transport: "streamable-http",
-    transport_url: config.baseUrl + MCP_PATH,
+    transport_url: config.baseUrl + PATHS.mcp,
     mcp_status: "available",
     mcp_endpoint_publicly_exposed: true,
     tools: TOOLS.map((tool) => ({
@@ -71,7 +71,7 @@ export function serverCard(config: Config): Record<string, unknown> {
     websiteUrl: `${config.baseUrl}/`,
     remotes: [{
       type: "streamable-http",
-      url: config.baseUrl + MCP_PATH,
+      url: config.baseUrl + PATHS.mcp,
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     }],
   };
@@ -85,7 +85,7 @@ export function aiCatalog(config: Config): Record<string, unknown> {
       identifier: `urn:air:${new URL(config.baseUrl).hostname}:dc-field-services`,
       displayName: SERVICE_NAME,
       type: SERVER_CARD_TYPE,
-      url: config.baseUrl + SERVER_CARD_PATH,
+      url: config.baseUrl + PATHS.serverCard,
     }],
   };
 }

@@ -20,7 +20,6 @@ import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
 
 /** Largest accepted MCP request body. */
 export const MCP_MAX_BODY = 64 * 1024;
-export const MCP_PATH = "/api/v1/mcp";
 export const SERVER_VERSION = "1.0.0";
 /** The protocol revisions served: the current one and the stateless legacy fallback. */
 export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;

@@ -9,6 +9,7 @@
 
 import type { z } from "zod";
 import type { Context } from "../context.ts";
+import { PATHS, templatePath } from "../http/paths.ts";
 import { checkCoverage } from "../catalog/coverage.ts";
 import { COVERAGE_LENIENCY, CoverageQuerySchema } from "../catalog/coverage_query.ts";
 import { lenientArguments } from "../intake/lenient.ts";
@@ -61,7 +62,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "several cities share, which one is covered and to ask again with country).",
     input: CoverageQuerySchema,
     output: CoverageOutput,
-    http: { method: "GET", path: "/api/v1/locations" },
+    http: { method: "GET", path: PATHS.locations },
     submits: false,
     run: (ctx, args) =>
       Promise.resolve({
@@ -80,7 +81,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "names and aliases service_type accepts, and its published rates.",
     input: NoInput,
     output: ServicesOutput,
-    http: { method: "GET", path: "/api/v1/services" },
+    http: { method: "GET", path: PATHS.services },
     submits: false,
     run: (ctx, args) => {
       parseArguments(NoInput, args);
@@ -95,7 +96,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       `happens next. ${REVIEW} ${RETRY}`,
     input: LeadInput,
     output: LeadOutput,
-    http: { method: "POST", path: "/api/v1/intake" },
+    http: { method: "POST", path: PATHS.intake },
     submits: true,
     run: async (ctx, args) => {
       await enforceSubmitLimit(ctx);
@@ -112,7 +113,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       `arguments is listed in one answer. ${REVIEW} ${RETRY}`,
     input: QuoteInput,
     output: QuoteOutput,
-    http: { method: "POST", path: "/api/v1/quotes" },
+    http: { method: "POST", path: PATHS.quotes },
     submits: true,
     run: async (ctx, args) => {
       await enforceSubmitLimit(ctx);
@@ -128,7 +129,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "assumption made. Read-only: stores nothing, notifies no one, counts against no limit.",
     input: EstimateInput,
     output: EstimateOutput,
-    http: { method: "GET", path: "/api/v1/estimate" },
+    http: { method: "GET", path: PATHS.estimate },
     submits: false,
     run: (ctx, args) => Promise.resolve(estimateQuote(ctx, args)),
   },
@@ -140,7 +141,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Read-only; shows no personal data.",
     input: StatusInput,
     output: StatusOutput,
-    http: { method: "GET", path: "/api/v1/requests/{request_id}" },
+    http: { method: "GET", path: templatePath(PATHS.requestStatus) },
     submits: false,
     run: (ctx, args) => {
       const { request_id } = parseArguments(StatusInput, args);

@@ -4,8 +4,9 @@
  * RFC 9728 `resource_metadata` discovery hint on every challenge.
  */
 
+import { PATHS } from "../http/paths.ts";
 import type { Context } from "../context.ts";
-import { PATHS } from "./discovery.ts";
+
 import { HttpError } from "../http/errors.ts";
 import type { TokenRecord } from "../store/credentials.ts";
 import { exactToken } from "../store/cache.ts";
@@ -17,7 +18,7 @@ const _BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** The URL of the protected resource metadata document (RFC 9728 §3). */
 export function resourceMetadataUrl(ctx: Context): string {
-  return ctx.config.baseUrl + PATHS.prMetadata;
+  return ctx.config.baseUrl + PATHS.protectedResourceMetadata;
 }
 
 /**

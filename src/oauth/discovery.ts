@@ -5,19 +5,11 @@
  */
 
 import type { Config } from "../config.ts";
+import { PATHS } from "../http/paths.ts";
 import { IDENTITY_TYPES } from "./registration.ts";
 import { SCOPES } from "./scopes.ts";
 
 export const SERVICE_NAME = "DC Field Services";
-
-export const PATHS = {
-  identity: "/agent/identity",
-  token: "/oauth2/token",
-  revoke: "/oauth2/revoke",
-  asMetadata: "/.well-known/oauth-authorization-server",
-  prMetadata: "/.well-known/oauth-protected-resource",
-  openApi: "/api/v1/openapi.json",
-} as const;
 
 /**
  * RFC 8414 §2. `registration_endpoint` (RFC 7591), `agent_auth.identity_endpoint` and

@@ -8,13 +8,13 @@
 
 import { z } from "zod";
 import type { Config } from "../config.ts";
-import { PATHS, SERVICE_NAME } from "../oauth/discovery.ts";
+import { PATHS, templatePath } from "../http/paths.ts";
+import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { jsonSchema } from "../mcp/json_schema.ts";
 import { type Scope, SCOPES } from "../oauth/scopes.ts";
 import { COMPONENT_SCHEMAS } from "./components.ts";
 import type { Route } from "../http/router.ts";
 
-export const OPENAPI_PATH = PATHS.openApi;
 /** The version of this REST API (`info.version`), not of the OpenAPI format. */
 export const API_VERSION = "1.0.0";
 
@@ -92,9 +92,9 @@ type Json = Record<string, unknown>;
 type Convert = (schema: z.ZodType, io: "input" | "output") => Json;
 
 const _SCOPE_GRANTS: Record<Scope, string> = {
-  "services:read": "GET /api/v1/agent/services",
-  "locations:read": "GET /api/v1/agent/locations",
-  "coverage:read": "GET /api/v1/agent/coverage",
+  "services:read": `GET ${PATHS.agentServices}`,
+  "locations:read": `GET ${PATHS.agentLocations}`,
+  "coverage:read": `GET ${PATHS.agentCoverage}`,
 };
 
 const _DESCRIPTION = `Field services for datacenters (remote hands, rack-and-stack, cabling,
@@ -129,7 +129,7 @@ export function openApiDocument<C>(
   for (const r of routes) {
     const where = `${r.method} ${r.pattern.pathname}`;
     if (!r.doc) throw new Error(`route ${where} has no OpenAPI doc`);
-    const item = paths[openApiPath(r.pattern.pathname)] ??= {};
+    const item = paths[templatePath(r.pattern.pathname)] ??= {};
     const method = r.method.toLowerCase();
     if (item[method]) throw new Error(`route ${where} is in the table twice`);
     item[method] = _operation(r.pattern.pathname, r.doc, convert);
@@ -152,13 +152,6 @@ export function openApiDocument<C>(
       securitySchemes: _securitySchemes(config),
     },
   };
-}
-
-/** URLPattern `/assets/:name` → OpenAPI `/assets/{name}`. Only plain named segments are supported. */
-export function openApiPath(pathname: string): string {
-  const path = pathname.replace(/:(\w+)/g, "{$1}");
-  if (/[*?+()]/.test(path)) throw new Error(`${pathname}: unsupported URLPattern syntax`);
-  return path;
 }
 
 /** The names of a URLPattern's path parameters, in order. */

@@ -14,7 +14,7 @@ import { type Logger, reason } from "../http/log.ts";
 import { sweepRateLimits } from "../http/rate_limit.ts";
 import { retentionPass } from "../review/retention.ts";
 import { indexOlderSubmissions } from "../review/summary.ts";
-import { deliverDue } from "../review/notifier.ts";
+import { sendNotices } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 
 export interface BackgroundDeps {
@@ -130,7 +130,7 @@ export function pacedPause(
 }
 
 const _passes: Record<Pass, (deps: BackgroundDeps, signal: AbortSignal) => Promise<number>> = {
-  review_notices: (deps, signal) => deliverDue(deps, signal),
+  review_notices: (deps, signal) => sendNotices(deps, signal),
   retention: (deps, signal) => retentionPass(deps, pacedPause(signal)),
   rate_limit_sweep: (deps, signal) => sweepRateLimits(deps.kv, deps.now(), pacedPause(signal)),
 };

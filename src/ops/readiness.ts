@@ -5,6 +5,8 @@
  * and never waits on the store; see docs/operations.md.
  */
 
+import type { Context } from "../context.ts";
+import { CACHE_CONTROL, json } from "../http/json.ts";
 import { noticeBacklog } from "../review/backlog.ts";
 import { pingStore } from "../store/open.ts";
 
@@ -31,17 +33,29 @@ export interface Readiness {
 }
 
 /**
- * The readiness check of one handler: anyone may call `/readyz`, so however often it is
- * asked, the store sees at most one check a second, and one at a time.
+ * `GET /healthz`: liveness is the process alone. It answers at once after start, whatever
+ * the store is doing (Deno KV clears expired keys before its first read).
  */
-export function readinessCheck(): (kv: Deno.Kv, now: () => number) => Promise<Readiness> {
+export function liveness(): Response {
+  return json({ ok: true }, { headers: { "Cache-Control": CACHE_CONTROL.noStore } });
+}
+
+/**
+ * `GET /readyz` for one handler: 200 when ready, else 503. Anyone may call it, so however
+ * often it is asked, the store sees at most one check a second, and one at a time.
+ */
+export function readinessEndpoint(): (req: Request, ctx: Context) => Promise<Response> {
   let last: { at: number; answer: Promise<Readiness> } | undefined;
-  return (kv, now) => {
-    const at = now();
+  return async (_req, ctx) => {
+    const at = ctx.now();
     if (!last || at - last.at >= READY_CACHE_MS || at < last.at) {
-      last = { at, answer: readiness(kv, now) };
+      last = { at, answer: readiness(ctx.kv, ctx.now) };
     }
-    return last.answer;
+    const state = await last.answer;
+    return json(state, {
+      status: state.ready ? 200 : 503,
+      headers: { "Cache-Control": CACHE_CONTROL.noStore },
+    });
   };
 }
 

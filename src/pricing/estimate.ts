@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Context } from "../context.ts";
 import { clip, HttpError } from "../http/errors.ts";
-import { json } from "../http/json.ts";
+import { CACHE_CONTROL, json } from "../http/json.ts";
 import type { LenientFields } from "../intake/lenient.ts";
 import { priceJob } from "./price_job.ts";
 import { QUOTE_LENIENCY, QuoteInput } from "../intake/schemas.ts";
@@ -69,5 +69,5 @@ export function getEstimate(req: Request, ctx: Context): Response {
     }
     args[name] = value;
   }
-  return json(estimateQuote(ctx, args), { headers: { "Cache-Control": "no-store" } });
+  return json(estimateQuote(ctx, args), { headers: { "Cache-Control": CACHE_CONTROL.noStore } });
 }

@@ -98,7 +98,7 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
         // Entries of a version before the due index get their key, once per store.
         if (pass === 0) await indexOutbox(deps.kv);
         // No span per poll (one a second, mostly empty): each notice sent has its own.
-        busy = (await deliverDue(deps, stopping.signal)) >= BATCH / 2;
+        busy = (await sendNotices(deps, stopping.signal)) >= BATCH / 2;
       } catch (err) {
         deps.log({ level: "warn", msg: "review outbox pass failed", error: reason(err) });
       }
@@ -130,7 +130,7 @@ export function startReviewNotifier(deps: NotifierDeps, pollMs = POLL_MS): Revie
  * is not queued behind a backlog), then those due, earliest first, a few at a time.
  * Returns how many were delivered. After `signal` aborts, no further notice is started.
  */
-export async function deliverDue(deps: NotifierDeps, signal?: AbortSignal): Promise<number> {
+export async function sendNotices(deps: NotifierDeps, signal?: AbortSignal): Promise<number> {
   const fresh = await listNewOutbox(deps.kv, BATCH);
   const seen = new Set(fresh.map((e) => e.value.request_id));
   const due = [

@@ -48,8 +48,8 @@ export interface StoreCache {
   lastMarker(): Marker;
   /** Cache hits and misses, for tests and benches. */
   readonly stats: { hits: number; misses: number; markerReads: number };
-  readonly tokens: Lru<TokenRecord>;
-  readonly clients: Lru<Deno.KvEntry<ClientRecord>>;
+  readonly tokens: ClockCache<TokenRecord>;
+  readonly clients: ClockCache<Deno.KvEntry<ClientRecord>>;
   /** The store's email hasher (submission_index.ts), loaded once per handler. */
   emailHasher(): Promise<(email: string) => string>;
 }
@@ -72,8 +72,8 @@ export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCac
   let hasher: Promise<(email: string) => string> | undefined;
   return {
     stats,
-    tokens: new Lru(entries),
-    clients: new Lru(entries),
+    tokens: new ClockCache(entries),
+    clients: new ClockCache(entries),
     emailHasher() {
       hasher ??= emailHasher(kv);
       hasher.catch(() => hasher = undefined); // a failed load is tried again next time
@@ -146,7 +146,7 @@ export async function exactToken(
 
 async function _cached<T>(
   cache: StoreCache,
-  lru: Lru<T>,
+  lru: ClockCache<T>,
   key: string,
   freshness: Freshness | { marker: Marker },
   read: () => Promise<T | null>,
@@ -182,7 +182,7 @@ export const ANY_MARKER = Symbol("any marker");
  * proportion to the map's size on V8 (2.7 µs a hit at 1k entries, 38 µs at 10k); this
  * costs the same at 10 entries and at 10,000.
  */
-export class Lru<T> {
+export class ClockCache<T> {
   #map = new Map<string, { value: T; marker: Marker; used: boolean }>();
   readonly limit: number;
   constructor(limit: number) {

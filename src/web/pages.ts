@@ -11,6 +11,7 @@
  * The script only enhances it (the coverage check and the forms, WebMCP).
  */
 
+import { CACHE_CONTROL } from "../http/json.ts";
 import HOME_HTML from "./home.html" with { type: "text" };
 import APP_JS from "./app.js" with { type: "text" };
 import STYLES_CSS from "./styles.css" with { type: "text" };
@@ -65,7 +66,7 @@ const _ASSETS = new Map<string, { body: string; type: string }>(Object.entries({
 const _PAGE_HEADERS = {
   "Content-Type": "text/html; charset=utf-8",
   "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-  "Cache-Control": "public, max-age=300",
+  "Cache-Control": CACHE_CONTROL.public,
   // Not no-referrer: under it a browser sends `Origin: null` with the page's own form
   // posts, which the origin rule must refuse. same-origin sends nothing to other sites.
   "Referrer-Policy": "same-origin",
@@ -89,7 +90,7 @@ export function webAsset(_req: Request, _ctx: unknown, params: Params): Response
     headers: {
       "Content-Type": asset.type,
       "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-      "Cache-Control": "public, max-age=300",
+      "Cache-Control": CACHE_CONTROL.public,
     },
   });
 }
@@ -198,7 +199,7 @@ function _page(
 ): Response {
   const headers = new Headers(err?.headers);
   for (const [k, v] of Object.entries(_PAGE_HEADERS)) headers.set(k, v);
-  headers.set("Cache-Control", "no-store");
+  headers.set("Cache-Control", CACHE_CONTROL.noStore);
   const html = _fill("result.html", RESULT_HTML, { title: esc(title), body, back: esc(back) });
   return new Response(html, { status, headers });
 }

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { getSubmission, getSubmissionPayload } from "../../src/store/submissions.ts";
 import { loadConfig } from "../../src/config.ts";
-import { deliverDue } from "../../src/review/notifier.ts";
+import { sendNotices } from "../../src/review/notifier.ts";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { largestQuote, QUOTE } from "../_fixtures.ts";
 import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
@@ -384,7 +384,7 @@ Deno.test("a submission carries at most 16 additional properties, named in at mo
 
 /** One delivery attempt that fails with a long error, as its notice then stores it. */
 async function failDelivery(app: TestApp): Promise<void> {
-  await deliverDue({
+  await sendNotices({
     kv: app.kv,
     config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
     now: app.clock.now,

@@ -5,16 +5,12 @@
  */
 
 import assert from "node:assert/strict";
+import { templatePath } from "../../src/http/paths.ts";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import type { z } from "zod";
 import { buildRoutes } from "../../src/routes.ts";
 import { SCOPES } from "../../src/oauth/scopes.ts";
-import {
-  openApiDocument,
-  openApiPath,
-  type OperationDoc,
-  pathParameters,
-} from "../../src/openapi/document.ts";
+import { openApiDocument, type OperationDoc, pathParameters } from "../../src/openapi/document.ts";
 import { ApiErrorBody, OAuthErrorBody } from "../../src/openapi/components.ts";
 import { route } from "../../src/http/router.ts";
 import {
@@ -53,7 +49,7 @@ function operations(doc: { paths: Record<string, Json> }): [string, Operation][]
 /** The documented routes: `GET /api/v1/services` → its doc. */
 function documentedRoutes(app: TestApp): [string, OperationDoc][] {
   return buildRoutes(app.config).map((r) => [
-    `${r.method} ${openApiPath(r.pattern.pathname)}`,
+    `${r.method} ${templatePath(r.pattern.pathname)}`,
     r.doc!,
   ]);
 }
@@ -145,13 +141,13 @@ Deno.test("every route of the table is documented in paths, and nothing else is"
   });
 
   await t.step("the paths hold exactly the table's methods and paths", () => {
-    const table = routes.map((r) => `${r.method} ${openApiPath(r.pattern.pathname)}`).sort();
+    const table = routes.map((r) => `${r.method} ${templatePath(r.pattern.pathname)}`).sort();
     assert.deepEqual(operations(doc).map(([key]) => key).sort(), table);
     assert.equal(new Set(table).size, table.length);
   });
 
   await t.step("URLPattern parameters become required path parameters", () => {
-    assert.equal(openApiPath("/assets/:name"), "/assets/{name}");
+    assert.equal(templatePath("/assets/:name"), "/assets/{name}");
     assert.deepEqual(pathParameters("/a/:x/b/:y"), ["x", "y"]);
     const op = doc.paths["/assets/{name}"]!.get as Operation;
     assert.deepEqual(

@@ -4,7 +4,7 @@
  * notify no one and spend no submission budget.
  */
 import assert from "node:assert/strict";
-import { deliverDue } from "../../src/review/notifier.ts";
+import { sendNotices } from "../../src/review/notifier.ts";
 import { loadConfig } from "../../src/config.ts";
 import { QUOTE } from "../_fixtures.ts";
 import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
@@ -52,7 +52,7 @@ Deno.test("the estimate stores nothing, notifies no one, and equals what request
   await t.step("nothing was stored and no review notice is waiting", async () => {
     assert.deepEqual(await keys(app), []);
     const config = loadConfig({ BASE_URL: "https://api.test" });
-    const sent = await deliverDue({ kv: app.kv, config, now: app.clock.now, log: () => {} });
+    const sent = await sendNotices({ kv: app.kv, config, now: app.clock.now, log: () => {} });
     assert.equal(sent, 0);
   });
   await t.step("request_quote for the same job stores the same estimate", async () => {

@@ -9,7 +9,7 @@ import { loadConfig } from "../../src/config.ts";
 import { newRequestId } from "../../src/intake/ids.ts";
 import { getSubmission, type SubmissionRecord } from "../../src/store/submissions.ts";
 import { runReview } from "../../src/review/cli.ts";
-import { deliverDue, REVIEW_BACKOFF_MS } from "../../src/review/notifier.ts";
+import { REVIEW_BACKOFF_MS, sendNotices } from "../../src/review/notifier.ts";
 import { createApp, FakeClock } from "../_helpers.ts";
 import { root } from "../_service.ts";
 
@@ -305,7 +305,7 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
   });
 
   await t.step("notification: sent once the notice went out", async () => {
-    await deliverDue({
+    await sendNotices({
       kv,
       config: loadConfig({ BASE_URL: "https://api.test" }),
       now: () => Date.UTC(2026, 10, 22, 0, 5),
@@ -335,14 +335,14 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
       };
       // Submitted after the lead's notice went out, so only this quote is still in the outbox.
       const quote2 = String((await store.submit("quote")).request_id);
-      await deliverDue(deps);
+      await sendNotices(deps);
       const view = JSON.parse(await ok(kv, "show", quote2, "--json"));
       assert.equal(view.notification, "retrying");
       assert.equal(view.notification_attempts, 1);
       assert.equal(view.last_error, "webhook answered 503");
       for (let i = 1; i < REVIEW_BACKOFF_MS.length; i++) {
         clock.t += 3_600_000;
-        await deliverDue(deps);
+        await sendNotices(deps);
       }
       assert.equal(JSON.parse(await ok(kv, "show", quote2, "--json")).notification, "failing");
       assert.ok(

@@ -10,7 +10,7 @@ import { ERASE_BATCH, eraseSubmissions } from "../../src/store/erasure.ts";
 import { submissionKey } from "../../src/store/keys.ts";
 import { getSubmission, type SubmissionRecord } from "../../src/store/submissions.ts";
 import { runReview } from "../../src/review/cli.ts";
-import { deliverDue } from "../../src/review/notifier.ts";
+import { sendNotices } from "../../src/review/notifier.ts";
 import { largestQuote, LEAD, QUOTE } from "../_fixtures.ts";
 import {
   bearerGet,
@@ -210,7 +210,7 @@ Deno.test("review erase reads again when the notifier moves the notice between i
   const notifier = refusingNotifier(app);
   // The erasure reads the outbox entry; the notifier claims and reschedules it right after.
   const kv = afterFirstGet(app.kv, ["review_outbox", id], async () => {
-    assert.equal(await deliverDue(notifier), 0);
+    assert.equal(await sendNotices(notifier), 0);
   });
   const out: string[] = [];
   const code = await runReview(["erase", id], {
@@ -226,7 +226,7 @@ Deno.test("review erase reads again when the notifier moves the notice between i
 Deno.test("review erase also removes a submission whose notice is being retried", async () => {
   await using app = await createApp();
   const id = await submit(app, "/api/v1/intake", LEAD);
-  await deliverDue({
+  await sendNotices({
     kv: app.kv,
     config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
     now: app.clock.now,
@@ -329,7 +329,7 @@ Deno.test("review purge erases 25 submissions a commit, and one by one when the 
   // The first batch reads the third notice; the notifier then moves every due notice, so the
   // batch's commit fails its checks and each of its submissions is erased on its own.
   const moved = afterFirstGet(app.kv, ["review_outbox", ids[2]!], async () => {
-    assert.equal(await deliverDue(notifier), 0, "the webhook refuses: every notice moves on");
+    assert.equal(await sendNotices(notifier), 0, "the webhook refuses: every notice moves on");
   });
   const counted = countingCommits({ ...app, kv: moved });
   const out: string[] = [];

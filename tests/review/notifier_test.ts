@@ -4,9 +4,9 @@ import { loadConfig } from "../../src/config.ts";
 import { getSubmission } from "../../src/store/submissions.ts";
 import { listOutbox } from "../../src/store/outbox.ts";
 import {
-  deliverDue,
   type NotifierDeps,
   REVIEW_BACKOFF_MS,
+  sendNotices,
   SIGNATURE_HEADER,
   startReviewNotifier,
 } from "../../src/review/notifier.ts";
@@ -89,7 +89,7 @@ Deno.test("without a webhook the notice is only logged, by submission id, and th
   await using app = await createApp();
   const lead = await submit(app);
   const quote = await submit(app, "/api/v1/quotes", QUOTE);
-  assert.equal(await deliverDue(deps(app)), 2);
+  assert.equal(await sendNotices(deps(app)), 2);
   for (const id of [lead, quote]) {
     const record = (await getSubmission(app.kv, id)).value!;
     assert.equal(record.notified_at, new Date(app.clock.now()).toISOString());
@@ -105,7 +105,7 @@ Deno.test("without a webhook the notice is only logged, by submission id, and th
   const dump = JSON.stringify(app.logs);
   for (const text of FREE_TEXT) assert.ok(!dump.includes(text), text);
   // A second pass finds nothing to do.
-  assert.equal(await deliverDue(deps(app)), 0);
+  assert.equal(await sendNotices(deps(app)), 0);
 });
 
 Deno.test("the webhook gets identifiers only, signed with HMAC-SHA256 over its time and body", async () => {
@@ -114,7 +114,7 @@ Deno.test("the webhook gets identifiers only, signed with HMAC-SHA256 over its t
   const id = await submit(app, "/api/v1/quotes", QUOTE);
   const secret = "0123456789abcdef";
   assert.equal(
-    await deliverDue(deps(app, { REVIEW_WEBHOOK_URL: hook.url, REVIEW_WEBHOOK_SECRET: secret })),
+    await sendNotices(deps(app, { REVIEW_WEBHOOK_URL: hook.url, REVIEW_WEBHOOK_SECRET: secret })),
     1,
   );
   assert.equal(hook.hits.length, 1);
@@ -151,19 +151,19 @@ Deno.test("a failing webhook is retried with backoff and never dropped", async (
   const d = deps(app, { REVIEW_WEBHOOK_URL: hook.url });
 
   for (const [n, wait] of REVIEW_BACKOFF_MS.entries()) {
-    assert.equal(await deliverDue(d), 0);
+    assert.equal(await sendNotices(d), 0);
     const [entry] = await listOutbox(app.kv);
     assert.equal(entry?.value.attempts, n + 1);
     assert.equal(entry?.value.next_attempt_at, app.clock.now() + wait);
     assert.equal(entry?.value.last_error, "webhook answered 500");
     // Not due yet: nothing is sent.
     app.clock.advance(wait - 1);
-    assert.equal(await deliverDue(d), 0);
+    assert.equal(await sendNotices(d), 0);
     assert.equal(hook.hits.length, n + 1);
     app.clock.advance(1);
   }
   // Past the schedule it keeps trying at the last interval.
-  assert.equal(await deliverDue(d), 0);
+  assert.equal(await sendNotices(d), 0);
   assert.equal((await listOutbox(app.kv))[0]?.value.next_attempt_at, app.clock.now() + 600_000);
   assert.equal((await getSubmission(app.kv, id)).value?.notified_at, null);
   const warn = app.logs.find((l) => l.msg === "review webhook failed; will retry");
@@ -178,12 +178,12 @@ Deno.test("a failing webhook is retried with backoff and never dropped", async (
 
   status = 200;
   app.clock.advance(600_000);
-  assert.equal(await deliverDue(d), 1);
+  assert.equal(await sendNotices(d), 1);
   assert.ok((await getSubmission(app.kv, id)).value?.notified_at);
   assert.deepEqual(await listOutbox(app.kv), []);
   const sent = hook.hits.length;
   app.clock.advance(3_600_000);
-  assert.equal(await deliverDue(d), 0);
+  assert.equal(await sendNotices(d), 0);
   assert.equal(hook.hits.length, sent, "a delivered notice is not sent again");
 });
 
@@ -197,7 +197,7 @@ Deno.test("a webhook redirect is a failure and is not followed", async () => {
   );
   try {
     const url = `http://127.0.0.1:${redirector.addr.port}/`;
-    assert.equal(await deliverDue(deps(app, { REVIEW_WEBHOOK_URL: url })), 0);
+    assert.equal(await sendNotices(deps(app, { REVIEW_WEBHOOK_URL: url })), 0);
     assert.equal(target.hits.length, 0);
     assert.equal((await listOutbox(app.kv))[0]?.value.last_error, "webhook answered 307");
   } finally {
@@ -215,7 +215,10 @@ Deno.test("two instances polling one store deliver each notice exactly once", as
     await using b = await createApp({ kv: kvB, clock: a.clock });
     for (let i = 0; i < 20; i++) await submit(i % 2 ? a : b);
     const env = { REVIEW_WEBHOOK_URL: hook.url };
-    const [fromA, fromB] = await Promise.all([deliverDue(deps(a, env)), deliverDue(deps(b, env))]);
+    const [fromA, fromB] = await Promise.all([
+      sendNotices(deps(a, env)),
+      sendNotices(deps(b, env)),
+    ]);
     assert.equal(fromA + fromB, 20);
     assert.equal(hook.hits.length, 20);
     const ids = hook.hits.map((h) => JSON.parse(h.body).request_id);
@@ -245,7 +248,7 @@ Deno.test("an outbox entry whose submission is gone is dropped with a warning", 
   await using app = await createApp();
   const id = await submit(app);
   await app.kv.delete(["submissions", id]);
-  assert.equal(await deliverDue(deps(app)), 0);
+  assert.equal(await sendNotices(deps(app)), 0);
   assert.deepEqual(await listOutbox(app.kv), []);
   assert.ok(
     app.logs.some((l) =>
@@ -265,12 +268,12 @@ Deno.test("notices go out by due time: 110 failing leads never starve 3 later qu
     return Promise.resolve(new Response(null, { status: 503 }));
   });
   // Each pass takes the earliest 100 due; a failed one moves to its retry time.
-  await deliverDue(d);
-  await deliverDue(d);
+  await sendNotices(d);
+  await sendNotices(d);
   assert.equal(tried.size, 113, "every notice was tried once, quotes included");
   assert.deepEqual([...tried].sort(), ids.toSorted());
   // The due index moved with every entry: none is due again before its backoff.
-  assert.equal(await deliverDue(d), 0);
+  assert.equal(await sendNotices(d), 0);
   assert.equal(tried.size, 113);
   const due = await Array.fromAsync(app.kv.list({ prefix: ["review_due"] }));
   assert.equal(due.length, 113, "one due key per outbox entry");
@@ -283,7 +286,7 @@ Deno.test("an outbox written before the due index existed is indexed at start an
   // As an older version left it: an outbox entry, and no due key or new-notice key.
   for await (const e of app.kv.list({ prefix: ["review_due"] })) await app.kv.delete(e.key);
   for await (const e of app.kv.list({ prefix: ["review_new"] })) await app.kv.delete(e.key);
-  assert.equal(await deliverDue(deps(app)), 0, "invisible without its index key");
+  assert.equal(await sendNotices(deps(app)), 0, "invisible without its index key");
   await untilNotified(app, id, startReviewNotifier(deps(app), 10));
   assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
 });
@@ -295,7 +298,7 @@ Deno.test("an entry an older instance moved without its due key is indexed again
   const [entry] = await listOutbox(app.kv);
   await app.kv.set(entry!.key, { ...entry!.value, next_attempt_at: app.clock.now() - 1 });
   for await (const e of app.kv.list({ prefix: ["review_new"] })) await app.kv.delete(e.key);
-  assert.equal(await deliverDue(deps(app)), 0, "the stale key is dropped, the entry unseen");
+  assert.equal(await sendNotices(deps(app)), 0, "the stale key is dropped, the entry unseen");
   assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
   // The notifier re-indexes the outbox once per store, at its start.
   await untilNotified(app, id, startReviewNotifier(deps(app), 1));
@@ -316,7 +319,7 @@ async function untilNotified(app: TestApp, id: string, notifier: { stop(): Promi
 Deno.test("a stale due key (its entry gone) is dropped, not read again", async () => {
   await using app = await createApp();
   await app.kv.set(["review_due", app.clock.now(), "lead_01JDBX0000000000000000000"], true);
-  assert.equal(await deliverDue(deps(app)), 0);
+  assert.equal(await sendNotices(deps(app)), 0);
   assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
 });
 

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { createHandler } from "../../src/app.ts";
 import { disableClient } from "../../src/store/credentials.ts";
 import { revocationKey } from "../../src/store/keys.ts";
-import { createStoreCache, Lru } from "../../src/store/cache.ts";
+import { ClockCache, createStoreCache } from "../../src/store/cache.ts";
 import {
   bearerGet,
   catalog,
@@ -168,7 +168,7 @@ Deno.test("store cache: a marker read never serves a request that arrived after 
 });
 
 Deno.test("store cache: the cache is bounded; the least recently used entry goes first", () => {
-  const lru = new Lru<number>(2);
+  const lru = new ClockCache<number>(2);
   lru.set("a", 1, "m");
   lru.set("b", 2, "m");
   assert.equal(lru.get("a", "m"), 1); // a is now the most recently used
@@ -238,7 +238,7 @@ Deno.test("a disabled client's token request is invalid_client whatever else is 
 });
 
 Deno.test("store cache: a hit marks its entry used instead of moving it; eviction gives it a second chance", () => {
-  const lru = new Lru<number>(3);
+  const lru = new ClockCache<number>(3);
   for (const [k, v] of [["a", 1], ["b", 2], ["c", 3]] as const) lru.set(k, v, "m");
   assert.equal(lru.get("a", "m"), 1);
   lru.set("d", 4, "m"); // a was used: b, the oldest unused, goes

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { CoverageQuerySchema } from "../../catalog/coverage_query.ts";
-import { PATHS } from "../../oauth/discovery.ts";
+import { PATHS } from "../../http/paths.ts";
 import { type Scope } from "../../oauth/scopes.ts";
 import type { OperationDoc } from "../document.ts";
 import { SECURITY } from "../document.ts";
@@ -73,7 +73,8 @@ function _agentRead(
     "WWW-Authenticate": {
       description: "The Bearer challenge, with `resource_metadata` (RFC 9728 §5.1)",
       schema: z.string(),
-      example: `Bearer realm="${base}", ${extra}resource_metadata="${base}${PATHS.prMetadata}"`,
+      example:
+        `Bearer realm="${base}", ${extra}resource_metadata="${base}${PATHS.protectedResourceMetadata}"`,
     },
   });
   return {

@@ -11,7 +11,7 @@ import { AuthorizationServerMetadata, ProtectedResourceMetadata } from "../compo
 /** The operations tagged "Discovery", by route; see routes.ts. */
 export function discoveryOperations(config: Config) {
   return {
-    asMetadata: {
+    authorizationServerMetadata: {
       operationId: "getAuthorizationServerMetadata",
       summary: "Authorization server metadata (RFC 8414)",
       description: "The token and revocation endpoints, the scopes, and the registration " +
@@ -27,7 +27,7 @@ export function discoveryOperations(config: Config) {
         },
       },
     },
-    prMetadata: {
+    protectedResourceMetadata: {
       operationId: "getProtectedResourceMetadata",
       summary: "Protected resource metadata (RFC 9728)",
       description: "Names the authorization server of the agent resource; every Bearer " +

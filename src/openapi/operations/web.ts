@@ -4,6 +4,7 @@
  */
 
 import { z } from "zod";
+import { PATHS } from "../../http/paths.ts";
 import type { OperationDoc } from "../document.ts";
 import { apiError } from "../responses.ts";
 
@@ -41,7 +42,7 @@ export function webOperations() {
 
 /** `POST /forms/lead` and `/forms/quote`: the home page's forms (see intake/handlers.ts `webForm`). */
 function _webForm(kind: "lead" | "quote"): OperationDoc {
-  const api = kind === "lead" ? "`POST /api/v1/intake`" : "`POST /api/v1/quotes`";
+  const api = `\`POST ${kind === "lead" ? PATHS.intake : PATHS.quotes}\``;
   return {
     operationId: kind === "lead" ? "postLeadForm" : "postQuoteForm",
     summary: kind === "lead" ? "The home page's contact form" : "The home page's quote form",

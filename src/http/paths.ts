@@ -1,0 +1,54 @@
+/**
+ * @module
+ * Every path the service answers, written once: the route table (routes.ts), the metadata
+ * documents, the tool descriptor and the OpenAPI document all take their paths from here.
+ * Paths with parameters are URLPattern pathnames (`:name`); {@linkcode templatePath} gives
+ * the `{name}` form that OpenAPI and the tool descriptor write.
+ */
+
+export const PATHS = {
+  liveness: "/healthz",
+  readiness: "/readyz",
+  // Discovery (RFC 8414, RFC 9728) and the OAuth endpoints
+  authorizationServerMetadata: "/.well-known/oauth-authorization-server",
+  protectedResourceMetadata: "/.well-known/oauth-protected-resource",
+  identity: "/agent/identity",
+  token: "/oauth2/token",
+  revoke: "/oauth2/revoke",
+  // The protected agent resource
+  agentServices: "/api/v1/agent/services",
+  agentLocations: "/api/v1/agent/locations",
+  agentCoverage: "/api/v1/agent/coverage",
+  // Anonymous public endpoints
+  services: "/api/v1/services",
+  locations: "/api/v1/locations",
+  intake: "/api/v1/intake",
+  quotes: "/api/v1/quotes",
+  estimate: "/api/v1/estimate",
+  requestStatus: "/api/v1/requests/:request_id",
+  // The tool interface and its discovery documents
+  mcp: "/api/v1/mcp",
+  serverCard: "/api/v1/mcp/server-card",
+  toolDescriptor: "/.well-known/mcp.json",
+  aiCatalog: "/.well-known/ai-catalog.json",
+  mcpCatalog: "/.well-known/mcp/catalog.json",
+  // The home page, its assets and its forms
+  home: "/",
+  asset: "/assets/:name",
+  leadForm: "/forms/lead",
+  quoteForm: "/forms/quote",
+  openApi: "/api/v1/openapi.json",
+} as const;
+
+/** Where the versioned REST API lives (SPEC §9). */
+export const API_PREFIX = "/api/v1/";
+
+/**
+ * A URLPattern pathname as a URI template, `/a/:id` → `/a/{id}`, as OpenAPI and the tool
+ * descriptor write it. Throws on URLPattern syntax a template cannot say (`*`, `?`, groups).
+ */
+export function templatePath(pathname: string): string {
+  const path = pathname.replace(/:(\w+)/g, "{$1}");
+  if (/[*?+()]/.test(path)) throw new Error(`${pathname}: unsupported URLPattern syntax`);
+  return path;
+}
