@@ -108,22 +108,42 @@ export async function registerClient(app: Requester, scope?: string): Promise<Cl
   return await res.json();
 }
 
-/** Sends a token request with the client's Basic credentials and a form body. */
+/** Request options for a streamed (chunked) body; Deno's `RequestInit` type lacks `duplex`. */
+export function streamed(init: RequestInit & { body: ReadableStream<Uint8Array> }): RequestInit {
+  return { ...init, duplex: "half" } as RequestInit;
+}
+
+/** A POST of `body`: a string as it is, a stream chunked (see {@link streamed}). */
+function postOf(
+  headers: Record<string, string>,
+  body: string | ReadableStream<Uint8Array>,
+): RequestInit {
+  return typeof body === "string"
+    ? { method: "POST", headers, body }
+    : streamed({ method: "POST", headers, body });
+}
+
+/**
+ * Sends a token request with the client's Basic credentials and a form body: the form's
+ * fields, its text, or a stream of it sent chunked.
+ */
 export function tokenRequest(
   app: Requester,
   client: Client,
-  form: Record<string, string> | string,
+  form: Record<string, string> | string | ReadableStream<Uint8Array>,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return app.request("/oauth2/token", {
-    method: "POST",
-    headers: {
+  const body = typeof form === "string" || form instanceof ReadableStream
+    ? form
+    : new URLSearchParams(form).toString();
+  return app.request(
+    "/oauth2/token",
+    postOf({
       "Authorization": basic(client.client_id, client.client_secret),
       "Content-Type": "application/x-www-form-urlencoded",
       ...headers,
-    },
-    body: typeof form === "string" ? form : new URLSearchParams(form).toString(),
-  });
+    }, body),
+  );
 }
 
 /** Issues an access token, asserting success. */
@@ -152,18 +172,20 @@ export function bearerGet(app: Requester, path: string, token: string): Promise<
   return app.request(path, { headers: { Authorization: `Bearer ${token}` } });
 }
 
-/** POSTs JSON (an object, or a raw string body) to a path. */
+/** POSTs JSON (an object, a raw string body, or a stream of it sent chunked) to a path. */
 export function post(
   app: Requester,
   path: string,
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return app.request(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+  return app.request(
+    path,
+    postOf(
+      { "Content-Type": "application/json", ...headers },
+      typeof body === "string" || body instanceof ReadableStream ? body : JSON.stringify(body),
+    ),
+  );
 }
 
 /**
