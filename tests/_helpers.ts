@@ -188,6 +188,23 @@ export function post(
   );
 }
 
+/** How many submission records the store holds. */
+export async function countSubmissions(app: Pick<TestApp, "kv">): Promise<number> {
+  return (await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length;
+}
+
+/** POSTs a JSON-RPC message (an object or raw text) to the MCP endpoint, accepting JSON or SSE. */
+export function mcpPost(
+  app: Requester,
+  message: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return post(app, "/api/v1/mcp", message, {
+    Accept: "application/json, text/event-stream",
+    ...headers,
+  });
+}
+
 /**
  * Calls one MCP tool (stateless 2025-11-25, one JSON-RPC request) and returns its
  * result: `structuredContent`, `isError` and the rest.
@@ -197,12 +214,12 @@ export async function mcpToolCall(
   name: string,
   args: unknown,
 ): Promise<{ structuredContent: Record<string, unknown>; isError?: boolean }> {
-  const res = await post(app, "/api/v1/mcp", {
+  const res = await mcpPost(app, {
     jsonrpc: "2.0",
     id: 1,
     method: "tools/call",
     params: { name, arguments: args },
-  }, { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" });
+  }, { "MCP-Protocol-Version": "2025-11-25" });
   const text = await res.text();
   // The answer is JSON, or one server-sent event holding it.
   return JSON.parse(text.slice(text.indexOf("{"))).result;
