@@ -172,20 +172,22 @@ export function bearerGet(app: Requester, path: string, token: string): Promise<
   return app.request(path, { headers: { Authorization: `Bearer ${token}` } });
 }
 
-/** POSTs JSON (an object, a raw string body, or a stream of it sent chunked) to a path. */
+/**
+ * POSTs JSON (an object, a raw string body, or a stream of it sent chunked) to a path;
+ * in-process, from `address` if given.
+ */
 export function post(
   app: Requester,
   path: string,
   body: unknown,
   headers: Record<string, string> = {},
+  address?: string,
 ): Promise<Response> {
-  return app.request(
-    path,
-    postOf(
-      { "Content-Type": "application/json", ...headers },
-      typeof body === "string" || body instanceof ReadableStream ? body : JSON.stringify(body),
-    ),
+  const init = postOf(
+    { "Content-Type": "application/json", ...headers },
+    typeof body === "string" || body instanceof ReadableStream ? body : JSON.stringify(body),
   );
+  return app.request(path, address === undefined ? init : { ...init, address });
 }
 
 /** How many submission records the store holds. */
