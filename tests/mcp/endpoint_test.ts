@@ -7,7 +7,7 @@ import {
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { getSubmission } from "../../src/store/submissions.ts";
-import { LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
+import { initializeRequest, LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
 import { countSubmissions, createApp, listen, mcpPost, overHttp, post } from "../_helpers.ts";
 import { reviewCli, reviewListJson, startService, startServiceOnTempKv } from "../_service.ts";
 
@@ -241,20 +241,7 @@ function exerciseClient(
 
 /** A raw legacy JSON-RPC POST over the wire, by default what a 2025 client sends first. */
 function rpc(baseUrl: string, headers: Record<string, string> = {}, body?: unknown) {
-  return mcpPost(
-    overHttp(baseUrl),
-    body ?? {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    },
-    headers,
-  );
+  return mcpPost(overHttp(baseUrl), body ?? initializeRequest("raw"), headers);
 }
 
 Deno.test("the MCP endpoint is POST only: GET and DELETE are 405 with Allow: POST", async () => {
