@@ -18,6 +18,20 @@ export const SPEC_TOOL_NAMES = ["check_coverage", "list_services", "submit_lead"
 /** Every tool: the SPEC's four, then the read-only additions. */
 export const TOOL_NAMES = [...SPEC_TOOL_NAMES, "estimate_quote", "get_request_status"];
 
+/** The JSON-RPC `initialize` request a 2025-11-25 MCP client sends first. */
+export function initializeRequest(clientName: string): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: clientName, version: "1" },
+    },
+  };
+}
+
 /** A valid `submit_lead` / `POST /api/v1/intake` argument. */
 export const LEAD = { email: "ops@example.com", description: "Two racks in Frankfurt" };
 

@@ -108,22 +108,42 @@ export async function registerClient(app: Requester, scope?: string): Promise<Cl
   return await res.json();
 }
 
-/** Sends a token request with the client's Basic credentials and a form body. */
+/** Request options for a streamed (chunked) body; Deno's `RequestInit` type lacks `duplex`. */
+export function streamed(init: RequestInit & { body: ReadableStream<Uint8Array> }): RequestInit {
+  return { ...init, duplex: "half" } as RequestInit;
+}
+
+/** A POST of `body`: a string as it is, a stream chunked (see {@link streamed}). */
+function postOf(
+  headers: Record<string, string>,
+  body: string | ReadableStream<Uint8Array>,
+): RequestInit {
+  return typeof body === "string"
+    ? { method: "POST", headers, body }
+    : streamed({ method: "POST", headers, body });
+}
+
+/**
+ * Sends a token request with the client's Basic credentials and a form body: the form's
+ * fields, its text, or a stream of it sent chunked.
+ */
 export function tokenRequest(
   app: Requester,
   client: Client,
-  form: Record<string, string> | string,
+  form: Record<string, string> | string | ReadableStream<Uint8Array>,
   headers: Record<string, string> = {},
 ): Promise<Response> {
-  return app.request("/oauth2/token", {
-    method: "POST",
-    headers: {
+  const body = typeof form === "string" || form instanceof ReadableStream
+    ? form
+    : new URLSearchParams(form).toString();
+  return app.request(
+    "/oauth2/token",
+    postOf({
       "Authorization": basic(client.client_id, client.client_secret),
       "Content-Type": "application/x-www-form-urlencoded",
       ...headers,
-    },
-    body: typeof form === "string" ? form : new URLSearchParams(form).toString(),
-  });
+    }, body),
+  );
 }
 
 /** Issues an access token, asserting success. */
@@ -152,17 +172,38 @@ export function bearerGet(app: Requester, path: string, token: string): Promise<
   return app.request(path, { headers: { Authorization: `Bearer ${token}` } });
 }
 
-/** POSTs JSON (an object, or a raw string body) to a path. */
+/**
+ * POSTs JSON (an object, a raw string body, or a stream of it sent chunked) to a path;
+ * in-process, from `address` if given.
+ */
 export function post(
   app: Requester,
   path: string,
   body: unknown,
   headers: Record<string, string> = {},
+  address?: string,
 ): Promise<Response> {
-  return app.request(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
+  const init = postOf(
+    { "Content-Type": "application/json", ...headers },
+    typeof body === "string" || body instanceof ReadableStream ? body : JSON.stringify(body),
+  );
+  return app.request(path, address === undefined ? init : { ...init, address });
+}
+
+/** How many submission records the store holds. */
+export async function countSubmissions(app: Pick<TestApp, "kv">): Promise<number> {
+  return (await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length;
+}
+
+/** POSTs a JSON-RPC message (an object or raw text) to the MCP endpoint, accepting JSON or SSE. */
+export function mcpPost(
+  app: Requester,
+  message: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return post(app, "/api/v1/mcp", message, {
+    Accept: "application/json, text/event-stream",
+    ...headers,
   });
 }
 
@@ -175,12 +216,12 @@ export async function mcpToolCall(
   name: string,
   args: unknown,
 ): Promise<{ structuredContent: Record<string, unknown>; isError?: boolean }> {
-  const res = await post(app, "/api/v1/mcp", {
+  const res = await mcpPost(app, {
     jsonrpc: "2.0",
     id: 1,
     method: "tools/call",
     params: { name, arguments: args },
-  }, { Accept: "application/json, text/event-stream", "MCP-Protocol-Version": "2025-11-25" });
+  }, { "MCP-Protocol-Version": "2025-11-25" });
   const text = await res.text();
   // The answer is JSON, or one server-sent event holding it.
   return JSON.parse(text.slice(text.indexOf("{"))).result;

@@ -8,7 +8,16 @@
 import assert from "node:assert/strict";
 import { HttpError } from "../src/http/errors.ts";
 import { readBody } from "../src/http/body.ts";
-import { basic, issueToken, listen, registerClient } from "./_helpers.ts";
+import {
+  basic,
+  issueToken,
+  listen,
+  overHttp,
+  post,
+  registerClient,
+  streamed,
+  tokenRequest,
+} from "./_helpers.ts";
 
 const LIMIT = 8 * 1024;
 const OAUTH_POSTS = ["/oauth2/token", "/oauth2/revoke", "/agent/identity"] as const;
@@ -41,11 +50,6 @@ function paddedTokenForm(size: number): string {
 function paddedRegistration(size: number): string {
   const json = JSON.stringify({ type: "anonymous" });
   return json.slice(0, -1) + " ".repeat(size - json.length) + "}";
-}
-
-/** Request options for a streamed (chunked) body; Deno's `RequestInit` type lacks `duplex`. */
-function streamed(init: RequestInit & { body: ReadableStream<Uint8Array> }): RequestInit {
-  return { ...init, duplex: "half" } as RequestInit;
 }
 
 /** A stream that hands out `bytes` in chunks of `chunkSize`, counting pulls. */
@@ -93,6 +97,22 @@ async function rawExchange(port: number, bytes: string): Promise<string> {
   return text;
 }
 
+/**
+ * Writes raw bytes on one connection and reads until the server closes it. Unlike
+ * {@link rawExchange} it has no time limit, and a failed read fails the test.
+ */
+async function exchangeUntilClose(port: number, bytes: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await conn.write(new TextEncoder().encode(bytes));
+  let text = "";
+  const buf = new Uint8Array(4096);
+  for (let n; (n = await conn.read(buf)) !== null;) {
+    text += new TextDecoder().decode(buf.subarray(0, n));
+  }
+  conn.close();
+  return text;
+}
+
 /** Sends one raw HTTP/1.1 request head and reads the complete response (head and sized body). */
 async function rawRequest(
   port: number,
@@ -129,6 +149,7 @@ async function rawRequest(
 
 Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity reject a declared Content-Length over 8 KiB with 413", async (t) => {
   await using app = await listen();
+  const wire = overHttp(app.baseUrl);
 
   for (const path of OAUTH_POSTS) {
     await t.step(`${path}: 8 KiB + 1 byte sent with Content-Length gets 413`, async () => {
@@ -164,14 +185,7 @@ Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity reject a decla
     const client = await registerClient(app);
     const form = paddedTokenForm(LIMIT);
     assert.equal(new TextEncoder().encode(form).byteLength, LIMIT);
-    const res = await fetch(`${app.baseUrl}/oauth2/token`, {
-      method: "POST",
-      headers: {
-        "Authorization": basic(client.client_id, client.client_secret),
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      body: form,
-    });
+    const res = await tokenRequest(wire, client, form);
     assert.equal(res.status, 200);
     assert.equal((await res.json()).token_type, "Bearer");
   });
@@ -196,11 +210,7 @@ Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity reject a decla
   await t.step("a registration of exactly 8 KiB is accepted", async () => {
     const body = paddedRegistration(LIMIT);
     assert.equal(new TextEncoder().encode(body).byteLength, LIMIT);
-    const res = await fetch(`${app.baseUrl}/agent/identity`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body,
-    });
+    const res = await post(wire, "/agent/identity", body);
     assert.equal(res.status, 201);
     assert.equal(typeof (await res.json()).client_id, "string");
   });
@@ -208,6 +218,7 @@ Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity reject a decla
 
 Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity cut off a chunked body over 8 KiB with 413", async (t) => {
   await using app = await listen();
+  const wire = overHttp(app.baseUrl);
   const TOTAL_CHUNKS = 64; // 64 KiB in 1 KiB chunks
   // Past this many chunks the stream holds back until the response has arrived (or 2 s
   // pass): socket buffers would otherwise swallow all 64 KiB before the server reads any.
@@ -239,10 +250,7 @@ Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity cut off a chun
           },
         }, { highWaterMark: 0 });
 
-        const res = await fetch(
-          `${app.baseUrl}${path}`,
-          streamed({ method: "POST", headers: { "Content-Type": contentTypeFor(path) }, body }),
-        );
+        const res = await post(wire, path, body, { "Content-Type": contentTypeFor(path) });
         const pullsAtResponse = pulls;
         finished = true;
         responded.resolve();
@@ -280,31 +288,19 @@ Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity cut off a chun
   await t.step("a chunked token request of 8 KiB + 1 byte gets 413", async () => {
     const client = await registerClient(app);
     const { stream } = chunkedBody(new TextEncoder().encode(paddedTokenForm(LIMIT + 1)), 1000);
-    const res = await fetch(
-      `${app.baseUrl}/oauth2/token`,
-      streamed({
-        method: "POST",
-        headers: {
-          "Authorization": basic(client.client_id, client.client_secret),
-          "Content-Type": "application/x-www-form-urlencoded",
-        },
-        body: stream,
-      }),
-    );
+    const res = await tokenRequest(wire, client, stream);
     await assertTooLarge(res);
   });
 });
 
 Deno.test("POST /oauth2/token and /agent/identity accept a chunked body under 8 KiB", async (t) => {
   await using app = await listen();
+  const wire = overHttp(app.baseUrl);
   const encoder = new TextEncoder();
 
   await t.step("a registration sent as a stream gets 201 and credentials", async () => {
     const { stream, state } = chunkedBody(encoder.encode(JSON.stringify({ type: "anonymous" })), 4);
-    const res = await fetch(
-      `${app.baseUrl}/agent/identity`,
-      streamed({ method: "POST", headers: { "Content-Type": "application/json" }, body: stream }),
-    );
+    const res = await post(wire, "/agent/identity", stream);
     assert.equal(res.status, 201);
     assert.equal(res.headers.get("cache-control"), "no-store");
     const body = await res.json();
@@ -318,17 +314,7 @@ Deno.test("POST /oauth2/token and /agent/identity accept a chunked body under 8 
     const form = `grant_type=client_credentials&resource=${encodeURIComponent(app.baseUrl)}` +
       "&scope=services%3Aread";
     const { stream, state } = chunkedBody(encoder.encode(form), 7);
-    const res = await fetch(
-      `${app.baseUrl}/oauth2/token`,
-      streamed({
-        method: "POST",
-        headers: {
-          "Authorization": basic(client.client_id, client.client_secret),
-          "Content-Type": "application/x-www-form-urlencoded",
-        },
-        body: stream,
-      }),
-    );
+    const res = await tokenRequest(wire, client, stream);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("cache-control"), "no-store");
     const token = await res.json();
@@ -346,17 +332,7 @@ Deno.test("POST /oauth2/token and /agent/identity accept a chunked body under 8 
   await t.step("a chunked token request of exactly 8 KiB is accepted", async () => {
     const client = await registerClient(app);
     const { stream } = chunkedBody(encoder.encode(paddedTokenForm(LIMIT)), 1000);
-    const res = await fetch(
-      `${app.baseUrl}/oauth2/token`,
-      streamed({
-        method: "POST",
-        headers: {
-          "Authorization": basic(client.client_id, client.client_secret),
-          "Content-Type": "application/x-www-form-urlencoded",
-        },
-        body: stream,
-      }),
-    );
+    const res = await tokenRequest(wire, client, stream);
     assert.equal(res.status, 200);
     assert.equal((await res.json()).token_type, "Bearer");
   });
@@ -660,18 +636,14 @@ Deno.test("a protected read's 401 carries the Bearer challenge with resource_met
 Deno.test("the token response over the wire has Cache-Control: no-store and Pragma: no-cache", async (t) => {
   await using app = await listen();
   const client = await registerClient(app);
-  const post = (authorization: string) =>
-    fetch(`${app.baseUrl}/oauth2/token`, {
-      method: "POST",
-      headers: {
-        "Authorization": authorization,
-        "Content-Type": "application/x-www-form-urlencoded",
-      },
-      body: new URLSearchParams({ grant_type: "client_credentials", resource: app.baseUrl }),
+  const token = (client_secret: string) =>
+    tokenRequest(overHttp(app.baseUrl), { ...client, client_secret }, {
+      grant_type: "client_credentials",
+      resource: app.baseUrl,
     });
 
   await t.step("a successful token response", async () => {
-    const res = await post(basic(client.client_id, client.client_secret));
+    const res = await token(client.client_secret);
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("cache-control"), "no-store");
     assert.equal(res.headers.get("pragma"), "no-cache");
@@ -683,7 +655,7 @@ Deno.test("the token response over the wire has Cache-Control: no-store and Prag
   });
 
   await t.step("a token error response", async () => {
-    const res = await post(basic(client.client_id, "dcfs_cs_wrong"));
+    const res = await token("dcfs_cs_wrong");
     assert.equal(res.status, 401);
     assert.equal(res.headers.get("cache-control"), "no-store");
     assert.equal(res.headers.get("pragma"), "no-cache");
@@ -779,20 +751,11 @@ Deno.test("readBody gives up with 408 on a body that does not arrive in time", a
 
 Deno.test("a Host header that makes no valid URL is a 400, and neither the URL nor its query reaches the log", async () => {
   await using app = await listen();
-  const conn = await Deno.connect({
-    hostname: "127.0.0.1",
-    port: Number(new URL(app.baseUrl).port),
-  });
-  await conn.write(new TextEncoder().encode(
+  const text = await exchangeUntilClose(
+    Number(new URL(app.baseUrl).port),
     "GET /api/v1/agent/services?access_token=dcfs_at_SECRET&email=jane@doe.example HTTP/1.1\r\n" +
       "Host: x|y\u009B[31m\r\nConnection: close\r\n\r\n",
-  ));
-  let text = "";
-  const buf = new Uint8Array(4096);
-  for (let n; (n = await conn.read(buf)) !== null;) {
-    text += new TextDecoder().decode(buf.subarray(0, n));
-  }
-  conn.close();
+  );
   assert.match(text, /^HTTP\/1\.1 400 /);
   assert.match(text, /\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
   assert.match(text, /"error":"invalid_request"/);
@@ -809,17 +772,11 @@ Deno.test("a Host header cannot choose the route: a path smuggled through it is 
   const port = Number(new URL(app.baseUrl).port);
   const body = JSON.stringify({ email: "h@example.com", description: "via host" });
   for (const host of ["a\\api\\v1\\intake?", "a/api/v1/intake?", "a\\api\\v1\\intake#", "x@y"]) {
-    const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-    await conn.write(new TextEncoder().encode(
+    const text = await exchangeUntilClose(
+      port,
       `POST /totally/other/path HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
-    ));
-    let text = "";
-    const buf = new Uint8Array(4096);
-    for (let n; (n = await conn.read(buf)) !== null;) {
-      text += new TextDecoder().decode(buf.subarray(0, n));
-    }
-    conn.close();
+    );
     assert.match(text, /^HTTP\/1\.1 400 /, host);
   }
   assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["submissions"] })), []);

@@ -8,6 +8,7 @@
 
 import assert from "node:assert/strict";
 import { basic } from "../_helpers.ts";
+import { initializeRequest } from "../_fixtures.ts";
 import { startService } from "../_service.ts";
 
 /** Distinctive personal data: anything found in the log came from these requests. */
@@ -140,16 +141,7 @@ Deno.test("the service's log holds no credentials and no personal data after a f
     const init = await send(`${base}/api/v1/mcp`, {
       method: "POST",
       headers: MCP_HEADERS,
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "log-audit", version: "1" },
-        },
-      }),
+      body: JSON.stringify(initializeRequest("log-audit")),
     });
     assert.equal(init.status, 200, init.text);
     const calls = [

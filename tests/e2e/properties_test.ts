@@ -22,6 +22,7 @@ import {
   type Client,
   createApp,
   issueToken,
+  mcpPost,
   post,
   registerClient,
   type TestApp,
@@ -46,6 +47,28 @@ function check<T>(
 
 function assertNot5xx(res: Response, what: string): void {
   assert.ok(res.status < 500, `${what} answered ${res.status}`);
+}
+
+/**
+ * An app without rate limits (the runs send thousands of requests) and a client registered
+ * on it (with `scope`, if given), with the client's Basic header. Use with `await using`.
+ */
+async function appWithClient(scope?: string): Promise<TestApp & { client: Client; auth: string }> {
+  const app = await createApp({ env: NO_LIMITS });
+  try {
+    const client = await registerClient(app, scope);
+    return { ...app, client, auth: basic(client.client_id, client.client_secret) };
+  } catch (err) {
+    await app[Symbol.asyncDispose]();
+    throw err;
+  }
+}
+
+/** POSTs a form body to `path`, with `Authorization: auth` if given. */
+function formPost(app: TestApp, path: string, body: string, auth?: string): Promise<Response> {
+  const headers: Record<string, string> = { "Content-Type": FORM };
+  if (auth !== undefined) headers.Authorization = auth;
+  return app.request(path, { method: "POST", headers, body });
 }
 
 // ---- generators ----
@@ -216,8 +239,8 @@ Deno.test("Basic-header decoding never throws and round-trips form-encoded pairs
   await t.step(
     "anything but a valid client's exact credentials gets no token, and no 5xx",
     async () => {
-      await using app = await createApp({ env: NO_LIMITS });
-      const a = await registerClient(app);
+      await using app = await appWithClient();
+      const a = app.client;
       const b = await registerClient(app);
       const tokensBefore = (await Array.fromAsync(app.kv.list({ prefix: ["tokens"] }))).length;
       const differ = (s: string) =>
@@ -256,9 +279,7 @@ Deno.test("Basic-header decoding never throws and round-trips form-encoded pairs
       );
       await check(
         fc.asyncProperty(fc.option(header, { nil: undefined }), body, async (auth, form) => {
-          const headers: Record<string, string> = { "Content-Type": FORM };
-          if (auth !== undefined) headers.Authorization = auth;
-          const res = await app.request("/oauth2/token", { method: "POST", headers, body: form });
+          const res = await formPost(app, "/oauth2/token", form, auth);
           const text = await res.text();
           assertNot5xx(res, `token with Authorization ${JSON.stringify(auth)}`);
           assert.notEqual(res.status, 200, `a token for ${JSON.stringify(auth)}: ${text}`);
@@ -419,9 +440,7 @@ Deno.test("form parsing gives params or a 400, and a repeated name is always a 4
   await t.step(
     "through /oauth2/token and /oauth2/revoke: never a 5xx, repeats are 400",
     async () => {
-      await using app = await createApp({ env: NO_LIMITS });
-      const client = await registerClient(app);
-      const auth = basic(client.client_id, client.client_secret);
+      await using app = await appWithClient();
       const body = fc.oneof(
         formText.map((s) => ({ body: s, repeated: undefined as string | undefined })),
         repeatedForm,
@@ -435,11 +454,7 @@ Deno.test("form parsing gives params or a 400, and a repeated name is always a 4
           body,
           fc.constantFrom("/oauth2/token", "/oauth2/revoke"),
           async ({ body, repeated }, path) => {
-            const res = await app.request(path, {
-              method: "POST",
-              headers: { Authorization: auth, "Content-Type": FORM },
-              body,
-            });
+            const res = await formPost(app, path, body, app.auth);
             const text = await res.text();
             assertNot5xx(res, `${path} with ${JSON.stringify(body)}`);
             const repeatable = path === "/oauth2/token" && repeated === "resource";
@@ -522,6 +537,17 @@ async function assertCompleteRecord(
   for (const e of fresh) await app.kv.delete(e.key);
 }
 
+/** A small valid lead and quote: the bodies the nesting steps add a deep member to. */
+const SMALL_LEAD = { email: "ops@example.com", description: "Two racks" };
+const SMALL_QUOTE = {
+  company: "Example GmbH",
+  contact_name: "Alex Example",
+  email: "alex@example.com",
+  city: "Zurich",
+  service_type: "remote-hands",
+  description: "Swap a disk",
+};
+
 Deno.test("JSON bodies to /api/v1/intake and /api/v1/quotes: 202 with a complete record, or 400/413 with none", async (t) => {
   for (const [path, kind] of [["/api/v1/intake", "lead"], ["/api/v1/quotes", "quote"]] as const) {
     await t.step(`${path}: arbitrary JSON values`, async () => {
@@ -576,17 +602,7 @@ Deno.test("JSON bodies to /api/v1/intake and /api/v1/quotes: 202 with a complete
 
   await t.step("deeply nested members (valid JSON under the size limit): never a 5xx", async () => {
     await using app = await createApp({ env: NO_LIMITS });
-    const valid = {
-      "/api/v1/intake": { email: "ops@example.com", description: "Two racks" },
-      "/api/v1/quotes": {
-        company: "Example GmbH",
-        contact_name: "Alex Example",
-        email: "alex@example.com",
-        city: "Zurich",
-        service_type: "remote-hands",
-        description: "Swap a disk",
-      },
-    };
+    const valid = { "/api/v1/intake": SMALL_LEAD, "/api/v1/quotes": SMALL_QUOTE };
     let n = 0;
     await check(
       fc.asyncProperty(
@@ -622,17 +638,7 @@ Deno.test("JSON bodies to /api/v1/intake and /api/v1/quotes: 202 with a complete
     "deeply nested tool arguments over MCP: an answer, never an internal error",
     async () => {
       await using app = await createApp({ env: NO_LIMITS });
-      const args = {
-        submit_lead: { email: "ops@example.com", description: "Two racks" },
-        request_quote: {
-          company: "Example GmbH",
-          contact_name: "Alex Example",
-          email: "alex@example.com",
-          city: "Zurich",
-          service_type: "remote-hands",
-          description: "Swap a disk",
-        },
-      };
+      const args = { submit_lead: SMALL_LEAD, request_quote: SMALL_QUOTE };
       await check(
         fc.asyncProperty(
           fc.integer({ min: 1, max: 20_000 }),
@@ -647,10 +653,7 @@ Deno.test("JSON bodies to /api/v1/intake and /api/v1/quotes: 202 with a complete
               method: "tools/call",
               params: { name: tool, arguments: args[tool] },
             }).replace(/}}}$/, `,${extra}"nested":${nested}}}}`);
-            const res = await post(app, "/api/v1/mcp", call, {
-              Accept: "application/json, text/event-stream",
-              "MCP-Protocol-Version": "2025-11-25",
-            });
+            const res = await mcpPost(app, call, { "MCP-Protocol-Version": "2025-11-25" });
             const text = await res.text();
             const what = `${tool} with an argument nested ${depth} deep (${call.length} bytes, ` +
               `non-Latin-1 member name: ${wideName})`;
@@ -750,9 +753,7 @@ Deno.test("scope strings parse to known scopes only, or fail with invalid_scope"
   await t.step(
     "registration and token requests: never 5xx, never an unregistered scope",
     async () => {
-      await using app = await createApp({ env: NO_LIMITS });
-      const narrow: Client = await registerClient(app, "services:read coverage:read");
-      const auth = basic(narrow.client_id, narrow.client_secret);
+      await using app = await appWithClient("services:read coverage:read");
       await check(
         fc.asyncProperty(scopeString, async (scope) => {
           const reg = await post(app, "/agent/identity", { type: "anonymous", scope });
@@ -770,11 +771,12 @@ Deno.test("scope strings parse to known scopes only, or fail with invalid_scope"
             assert.equal(regBody.error, "invalid_scope");
           }
 
-          const tok = await app.request("/oauth2/token", {
-            method: "POST",
-            headers: { Authorization: auth, "Content-Type": FORM },
-            body: new URLSearchParams({ grant_type: "client_credentials", scope }).toString(),
-          });
+          const tok = await formPost(
+            app,
+            "/oauth2/token",
+            new URLSearchParams({ grant_type: "client_credentials", scope }).toString(),
+            app.auth,
+          );
           const tokBody = await tok.json();
           assertNot5xx(tok, `token with scope ${JSON.stringify(scope)}`);
           if (tok.status === 200) {
@@ -807,8 +809,8 @@ Deno.test("city names: coverage answers 200 or 400, never 5xx; normalizeName is 
   await t.step(
     "GET /api/v1/locations and /api/v1/agent/coverage with arbitrary names",
     async () => {
-      await using app = await createApp({ env: NO_LIMITS });
-      const token = await issueToken(app, await registerClient(app), "coverage:read");
+      await using app = await appWithClient();
+      const token = await issueToken(app, app.client, "coverage:read");
       const city = fc.oneof(
         anyText(120),
         fc.constantFrom(...cities),

@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config.ts";
 import { sendNotices } from "../../src/review/notifier.ts";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { largestQuote, QUOTE } from "../_fixtures.ts";
-import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
+import { countSubmissions, createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
 
 const LEAD = { email: "ops@example.com", description: "Two racks to install" };
 
@@ -207,12 +207,7 @@ Deno.test("POST /api/v1/intake and /quotes share RATE_LIMIT_SUBMIT per client ad
   assert.equal((await c.json()).error, "rate_limited");
   const other = await post(app, "/api/v1/intake", LEAD, {});
   await other.body?.cancel();
-  const elsewhere = await app.request("/api/v1/intake", {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(LEAD),
-    address: "198.51.100.9",
-  });
+  const elsewhere = await post(app, "/api/v1/intake", LEAD, {}, "198.51.100.9");
   assert.equal(elsewhere.status, 202);
   await elsewhere.body?.cancel();
 });
@@ -227,8 +222,7 @@ Deno.test("Idempotency-Key replays the first answer for the same body", async ()
   assert.equal(again.status, 202);
   assert.equal(again.headers.get("idempotent-replayed"), "true");
   assert.deepEqual(await again.json(), { ...firstBody, replayed: true });
-  const records = await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }));
-  assert.equal(records.length, 1);
+  assert.equal(await countSubmissions(app), 1);
 });
 
 Deno.test("Idempotency-Key with a different body is 409 and stores nothing", async () => {
@@ -239,7 +233,7 @@ Deno.test("Idempotency-Key with a different body is 409 and stores nothing", asy
   });
   assert.equal(res.status, 409);
   assert.equal((await res.json()).error, "idempotency_key_reused");
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+  assert.equal(await countSubmissions(app), 1);
 });
 
 Deno.test("Idempotency-Key is scoped per endpoint and per caller address", async (t) => {
@@ -252,12 +246,13 @@ Deno.test("Idempotency-Key is scoped per endpoint and per caller address", async
     assert.equal((await res.json()).error, "validation_failed");
   });
   await t.step("another address cannot replay or block someone else's key", async () => {
-    const res = await app.request("/api/v1/intake", {
-      method: "POST",
-      headers: { "Content-Type": "application/json", "Idempotency-Key": "shared" },
-      body: JSON.stringify({ ...LEAD, description: "a different lead" }),
-      address: "198.51.100.7",
-    });
+    const res = await post(
+      app,
+      "/api/v1/intake",
+      { ...LEAD, description: "a different lead" },
+      { "Idempotency-Key": "shared" },
+      "198.51.100.7",
+    );
     assert.equal(res.status, 202);
     assert.notEqual((await res.json()).request_id, lead.request_id);
   });
@@ -311,7 +306,7 @@ Deno.test("concurrent requests with one Idempotency-Key store one submission", a
   const bodies = await Promise.all(responses.map((r) => r.json()));
   assert.ok(responses.every((r) => r.status === 202));
   assert.equal(new Set(bodies.map((b) => b.request_id)).size, 1);
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+  assert.equal(await countSubmissions(app), 1);
 });
 
 Deno.test("a malformed Idempotency-Key is 400 invalid_idempotency_key", async (t) => {
@@ -345,7 +340,7 @@ Deno.test("additional properties count as stored: numbers that re-serialise long
   assert.equal(res.status, 400);
   const { issues } = await res.json();
   assert.match(issues[0].message, /additional properties are at most 4096 bytes as JSON/);
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 0);
+  assert.equal(await countSubmissions(app), 0);
 });
 
 Deno.test("a submission carries at most 16 additional properties, named in at most 64 characters, 4 KiB together", async (t) => {
@@ -379,7 +374,7 @@ Deno.test("a submission carries at most 16 additional properties, named in at mo
       assert.match(messages, /additional properties are at most 4096 bytes as JSON together/);
     },
   );
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+  assert.equal(await countSubmissions(app), 1);
 });
 
 /** One delivery attempt that fails with a long error, as its notice then stores it. */
@@ -391,6 +386,12 @@ async function failDelivery(app: TestApp): Promise<void> {
     log: () => {},
     fetch: () => Promise.reject(new Error("e".repeat(1_000))),
   });
+}
+
+/** POSTs a quote with a 255-character Idempotency-Key from an IPv6 address: the most stored. */
+function postLongestKey(app: TestApp, quote: Record<string, unknown>): Promise<Response> {
+  const ipv6 = "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff";
+  return post(app, "/api/v1/quotes", quote, { "Idempotency-Key": "k".repeat(255) }, ipv6);
 }
 
 /** Bytes the store holds, rate counters aside: keys and values as stored. */
@@ -430,12 +431,7 @@ Deno.test("the stored bound holds for caller text the estimate could echo: a lon
   const size = () => new TextEncoder().encode(JSON.stringify(quote)).byteLength;
   // The request at its limit (the stored JSON is smaller: fields, not long synonyms).
   quote["k10".padEnd(64, "k")] = "x".repeat(SUBMISSION_MAX_BODY - size());
-  const res = await app.request("/api/v1/quotes", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "Idempotency-Key": "k".repeat(255) },
-    body: JSON.stringify(quote),
-    address: "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff",
-  });
+  const res = await postLongestKey(app, quote);
   assert.equal(res.status, 202, await res.clone().text());
   const { budget_estimate: e } = await res.json();
   assert.equal(e.assumptions.length, 3, "each input read from its synonym");
@@ -454,12 +450,7 @@ Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted 
   const quote = largestQuote();
   const size = () => new TextEncoder().encode(JSON.stringify(quote)).byteLength;
   assert.equal(size(), SUBMISSION_MAX_BODY);
-  const res = await app.request("/api/v1/quotes", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "Idempotency-Key": "k".repeat(255) },
-    body: JSON.stringify(quote),
-    address: "2001:db8:ffff:ffff:ffff:ffff:ffff:ffff",
-  });
+  const res = await postLongestKey(app, quote);
   assert.equal(res.status, 202, await res.clone().text());
   await res.body?.cancel();
   await failDelivery(app);
@@ -488,19 +479,14 @@ Deno.test("a submission nested deeper than 32 levels is 400 and nothing is store
     const body = JSON.stringify(LEAD).replace(/}$/, `,"nested":${nest(31)}}`);
     assert.equal((await post(app, "/api/v1/intake", body)).status, 202);
   });
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+  assert.equal(await countSubmissions(app), 1);
 });
 
 Deno.test("RATE_LIMIT_SUBMIT_GLOBAL caps submissions from all addresses together", async () => {
   await using app = await createApp({ env: { RATE_LIMIT_SUBMIT_GLOBAL: "3" } });
   const statuses = [];
   for (let i = 0; i < 5; i++) {
-    const res = await app.request("/api/v1/intake", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(LEAD),
-      address: `198.51.100.${i}`,
-    });
+    const res = await post(app, "/api/v1/intake", LEAD, {}, `198.51.100.${i}`);
     statuses.push(res.status);
     if (res.status === 429) {
       assert.ok(res.headers.get("retry-after"));
@@ -534,7 +520,7 @@ Deno.test("REST takes the idempotency key as the idempotency_key field too, and 
     assert.equal(res.status, 400);
     assert.equal((await res.json()).error, "invalid_idempotency_key");
   });
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+  assert.equal(await countSubmissions(app), 1);
 });
 
 Deno.test("a lead's service_type is stored as the catalog id when it names a service, and kept as free text when not", async () => {
@@ -575,13 +561,13 @@ Deno.test("retries are safe by default: two identical keyless submissions store 
     });
   }
   await t.step("each kind stored once per distinct request", async () => {
-    assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 4);
+    assert.equal(await countSubmissions(app), 4);
   });
   await t.step("after 10 minutes the same request is a new one", async () => {
     app.clock.advance(10 * 60 * 1000 + 1);
     const later = await (await post(app, "/api/v1/intake", LEAD)).json();
     assert.equal(later.replayed, false);
-    assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 5);
+    assert.equal(await countSubmissions(app), 5);
   });
 });
 
@@ -591,5 +577,5 @@ Deno.test("retries are safe by default over MCP too: an identical submit_lead re
   const again = (await mcpToolCall(app, "submit_lead", LEAD)).structuredContent;
   assert.equal(first.replayed, false);
   assert.deepEqual(again, { ...first, replayed: true });
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 1);
+  assert.equal(await countSubmissions(app), 1);
 });

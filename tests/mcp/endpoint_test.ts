@@ -1,10 +1,14 @@
 import assert from "node:assert/strict";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type VersionNegotiationMode,
+} from "@modelcontextprotocol/client";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { getSubmission } from "../../src/store/submissions.ts";
-import { LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
-import { createApp, listen } from "../_helpers.ts";
+import { initializeRequest, LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
+import { countSubmissions, createApp, listen, mcpPost, overHttp, post } from "../_helpers.ts";
 import { reviewCli, reviewListJson, startService, startServiceOnTempKv } from "../_service.ts";
 
 type ToolResult = {
@@ -171,53 +175,57 @@ async function exercise(
   });
 }
 
+/** An SDK client that closes when its `await using` scope ends. */
+function closing<C extends { close(): Promise<void> }>(client: C): C & AsyncDisposable {
+  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
+}
+
+/** A `@modelcontextprotocol/client@2` client connected to the MCP endpoint under `baseUrl`. */
+async function connect(
+  baseUrl: string,
+  name = "test",
+  mode: VersionNegotiationMode = { pin: "2026-07-28" },
+): Promise<Client & AsyncDisposable> {
+  const client = new Client({ name, version: "1" }, { versionNegotiation: { mode } });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${baseUrl}/api/v1/mcp`)));
+  return closing(client);
+}
+
+/** A v1 `@modelcontextprotocol/sdk` client connected over legacy streamable HTTP. */
+async function connectV1(baseUrl: string, name: string): Promise<V1Client & AsyncDisposable> {
+  const client = new V1Client({ name, version: "1" });
+  await client.connect(new V1Transport(new URL(`${baseUrl}/api/v1/mcp`)));
+  return closing(client);
+}
+
 Deno.test("MCP with @modelcontextprotocol/client@2 pinned to 2026-07-28", async (t) => {
   await using app = await listen();
-  const client = new Client({ name: "test", version: "1" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
-  try {
-    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
-    // Static tools: advertised, but never as changing (Inspector's modern era hangs on that).
-    assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
-    await exerciseClient(t, app.kv, client);
-  } finally {
-    await client.close();
-  }
+  await using client = await connect(app.baseUrl);
+  assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+  // Static tools: advertised, but never as changing (Inspector's modern era hangs on that).
+  assert.deepEqual(client.getServerCapabilities()?.tools, { listChanged: false });
+  await exerciseClient(t, app.kv, client);
 });
 
 Deno.test("MCP with @modelcontextprotocol/client@2 in auto negotiation settles on 2026-07-28", async () => {
   await using app = await listen();
-  const client = new Client({ name: "test", version: "1" }, {
-    versionNegotiation: { mode: "auto" },
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
-  try {
-    assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
-    const r = await client.callTool({ name: "list_services", arguments: {} });
-    assert.equal((r.structuredContent as { ok: boolean }).ok, true);
-  } finally {
-    await client.close();
-  }
+  await using client = await connect(app.baseUrl, "test", "auto");
+  assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+  const r = await client.callTool({ name: "list_services", arguments: {} });
+  assert.equal((r.structuredContent as { ok: boolean }).ok, true);
 });
 
 Deno.test("MCP with the v1 @modelcontextprotocol/sdk client over legacy streamable HTTP", async (t) => {
   await using app = await listen();
-  const client = new V1Client({ name: "legacy", version: "1" });
-  await client.connect(new V1Transport(new URL(`${app.baseUrl}/api/v1/mcp`)));
-  try {
-    assert.equal(client.getServerVersion()?.name, "dc-field-services");
-    await exerciseClient(t, app.kv, client);
-  } finally {
-    await client.close();
-  }
+  await using client = await connectV1(app.baseUrl, "legacy");
+  assert.equal(client.getServerVersion()?.name, "dc-field-services");
+  await exerciseClient(t, app.kv, client);
 });
 
 /** {@linkcode exercise} through an SDK client, v1 or v2: both call and list tools alike. */
 function exerciseClient(
   t: Deno.TestContext,
-  kv: Deno.Kv,
+  kv: Deno.Kv | undefined,
   client: {
     callTool(p: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
     listTools(): Promise<{ tools: ListedTool[] }>;
@@ -231,26 +239,9 @@ function exerciseClient(
   );
 }
 
-/** A raw legacy JSON-RPC POST (what a 2025 client sends first). */
-function rpc(baseUrl: string, headers: Record<string, string> = {}, body?: BodyInit) {
-  return fetch(`${baseUrl}/api/v1/mcp`, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      ...headers,
-    },
-    body: body ?? JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "raw", version: "1" },
-      },
-    }),
-  });
+/** A raw legacy JSON-RPC POST over the wire, by default what a 2025 client sends first. */
+function rpc(baseUrl: string, headers: Record<string, string> = {}, body?: unknown) {
+  return mcpPost(overHttp(baseUrl), body ?? initializeRequest("raw"), headers);
 }
 
 Deno.test("the MCP endpoint is POST only: GET and DELETE are 405 with Allow: POST", async () => {
@@ -343,18 +334,11 @@ Deno.test("the MCP endpoint refuses bodies over 64 KiB with 413, chunked or decl
 
 Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions", async () => {
   await using app = await listen({ env: { RATE_LIMIT_SUBMIT: "2" } });
-  const rest = await fetch(`${app.baseUrl}/api/v1/intake`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(LEAD),
-  });
+  const rest = await post(overHttp(app.baseUrl), "/api/v1/intake", LEAD);
   assert.equal(rest.status, 202);
   await rest.body?.cancel();
-  const client = new Client({ name: "test", version: "1" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
-  try {
+  {
+    await using client = await connect(app.baseUrl);
     const first = await client.callTool({ name: "submit_lead", arguments: LEAD });
     assert.equal(first.isError ?? false, false);
     const second = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
@@ -364,46 +348,23 @@ Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions
     // Reads are not limited.
     const read = await client.callTool({ name: "list_services", arguments: {} });
     assert.equal(read.isError ?? false, false);
-  } finally {
-    await client.close();
   }
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length, 2);
+  assert.equal(await countSubmissions(app), 2);
 });
 
 Deno.test("MCP clients against the real service started with deno task start", async (t) => {
   // Each client makes a dozen submissions: more than one address may in a minute.
   await using service = await startService({ RATE_LIMIT_SUBMIT: "0" });
-  const url = new URL(`${service.baseUrl}/api/v1/mcp`);
   for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
     await t.step(`@modelcontextprotocol/client@2, ${JSON.stringify(mode)}`, async (t) => {
-      const client = new Client({ name: "e2e", version: "1" }, { versionNegotiation: { mode } });
-      await client.connect(new StreamableHTTPClientTransport(url));
-      try {
-        assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
-        await exercise(
-          t,
-          undefined,
-          (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
-          async () => (await client.listTools()).tools,
-        );
-      } finally {
-        await client.close();
-      }
+      await using client = await connect(service.baseUrl, "e2e", mode);
+      assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+      await exerciseClient(t, undefined, client);
     });
   }
   await t.step("the v1 @modelcontextprotocol/sdk client (legacy)", async (t) => {
-    const client = new V1Client({ name: "e2e-legacy", version: "1" });
-    await client.connect(new V1Transport(url));
-    try {
-      await exercise(
-        t,
-        undefined,
-        (name, args) => client.callTool({ name, arguments: args }) as Promise<ToolResult>,
-        async () => (await client.listTools()).tools,
-      );
-    } finally {
-      await client.close();
-    }
+    await using client = await connectV1(service.baseUrl, "e2e-legacy");
+    await exerciseClient(t, undefined, client);
   });
 });
 
@@ -427,10 +388,7 @@ Deno.test("an unexpected failure inside a tool is a generic isError result; deta
     kv: broken,
     env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0", RATE_LIMIT_MCP: "0" },
   });
-  const client = new Client({ name: "test", version: "1" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
-  });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${app.baseUrl}/api/v1/mcp`)));
+  const client = await connect(app.baseUrl);
   try {
     const r = await client.callTool({ name: "submit_lead", arguments: LEAD }) as ToolResult;
     const err = toolError(r);
@@ -447,73 +405,59 @@ Deno.test("an unexpected failure inside a tool is a generic isError result; deta
 
 Deno.test("MCP idempotency: a retry with the same idempotency_key returns the first result and stores nothing new", async (t) => {
   await using service = await startServiceOnTempKv();
-  const client = new Client({ name: "retry", version: "1" }, {
-    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  await using client = await connect(service.baseUrl, "retry");
+  const args = { ...LEAD, idempotency_key: "3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10" };
+  const first = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
+  const again = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
+  await t.step("the replay is the first answer, request id included", () => {
+    assert.equal(first.isError ?? false, false);
+    assert.equal(first.structuredContent?.replayed, false);
+    assert.deepEqual(again.structuredContent, { ...first.structuredContent, replayed: true });
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${service.baseUrl}/api/v1/mcp`)));
-  try {
-    const args = { ...LEAD, idempotency_key: "3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10" };
-    const first = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
-    const again = await client.callTool({ name: "submit_lead", arguments: args }) as ToolResult;
-    await t.step("the replay is the first answer, request id included", () => {
-      assert.equal(first.isError ?? false, false);
-      assert.equal(first.structuredContent?.replayed, false);
-      assert.deepEqual(again.structuredContent, { ...first.structuredContent, replayed: true });
-    });
-    await t.step("deno task review list --json shows one record, without the key", async () => {
-      const items = await reviewListJson(service.kvPath);
-      assert.deepEqual(items.map((i) => i.request_id), [first.structuredContent!.request_id]);
-      const shown = await reviewCli(service.kvPath, "show", String(items[0]!.request_id), "--json");
-      assert.equal(JSON.parse(shown.stdout).request.idempotency_key, undefined);
-    });
-    await t.step("the same key with other arguments is an error result that says so", async () => {
-      const other = await client.callTool({
+  await t.step("deno task review list --json shows one record, without the key", async () => {
+    const items = await reviewListJson(service.kvPath);
+    assert.deepEqual(items.map((i) => i.request_id), [first.structuredContent!.request_id]);
+    const shown = await reviewCli(service.kvPath, "show", String(items[0]!.request_id), "--json");
+    assert.equal(JSON.parse(shown.stdout).request.idempotency_key, undefined);
+  });
+  await t.step("the same key with other arguments is an error result that says so", async () => {
+    const other = await client.callTool({
+      name: "submit_lead",
+      arguments: { ...args, description: "Something else entirely" },
+    }) as ToolResult;
+    const err = toolError(other);
+    assert.equal(err.error, "idempotency_key_reused");
+    assert.equal(err.issues[0]!.path, "idempotency_key");
+    assert.match(err.message, /send the same arguments .*or a new key for a new request/);
+    assert.equal((await reviewListJson(service.kvPath)).length, 1);
+  });
+  await t.step("request_quote takes a key the same way", async () => {
+    const quote = { ...QUOTE, idempotency_key: "quote-retry-1" };
+    const a = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
+    const b = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
+    assert.equal(b.structuredContent?.request_id, a.structuredContent?.request_id);
+    assert.equal((await reviewListJson(service.kvPath)).length, 2);
+  });
+  await t.step("a malformed key is a validation issue like any other", async () => {
+    const err = toolError(
+      await client.callTool({
         name: "submit_lead",
-        arguments: { ...args, description: "Something else entirely" },
-      }) as ToolResult;
-      const err = toolError(other);
-      assert.equal(err.error, "idempotency_key_reused");
-      assert.equal(err.issues[0]!.path, "idempotency_key");
-      assert.match(err.message, /send the same arguments .*or a new key for a new request/);
-      assert.equal((await reviewListJson(service.kvPath)).length, 1);
-    });
-    await t.step("request_quote takes a key the same way", async () => {
-      const quote = { ...QUOTE, idempotency_key: "quote-retry-1" };
-      const a = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
-      const b = await client.callTool({ name: "request_quote", arguments: quote }) as ToolResult;
-      assert.equal(b.structuredContent?.request_id, a.structuredContent?.request_id);
-      assert.equal((await reviewListJson(service.kvPath)).length, 2);
-    });
-    await t.step("a malformed key is a validation issue like any other", async () => {
-      const err = toolError(
-        await client.callTool({
-          name: "submit_lead",
-          arguments: { ...LEAD, idempotency_key: "has spaces" },
-        }) as ToolResult,
-      );
-      assert.deepEqual(err.issues.map((i) => i.path), ["idempotency_key"]);
-    });
-  } finally {
-    await client.close();
-  }
+        arguments: { ...LEAD, idempotency_key: "has spaces" },
+      }) as ToolResult,
+    );
+    assert.deepEqual(err.issues.map((i) => i.path), ["idempotency_key"]);
+  });
 });
 
 Deno.test("refusals that explain: an unknown tool is -32602 naming the tools, the blocked actions and what to use", async (t) => {
   await using app = await createApp();
   for (const name of ["dispatch_engineer", "place_order", "accept_quote"]) {
     await t.step(name, async () => {
-      const res = await app.request("/api/v1/mcp", {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 7,
-          method: "tools/call",
-          params: { name, arguments: {} },
-        }),
+      const res = await mcpPost(app, {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: { name, arguments: {} },
       });
       assert.equal(res.status, 200);
       const body = await res.json();
@@ -527,22 +471,13 @@ Deno.test("refusals that explain: an unknown tool is -32602 naming the tools, th
   }
   await t.step("through the MCP SDK client, the message reaches the agent", async () => {
     await using served = await listen();
-    const client = new Client({ name: "refusal", version: "1" }, {
-      versionNegotiation: { mode: { pin: "2026-07-28" } },
-    });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${served.baseUrl}/api/v1/mcp`)),
+    await using client = await connect(served.baseUrl, "refusal");
+    await assert.rejects(
+      client.callTool({ name: "dispatch_engineer", arguments: {} }),
+      (err: Error & { code?: number }) =>
+        err.code === -32602 &&
+        /dispatch_engineer not found.*not offered to anonymous/.test(err.message),
     );
-    try {
-      await assert.rejects(
-        client.callTool({ name: "dispatch_engineer", arguments: {} }),
-        (err: Error & { code?: number }) =>
-          err.code === -32602 &&
-          /dispatch_engineer not found.*not offered to anonymous/.test(err.message),
-      );
-    } finally {
-      await client.close();
-    }
   });
 });
 
@@ -560,16 +495,12 @@ Deno.test("a 404 under /api/v1/ says what this service does not offer and points
 
 Deno.test("an unknown tool sent without the transport's headers gets the SDK's refusal, not ours", async () => {
   await using app = await createApp();
-  const res = await app.request("/api/v1/mcp", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "place_order", arguments: {} },
-    }),
-  });
+  const res = await post(app, "/api/v1/mcp", {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/call",
+    params: { name: "place_order", arguments: {} },
+  }, { Accept: "application/json" });
   assert.equal(res.status, 406);
   await res.body?.cancel();
 });
