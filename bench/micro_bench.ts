@@ -18,7 +18,7 @@ import {
   getClient,
   storeToken,
 } from "../src/store/credentials.ts";
-import { createStoreCache, ClockCache } from "../src/store/cache.ts";
+import { ClockCache, createStoreCache } from "../src/store/cache.ts";
 import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
