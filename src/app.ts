@@ -46,7 +46,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     cache: createStoreCache(kv),
     submitted: deps.submitted ?? (() => {}),
   };
-  const routes = compileRoutes(buildRoutes(deps.config));
+  const routes = compileRoutes(buildRoutes(deps.config, deps.catalog));
   const admission = createAdmission(deps.config.maxInFlight);
 
   // Synchronous when the route answers synchronously (see `respond` in http/router.ts).

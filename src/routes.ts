@@ -7,6 +7,7 @@
 
 import { agentCoverage, agentLocations, agentServices } from "./catalog/agent_reads.ts";
 import { publicLocations, publicServices } from "./catalog/public_reads.ts";
+import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
@@ -39,8 +40,8 @@ const AI_CATALOG: Headers = { ...PUBLIC, "Content-Type": "application/ai-catalog
  * The one route table, in dispatch order. Each route carries its OpenAPI operation
  * (`doc`), and the OpenAPI document is generated from this same array.
  */
-export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
-  const docs = operationDocs(config);
+export function buildRoutes(config: Config, catalog: Catalog): Route<Context, OperationDoc>[] {
+  const docs = operationDocs(config, catalog);
   // Routes that write or spend a budget: no Origin, or one of ours (see http/origins.ts).
   const own = ownOrigins(config);
   // The three kinds of route: a read anyone may make from any origin (CORS *), a write
@@ -82,12 +83,12 @@ export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
     r("GET", PATHS.estimate, getEstimate, read(docs.estimateQuote)),
     r("GET", PATHS.requestStatus, getRequestStatus, read(docs.requestStatus)),
     // Tool interface (MCP) and its discovery documents
-    r("POST", PATHS.mcp, createMcpEndpoint(), write(docs.mcp)),
+    r("POST", PATHS.mcp, createMcpEndpoint(catalog), write(docs.mcp)),
     r("GET", PATHS.serverCard, _serialised(serverCard(config), CARD), read(docs.serverCard)),
     r(
       "GET",
       PATHS.toolDescriptor,
-      _serialised(toolDescriptor(config), SHORT),
+      _serialised(toolDescriptor(config, catalog), SHORT),
       read(docs.toolDescriptor),
     ),
     r("GET", PATHS.aiCatalog, _serialised(aiCatalog(config), AI_CATALOG), read(docs.aiCatalog)),
@@ -98,7 +99,12 @@ export function buildRoutes(config: Config): Route<Context, OperationDoc>[] {
     r("POST", PATHS.leadForm, webForm("lead"), write(docs.leadForm)),
     r("POST", PATHS.quoteForm, webForm("quote"), write(docs.quoteForm)),
     // This document, generated from this very table
-    r("GET", PATHS.openApi, _openApi(() => routes, config), read(docs.openApi)),
+    r(
+      "GET",
+      PATHS.openApi,
+      _openApi(() => openApiDocument(routes, config, catalog)),
+      read(docs.openApi),
+    ),
   ];
   return routes;
 }
@@ -113,13 +119,10 @@ function _serialised(document: unknown, headers: Headers): () => Response {
  * The OpenAPI document, built at the first request and then kept: converting every zod
  * schema is the costliest part of the table, and most handlers (tests) never serve it.
  */
-function _openApi(
-  routes: () => readonly Route<Context, OperationDoc>[],
-  config: Config,
-): () => Response {
+function _openApi(document: () => unknown): () => Response {
   let body: string | undefined;
   return () => {
-    body ??= JSON.stringify(openApiDocument(routes(), config));
+    body ??= JSON.stringify(document());
     return jsonText(body, { headers: PUBLIC });
   };
 }

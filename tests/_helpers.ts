@@ -29,6 +29,7 @@ export interface TestApp extends AsyncDisposable {
   kv: Deno.Kv;
   clock: FakeClock;
   config: Config;
+  catalog: Catalog;
   /** Every record the handler logged. */
   logs: Record<string, unknown>[];
   /** Calls the handler in-process with a path relative to the base URL. */
@@ -48,6 +49,8 @@ export interface AppOptions {
   /** Defaults to a fresh `:memory:` store, closed on dispose. */
   kv?: Deno.Kv;
   clock?: FakeClock;
+  /** Defaults to the shipped catalog. */
+  catalog?: Catalog;
 }
 
 /** An app with its own in-memory KV and fake clock. Use with `await using`. */
@@ -56,10 +59,11 @@ export async function createApp(options: AppOptions = {}): Promise<TestApp> {
   const kv = options.kv ?? await Deno.openKv(":memory:");
   const clock = options.clock ?? new FakeClock();
   const logs: Record<string, unknown>[] = [];
+  const served = options.catalog ?? catalog();
   const handler = createHandler({
     kv,
     config,
-    catalog: catalog(),
+    catalog: served,
     now: clock.now,
     log: (r) => logs.push(r),
   });
@@ -68,6 +72,7 @@ export async function createApp(options: AppOptions = {}): Promise<TestApp> {
     kv,
     clock,
     config,
+    catalog: served,
     logs,
     async request(path, init = {}) {
       const { address = "192.0.2.1", ...rest } = init;

@@ -7,8 +7,8 @@
  */
 
 import { z } from "zod";
-import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import { clip, type FieldIssue, HttpError, MAX_ISSUES } from "../http/errors.ts";
+import type { Catalog } from "../catalog/catalog.ts";
 import type { LenientFields } from "./lenient.ts";
 
 /** Bounds of submitted fields; documented in docs/api.md. */
@@ -87,9 +87,6 @@ const agentContext = z.record(z.string(), z.unknown(), {
   (v) => _utf8.encode(JSON.stringify(v)).byteLength <= LIMITS.agentContextBytes,
   `agent_context_optional must be at most ${LIMITS.agentContextBytes} bytes as JSON`,
 );
-
-/** The catalog's service ids, for the descriptions of `service_type`. */
-const SERVICE_IDS = servicesFile.services.map((s) => s.id).join(", ");
 
 /** An idempotency key: 1 to 255 visible ASCII characters, in a header, body field or argument. */
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
@@ -174,29 +171,18 @@ export const LeadInput = z.looseObject({
 });
 export type LeadInput = z.infer<typeof LeadInput>;
 
-/** SPEC §2.5. Additional properties are allowed and kept (at most 16, 4 KiB together). */
-export const QuoteInput = z.looseObject({
-  company: _company(true),
-  contact_name: _contactName(true),
-  email: _email,
+/**
+ * The fields of a quote that its price depends on (SPEC §2.5), `service_type` aside: its
+ * description names the catalog's ids ({@linkcode serviceTypeField}). estimate_quote takes
+ * exactly these.
+ */
+export const JOB_FIELDS = {
   city: cityText().meta({
     description: 'City of the site, in any common spelling ("Ashburn VA", "Frankfurt, ' +
       'Germany"). Check it with check_coverage first.',
     examples: ["Zurich"],
   }),
-  service_type: text("service_type").meta({
-    description: `The catalog service: one of ${SERVICE_IDS}. Names and aliases match too ` +
-      "(Remote Hands, rack & stack, cabling, decom, RMA…), in any case or punctuation; an " +
-      "unknown one is refused with the closest id.",
-    examples: ["remote-hands", "rack and stack"],
-  }),
-  description: _description,
-  phone: _phone,
   country: _country,
-  site_address: text("site_address", LIMITS.siteAddress).optional().meta({
-    description: "Street address of the site or datacenter.",
-    examples: ["Hardturmstrasse 161, 8005 Zürich"],
-  }),
   requested_date: z.iso.date({ error: "requested_date must be an ISO 8601 date (YYYY-MM-DD)" })
     .optional().meta({
       description: "Preferred date of the work, YYYY-MM-DD. A wish for the reviewer, not a " +
@@ -238,28 +224,79 @@ export const QuoteInput = z.looseObject({
       "inferred from requested_date and requested_time (false without them), and the " +
       "estimate's assumptions say so.",
   }),
-  attachments_optional: z.array(
-    z.string({ error: "each attachment must be a string reference" })
-      .min(1, "an attachment reference must not be empty")
-      .max(
-        LIMITS.attachmentRef,
-        `an attachment reference is at most ${LIMITS.attachmentRef} characters`,
-      ).meta({ description: "One reference: a URL or a document or ticket id." }),
-    { error: "attachments_optional must be an array of strings" },
-  ).max(LIMITS.attachments, `attachments_optional holds at most ${LIMITS.attachments} references`)
-    .optional().meta({
-      description: "Up to 10 references (URLs, document or ticket ids) for the reviewer, such " +
-        "as a rack diagram; nothing is fetched.",
-      examples: [["https://example.com/rack-12-elevation.pdf"]],
+};
+
+/** `service_type` as a quote takes it: a catalog id, name or alias, described by `description`. */
+export function serviceTypeField(description: string) {
+  return text("service_type").meta({
+    description,
+    examples: ["remote-hands", "rack and stack"],
+  });
+}
+
+/** SPEC §2.5, its `service_type` naming `serviceIds`. */
+function _quoteInput(serviceIds: string) {
+  return z.looseObject({
+    company: _company(true),
+    contact_name: _contactName(true),
+    email: _email,
+    city: JOB_FIELDS.city,
+    service_type: serviceTypeField(
+      `The catalog service: one of ${serviceIds}. Names and aliases match too ` +
+        "(Remote Hands, rack & stack, cabling, decom, RMA…), in any case or punctuation; an " +
+        "unknown one is refused with the closest id.",
+    ),
+    description: _description,
+    phone: _phone,
+    country: JOB_FIELDS.country,
+    site_address: text("site_address", LIMITS.siteAddress).optional().meta({
+      description: "Street address of the site or datacenter.",
+      examples: ["Hardturmstrasse 161, 8005 Zürich"],
     }),
-  urgency: _urgency,
-  agent_context_optional: _agentContext.optional(),
-  idempotency_key: IdempotencyKey.optional(),
-}).meta({
-  description: "A request for a quotation for one catalog service at one site. A person " +
-    "reviews it and sends the binding quotation; the answer's budget estimate is non-binding.",
-});
-export type QuoteInput = z.infer<typeof QuoteInput>;
+    requested_date: JOB_FIELDS.requested_date,
+    requested_time: JOB_FIELDS.requested_time,
+    engineer_count: JOB_FIELDS.engineer_count,
+    estimated_hours: JOB_FIELDS.estimated_hours,
+    out_of_hours: JOB_FIELDS.out_of_hours,
+    attachments_optional: z.array(
+      z.string({ error: "each attachment must be a string reference" })
+        .min(1, "an attachment reference must not be empty")
+        .max(
+          LIMITS.attachmentRef,
+          `an attachment reference is at most ${LIMITS.attachmentRef} characters`,
+        ).meta({ description: "One reference: a URL or a document or ticket id." }),
+      { error: "attachments_optional must be an array of strings" },
+    ).max(LIMITS.attachments, `attachments_optional holds at most ${LIMITS.attachments} references`)
+      .optional().meta({
+        description: "Up to 10 references (URLs, document or ticket ids) for the reviewer, such " +
+          "as a rack diagram; nothing is fetched.",
+        examples: [["https://example.com/rack-12-elevation.pdf"]],
+      }),
+    urgency: _urgency,
+    agent_context_optional: _agentContext.optional(),
+    idempotency_key: IdempotencyKey.optional(),
+  }).meta({
+    description: "A request for a quotation for one catalog service at one site. A person " +
+      "reviews it and sends the binding quotation; the answer's budget estimate is non-binding.",
+  });
+}
+
+const _quoteInputs = new WeakMap<Catalog, ReturnType<typeof _quoteInput>>();
+
+/**
+ * The quote request schema of a catalog (SPEC §2.5): additional properties are allowed and
+ * kept (at most 16, 4 KiB together), and `service_type`'s description names the catalog's
+ * service ids. Built once per catalog.
+ */
+export function quoteInput(catalog: Catalog): ReturnType<typeof _quoteInput> {
+  let schema = _quoteInputs.get(catalog);
+  if (!schema) {
+    schema = _quoteInput(catalog.services.map((s) => s.id).join(", "));
+    _quoteInputs.set(catalog, schema);
+  }
+  return schema;
+}
+export type QuoteInput = z.infer<ReturnType<typeof _quoteInput>>;
 
 /** The fields of an object schema that may be left out. */
 function _optional(schema: z.ZodObject): string[] {
@@ -276,7 +313,7 @@ export const LEAD_LENIENCY: LenientFields = {
 
 /** How leniently a quote's fields are read before validation (see lenient.ts). */
 export const QUOTE_LENIENCY: LenientFields = {
-  optional: _optional(QuoteInput),
+  optional: _optional(_quoteInput("")),
   numbers: ["engineer_count", "estimated_hours"],
   booleans: ["out_of_hours"],
   countries: ["country"],

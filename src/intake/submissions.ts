@@ -33,7 +33,7 @@ import {
   LEAD_LENIENCY,
   LeadInput,
   QUOTE_LENIENCY,
-  QuoteInput,
+  quoteInput,
   validationFailed,
 } from "./schemas.ts";
 
@@ -125,13 +125,14 @@ export async function submitQuote(
   headerKey?: string,
 ): Promise<SubmitOutcome> {
   checkNesting(sent);
+  const schema = quoteInput(ctx.catalog);
   const job = priceJob(
     ctx.catalog,
     ctx.now(),
     sent,
-    QuoteInput,
+    schema,
     QUOTE_LENIENCY,
-    (raw) => extraPropertyIssues(raw, QuoteInput.shape),
+    (raw) => extraPropertyIssues(raw, schema.shape),
   );
   const { idempotency_key: argumentKey, ...input } = job.input;
   return await _store(ctx, "quote", channel, job.raw, input, {

@@ -7,6 +7,7 @@
  * All are generated from `tools.ts` and the zod schemas, once per handler.
  */
 
+import type { Catalog } from "../catalog/catalog.ts";
 import type { Config } from "../config.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { PATHS } from "../http/paths.ts";
@@ -20,7 +21,7 @@ const SAFETY_NOTES = "No anonymous order-creation tool is exposed: submissions o
   "request for human review, and quote estimates are non-binding.";
 
 /** SPEC §2.6, field for field. */
-export function toolDescriptor(config: Config): Record<string, unknown> {
+export function toolDescriptor(config: Config, catalog: Catalog): Record<string, unknown> {
   return {
     ok: true,
     version: SERVER_VERSION,
@@ -35,7 +36,7 @@ export function toolDescriptor(config: Config): Record<string, unknown> {
       description: tool.description,
       anonymous_allowed: true,
       creates_billable_order: false,
-      input_schema: jsonSchema(tool.input, "input"),
+      input_schema: jsonSchema(tool.input(catalog), "input"),
       http: tool.http,
       output_schema: jsonSchema(tool.output, "output"),
       auth_required: false,

@@ -9,6 +9,7 @@
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ToolErrorOutput } from "./output_schemas.ts";
+import type { Catalog } from "../catalog/catalog.ts";
 import type { Context } from "../context.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { HttpError, unexpectedErrorFields } from "../http/errors.ts";
@@ -32,14 +33,15 @@ const INSTRUCTIONS = `${SERVICE_NAME}: on-site field services for datacenters. `
   "anything, and quote estimates are non-binding.";
 
 /** The request handler for `POST /api/v1/mcp`, built once per service handler. */
-export function createMcpEndpoint() {
+export function createMcpEndpoint(catalog: Catalog) {
+  const registered = _registered(catalog);
   // The SDK builds a server per request and hands the factory that request (or, on
   // the legacy leg, a clone of it); a header we set, never the caller, names its Context.
   const contexts = new Map<string, Context>();
   const mcp = createMcpHandler(({ requestInfo }) => {
     const ctx = contexts.get(requestInfo?.headers.get(CONTEXT_HEADER) ?? "");
     if (!ctx) throw new Error("MCP request without a service context");
-    return buildServer(ctx);
+    return buildServer(ctx, registered);
     // "auto": 2026-07-28 answers are one JSON body (no tool emits anything before its
     // result); legacy answers are one SSE event. "json" prints a warning at every start.
   }, { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY });
@@ -132,20 +134,35 @@ function batchRefused(): Response {
   }, { status: 400 });
 }
 
+type Registered = {
+  tool: (typeof TOOLS)[number];
+  input: z.ZodType;
+  output: z.ZodType;
+  annotations: ReturnType<typeof toolAnnotations>;
+}[];
+const _registeredByCatalog = new WeakMap<Catalog, Registered>();
+
 /**
- * The tools with their schemas wrapped once per process. The SDK builds a server per
+ * The tools with their schemas wrapped once per catalog. The SDK builds a server per
  * request and converts each tool's zod schemas to JSON Schema when a call needs them;
  * the wrapper hands it the conversion made the first time. Input is not validated by
  * the SDK: it would report schema problems in its own words and stop there, leaving the
  * catalog's for a second call. Each tool validates everything itself, in one pass.
  * Outputs are still checked by the SDK against their schemas.
  */
-const REGISTERED = TOOLS.map((tool) => ({
-  tool,
-  input: convertedOnce(tool.input, { validate: false }),
-  output: convertedOnce(tool.output, { validate: true, admitErrors: true }),
-  annotations: toolAnnotations(tool),
-}));
+function _registered(catalog: Catalog): Registered {
+  let registered = _registeredByCatalog.get(catalog);
+  if (!registered) {
+    registered = TOOLS.map((tool) => ({
+      tool,
+      input: convertedOnce(tool.input(catalog), { validate: false }),
+      output: convertedOnce(tool.output, { validate: true, admitErrors: true }),
+      annotations: toolAnnotations(tool),
+    }));
+    _registeredByCatalog.set(catalog, registered);
+  }
+  return registered;
+}
 
 type JsonObject = Record<string, unknown>;
 
@@ -209,14 +226,14 @@ function convertedOnce<T extends z.ZodType>(
   });
 }
 
-function buildServer(ctx: Context): McpServer {
+function buildServer(ctx: Context, registered: Registered): McpServer {
   const server = new McpServer(
     { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
     // Declaring the (static) tools capability up front lets modern-era clients such as
     // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
     { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
   );
-  for (const { tool, input, output, annotations } of REGISTERED) {
+  for (const { tool, input, output, annotations } of registered) {
     server.registerTool(tool.name, {
       title: tool.title,
       description: tool.description,

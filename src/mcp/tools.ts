@@ -8,12 +8,13 @@
  */
 
 import type { z } from "zod";
+import type { Catalog } from "../catalog/catalog.ts";
 import type { Context } from "../context.ts";
 import { PATHS, templatePath } from "../http/paths.ts";
 import { checkCoverage } from "../catalog/coverage.ts";
 import { COVERAGE_LENIENCY, CoverageQuerySchema } from "../catalog/coverage_query.ts";
 import { lenientArguments } from "../intake/lenient.ts";
-import { LeadInput, parseArguments, QuoteInput } from "../intake/schemas.ts";
+import { LeadInput, parseArguments, quoteInput } from "../intake/schemas.ts";
 import {
   CoverageOutput,
   EstimateOutput,
@@ -31,7 +32,8 @@ export interface ToolDefinition {
   name: string;
   title: string;
   description: string;
-  input: z.ZodType;
+  /** The input schema for the catalog served (request_quote's names its service ids). */
+  input: (catalog: Catalog) => z.ZodType;
   output: z.ZodType;
   /** The REST endpoint that does the same thing. */
   http: { method: "GET" | "POST"; path: string };
@@ -60,7 +62,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "Returns whether the city is covered, with its services and on-site response time, or " +
       "the nearest covered cities; a summary sentence says what to do next (for a name " +
       "several cities share, which one is covered and to ask again with country).",
-    input: CoverageQuerySchema,
+    input: () => CoverageQuerySchema,
     output: CoverageOutput,
     http: { method: "GET", path: PATHS.locations },
     submits: false,
@@ -79,7 +81,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: "Use to learn what can be requested: every field service (remote hands, " +
       "rack and stack, cabling, hardware swaps, decommissioning, audits…) with its id, the " +
       "names and aliases service_type accepts, and its published rates.",
-    input: NoInput,
+    input: () => NoInput,
     output: ServicesOutput,
     http: { method: "GET", path: PATHS.services },
     submits: false,
@@ -94,7 +96,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: "Use when a user wants to be contacted about field services but is not " +
       "ready for a quote. Needs an email and a description. Returns a request id and what " +
       `happens next. ${REVIEW} ${RETRY}`,
-    input: LeadInput,
+    input: () => LeadInput,
     output: LeadOutput,
     http: { method: "POST", path: PATHS.intake },
     submits: true,
@@ -111,7 +113,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "request id and a non-binding budget estimate from published rates, listing every " +
       "assumption; the binding quotation comes from a person. Every problem with the " +
       `arguments is listed in one answer. ${REVIEW} ${RETRY}`,
-    input: QuoteInput,
+    input: quoteInput,
     output: QuoteOutput,
     http: { method: "POST", path: PATHS.quotes },
     submits: true,
@@ -127,7 +129,7 @@ export const TOOLS: readonly ToolDefinition[] = [
       "a budget, before any request. Takes request_quote's job fields and returns the same " +
       "non-binding budget estimate request_quote would give, the city's coverage and every " +
       "assumption made. Read-only: stores nothing, notifies no one, counts against no limit.",
-    input: EstimateInput,
+    input: () => EstimateInput,
     output: EstimateOutput,
     http: { method: "GET", path: PATHS.estimate },
     submits: false,
@@ -139,7 +141,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: "Use to follow up on a request_id from submit_lead or request_quote: whether " +
       "a person has reviewed it (pending, approved, rejected), when, and what happens next. " +
       "Read-only; shows no personal data.",
-    input: StatusInput,
+    input: () => StatusInput,
     output: StatusOutput,
     http: { method: "GET", path: templatePath(PATHS.requestStatus) },
     submits: false,

@@ -12,7 +12,8 @@ import { Location } from "../catalog/records.ts";
 import { IDENTITY_TYPES, RegistrationRequest } from "../oauth/registration.ts";
 import { SCOPES } from "../oauth/scopes.ts";
 import { TOKEN_LIFETIME_S } from "../oauth/token.ts";
-import { LeadInput, QuoteInput } from "../intake/schemas.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import { LeadInput, quoteInput } from "../intake/schemas.ts";
 import { CoverageOutput, LeadOutput, QuoteOutput, ServicesOutput } from "../mcp/output_schemas.ts";
 
 const _scopeString = z.string().describe(
@@ -182,30 +183,35 @@ export const OpenApiDocument = z.looseObject({
 });
 
 /** `components.schemas`: the name, the zod schema, and which side of a transform to show. */
-export const COMPONENT_SCHEMAS: Readonly<
+export type ComponentSchemas = Readonly<
   Record<string, { schema: z.ZodType; io: "input" | "output" }>
-> = {
-  OAuthError: { schema: OAuthErrorBody, io: "output" },
-  ApiError: { schema: ApiErrorBody, io: "output" },
-  RegistrationRequest: { schema: RegistrationInput, io: "input" },
-  RegistrationResponse: { schema: RegistrationResponse, io: "output" },
-  TokenRequest: { schema: TokenRequest, io: "input" },
-  TokenResponse: { schema: TokenResponse, io: "output" },
-  RevocationRequest: { schema: RevocationRequest, io: "input" },
-  AuthorizationServerMetadata: { schema: AuthorizationServerMetadata, io: "output" },
-  ProtectedResourceMetadata: { schema: ProtectedResourceMetadata, io: "output" },
-  LeadInput: { schema: LeadInput, io: "input" },
-  LeadOutput: { schema: LeadOutput, io: "output" },
-  QuoteInput: { schema: QuoteInput, io: "input" },
-  QuoteOutput: { schema: QuoteOutput, io: "output" },
-  ServicesOutput: { schema: ServicesOutput, io: "output" },
-  CoverageOutput: { schema: CoverageOutput, io: "output" },
-  LocationsOutput: { schema: LocationsOutput, io: "output" },
-  Health: { schema: Health, io: "output" },
-  Readiness: { schema: Readiness, io: "output" },
-  ToolDescriptor: { schema: ToolDescriptor, io: "output" },
-  ServerCard: { schema: ServerCard, io: "output" },
-  AiCatalog: { schema: AiCatalog, io: "output" },
-  JsonRpcMessage: { schema: JsonRpcMessage, io: "input" },
-  OpenApiDocument: { schema: OpenApiDocument, io: "output" },
-};
+>;
+
+/** The component schemas of the document for a catalog (QuoteInput names its service ids). */
+export function componentSchemas(catalog: Catalog): ComponentSchemas {
+  return {
+    OAuthError: { schema: OAuthErrorBody, io: "output" },
+    ApiError: { schema: ApiErrorBody, io: "output" },
+    RegistrationRequest: { schema: RegistrationInput, io: "input" },
+    RegistrationResponse: { schema: RegistrationResponse, io: "output" },
+    TokenRequest: { schema: TokenRequest, io: "input" },
+    TokenResponse: { schema: TokenResponse, io: "output" },
+    RevocationRequest: { schema: RevocationRequest, io: "input" },
+    AuthorizationServerMetadata: { schema: AuthorizationServerMetadata, io: "output" },
+    ProtectedResourceMetadata: { schema: ProtectedResourceMetadata, io: "output" },
+    LeadInput: { schema: LeadInput, io: "input" },
+    LeadOutput: { schema: LeadOutput, io: "output" },
+    QuoteInput: { schema: quoteInput(catalog), io: "input" },
+    QuoteOutput: { schema: QuoteOutput, io: "output" },
+    ServicesOutput: { schema: ServicesOutput, io: "output" },
+    CoverageOutput: { schema: CoverageOutput, io: "output" },
+    LocationsOutput: { schema: LocationsOutput, io: "output" },
+    Health: { schema: Health, io: "output" },
+    Readiness: { schema: Readiness, io: "output" },
+    ToolDescriptor: { schema: ToolDescriptor, io: "output" },
+    ServerCard: { schema: ServerCard, io: "output" },
+    AiCatalog: { schema: AiCatalog, io: "output" },
+    JsonRpcMessage: { schema: JsonRpcMessage, io: "input" },
+    OpenApiDocument: { schema: OpenApiDocument, io: "output" },
+  };
+}

@@ -12,7 +12,8 @@ import { PATHS, templatePath } from "../http/paths.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { jsonSchema } from "../mcp/json_schema.ts";
 import { type Scope, SCOPES } from "../oauth/scopes.ts";
-import { COMPONENT_SCHEMAS } from "./components.ts";
+import type { Catalog } from "../catalog/catalog.ts";
+import { type ComponentSchemas, componentSchemas } from "./components.ts";
 import type { Route } from "../http/router.ts";
 
 /** The version of this REST API (`info.version`), not of the OpenAPI format. */
@@ -123,8 +124,10 @@ does, and \`OPTIONS\` answers CORS preflights.`;
 export function openApiDocument<C>(
   routes: readonly Route<C, OperationDoc>[],
   config: Config,
+  catalog: Catalog,
 ): Json {
-  const convert = _converter();
+  const components = componentSchemas(catalog);
+  const convert = _converter(components);
   const paths: Record<string, Json> = {};
   for (const r of routes) {
     const where = `${r.method} ${r.pattern.pathname}`;
@@ -147,7 +150,7 @@ export function openApiDocument<C>(
     paths,
     components: {
       schemas: Object.fromEntries(
-        Object.entries(COMPONENT_SCHEMAS).map(([name, c]) => [name, jsonSchema(c.schema, c.io)]),
+        Object.entries(components).map(([name, c]) => [name, jsonSchema(c.schema, c.io)]),
       ),
       securitySchemes: _securitySchemes(config),
     },
@@ -164,9 +167,9 @@ export function pathParameters(pathname: string): string[] {
  * identity, so an operation that names the shared schema object points to it) and
  * `oneOf` for a union of such schemas.
  */
-function _converter(): Convert {
+function _converter(components: ComponentSchemas): Convert {
   const names = new Map<z.ZodType, string>(
-    Object.entries(COMPONENT_SCHEMAS).map(([name, c]) => [c.schema, name]),
+    Object.entries(components).map(([name, c]) => [c.schema, name]),
   );
   const convert: Convert = (schema, io) => {
     const name = names.get(schema);

@@ -6,6 +6,7 @@
  * zod schemas the handlers validate with or the ones of `components.ts`.
  */
 
+import type { Catalog } from "../catalog/catalog.ts";
 import type { Config } from "../config.ts";
 import { healthOperations } from "./operations/health.ts";
 import { discoveryOperations } from "./operations/discovery.ts";
@@ -19,13 +20,13 @@ import { webOperations } from "./operations/web.ts";
  * The operations, by route, one file per tag of the document. Built per handler because
  * some examples are the service's own documents for the configured base URL.
  */
-export function operationDocs(config: Config) {
+export function operationDocs(config: Config, catalog: Catalog) {
   return {
     ...healthOperations(),
     ...discoveryOperations(config),
     ...oauthOperations(config),
     ...agentResourceOperations(config),
-    ...publicOperations(),
+    ...publicOperations(catalog),
     ...mcpOperations(config),
     ...webOperations(),
   };

@@ -12,9 +12,7 @@ import { clip, HttpError } from "../http/errors.ts";
 import { CACHE_CONTROL, json } from "../http/json.ts";
 import type { LenientFields } from "../intake/lenient.ts";
 import { priceJob } from "./price_job.ts";
-import { QUOTE_LENIENCY, QuoteInput } from "../intake/schemas.ts";
-
-const _job = QuoteInput.shape;
+import { JOB_FIELDS, QUOTE_LENIENCY, serviceTypeField } from "../intake/schemas.ts";
 
 /**
  * The quote's job fields, and nothing else: what a price depends on. Validated exactly as
@@ -22,24 +20,24 @@ const _job = QuoteInput.shape;
  * request_quote's full descriptions of the same fields.
  */
 export const EstimateInput = z.strictObject({
-  city: _job.city.meta({
+  city: JOB_FIELDS.city.meta({
     description: 'City of the site, any common spelling ("Ashburn VA", "Frankfurt, Germany").',
   }),
-  country: _job.country.meta({ description: "ISO 3166-1 alpha-2 code or English name." }),
-  service_type: _job.service_type.meta({
-    description: "A catalog service id, name or alias, as for request_quote.",
-  }),
-  engineer_count: _job.engineer_count.meta({
+  country: JOB_FIELDS.country.meta({ description: "ISO 3166-1 alpha-2 code or English name." }),
+  service_type: serviceTypeField("A catalog service id, name or alias, as for request_quote."),
+  engineer_count: JOB_FIELDS.engineer_count.meta({
     description: "Engineers working at the same time, 1 to 50; 1 when absent.",
   }),
-  estimated_hours: _job.estimated_hours.meta({
+  estimated_hours: JOB_FIELDS.estimated_hours.meta({
     description: "Hours per engineer; the service's minimum when absent or lower.",
   }),
-  out_of_hours: _job.out_of_hours.meta({
+  out_of_hours: JOB_FIELDS.out_of_hours.meta({
     description: "Outside business hours at the site; inferred from the date and time when absent.",
   }),
-  requested_date: _job.requested_date.meta({ description: "YYYY-MM-DD, at the site." }),
-  requested_time: _job.requested_time.meta({ description: "HH:MM, 24-hour, local at the site." }),
+  requested_date: JOB_FIELDS.requested_date.meta({ description: "YYYY-MM-DD, at the site." }),
+  requested_time: JOB_FIELDS.requested_time.meta({
+    description: "HH:MM, 24-hour, local at the site.",
+  }),
 }).meta({ description: "The job to price: the fields of request_quote the price depends on." });
 
 const ESTIMATE_LENIENCY: LenientFields = {

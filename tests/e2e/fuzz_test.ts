@@ -12,6 +12,7 @@ import { buildRoutes } from "../../src/routes.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import {
   basic,
+  catalog,
   type Client,
   createApp,
   issueToken,
@@ -704,7 +705,7 @@ async function fixtures(app: Requester, baseUrl: string): Promise<Fixtures> {
 }
 
 function routePatterns(config: Config): string[] {
-  return buildRoutes(config).map((r) => r.pattern.pathname);
+  return buildRoutes(config, catalog()).map((r) => r.pattern.pathname);
 }
 
 Deno.test("fuzz: thousands of random requests in-process get no 5xx, no crash and no hang", async () => {

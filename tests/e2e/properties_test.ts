@@ -14,7 +14,7 @@ import { parseForm } from "../../src/http/body.ts";
 import { decodeBasic } from "../../src/oauth/client_auth.ts";
 import { parseScope, SCOPES } from "../../src/oauth/scopes.ts";
 import { lenientArguments } from "../../src/intake/lenient.ts";
-import { LEAD_LENIENCY, LeadInput, QUOTE_LENIENCY, QuoteInput } from "../../src/intake/schemas.ts";
+import { LEAD_LENIENCY, LeadInput, QUOTE_LENIENCY, quoteInput } from "../../src/intake/schemas.ts";
 import { extraPropertyIssues } from "../../src/intake/submissions.ts";
 import {
   basic,
@@ -513,7 +513,7 @@ async function assertCompleteRecord(
     offset += c.byteLength;
   }
   assert.equal(offset, record.payload.bytes);
-  const schema = kind === "lead" ? LeadInput : QuoteInput;
+  const schema = kind === "lead" ? LeadInput : quoteInput(catalog());
   const leniency = kind === "lead" ? LEAD_LENIENCY : QUOTE_LENIENCY;
   const { idempotency_key: _, ...validated } = schema.parse(lenientArguments(raw, leniency));
   assert.deepEqual(
@@ -568,7 +568,7 @@ Deno.test("JSON bodies to /api/v1/intake and /api/v1/quotes: 202 with a complete
             seen.set(res.status, (seen.get(res.status) ?? 0) + 1);
             assert.ok([202, 400, 413].includes(res.status), `${res.status} for ${text}`);
             // The schema, read as leniently as the service reads it, is the oracle.
-            const schema = kind === "lead" ? LeadInput : QuoteInput;
+            const schema = kind === "lead" ? LeadInput : quoteInput(catalog());
             const read = lenientArguments(raw, kind === "lead" ? LEAD_LENIENCY : QUOTE_LENIENCY);
             const valid = schema.safeParse(read).success &&
               extraPropertyIssues(read, schema.shape).length === 0 &&
@@ -870,7 +870,12 @@ Deno.test("LeadInput and QuoteInput never throw from safeParse, and accepted val
     withObjectString: true,
     key: anyKey,
   });
-  for (const [name, schema] of [["LeadInput", LeadInput], ["QuoteInput", QuoteInput]] as const) {
+  for (
+    const [name, schema] of [["LeadInput", LeadInput], [
+      "QuoteInput",
+      quoteInput(catalog()),
+    ]] as const
+  ) {
     await t.step(name, () => {
       let accepted = 0;
       check(

@@ -1,4 +1,8 @@
 import assert from "node:assert/strict";
+import { buildCatalog } from "../../src/catalog/catalog.ts";
+import servicesFile from "../../data/services.v1.json" with { type: "json" };
+import locationsFile from "../../data/locations.v1.json" with { type: "json" };
+import placesFile from "../../data/places.v1.json" with { type: "json" };
 import { TOOL_NAMES } from "../_fixtures.ts";
 import { createApp, mcpToolCall } from "../_helpers.ts";
 
@@ -299,5 +303,43 @@ Deno.test("no schema pattern refuses what its description promises: country take
   await t.step("and the tools take it", async () => {
     const c = await mcpToolCall(app, "check_coverage", { city: "Frankfurt", country: "Germany" });
     assert.equal((c.structuredContent.coverage as { covered: boolean }).covered, true);
+  });
+});
+
+Deno.test("request_quote's service_type names the ids of the catalog the handler was given", async (t) => {
+  const renamed = structuredClone(servicesFile);
+  renamed.services = renamed.services.map((s) => ({ ...s, id: `x-${s.id}` }));
+  const locations = structuredClone(locationsFile);
+  locations.locations = locations.locations.map((l) => ({
+    ...l,
+    services: l.services.map((id) => `x-${id}`),
+  }));
+  const injected = buildCatalog({ services: renamed, locations, places: placesFile });
+  await using app = await createApp({ catalog: injected });
+  const ids = injected.services.map((s) => s.id).join(", ");
+  const described = (schema: { properties: Record<string, { description: string }> }) =>
+    schema.properties.service_type!.description;
+
+  await t.step("in tools/list", async () => {
+    const tools = (await toolsList(app)).tools as { name: string; inputSchema: never }[];
+    const quote = tools.find((tool) => tool.name === "request_quote")!;
+    assert.match(described(quote.inputSchema), new RegExp(`one of ${ids}\\.`));
+  });
+  await t.step("in the tool descriptor", async () => {
+    const d = await (await app.request("/.well-known/mcp.json")).json();
+    const quote = d.tools.find((tool: { name: string }) => tool.name === "request_quote");
+    assert.match(described(quote.input_schema), new RegExp(`one of ${ids}\\.`));
+  });
+  await t.step("in the OpenAPI document", async () => {
+    const doc = await (await app.request("/api/v1/openapi.json")).json();
+    assert.match(described(doc.components.schemas.QuoteInput), new RegExp(`one of ${ids}\\.`));
+  });
+  await t.step("and a quote for an injected id is priced", async () => {
+    const res = await mcpToolCall(app, "estimate_quote", {
+      city: "Frankfurt",
+      service_type: "x-remote-hands",
+    });
+    assert.equal(res.isError, undefined);
+    assert.equal(res.structuredContent.service_id, "x-remote-hands");
   });
 });

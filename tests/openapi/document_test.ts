@@ -48,7 +48,7 @@ function operations(doc: { paths: Record<string, Json> }): [string, Operation][]
 
 /** The documented routes: `GET /api/v1/services` → its doc. */
 function documentedRoutes(app: TestApp): [string, OperationDoc][] {
-  return buildRoutes(app.config).map((r) => [
+  return buildRoutes(app.config, app.catalog).map((r) => [
     `${r.method} ${templatePath(r.pattern.pathname)}`,
     r.doc!,
   ]);
@@ -83,7 +83,11 @@ Deno.test("GET /api/v1/openapi.json answers 200 with CORS * and a 5-minute publi
   // Generated from the table the handler dispatches on, serialised once.
   assert.deepEqual(
     doc,
-    JSON.parse(JSON.stringify(openApiDocument(buildRoutes(app.config), app.config))),
+    JSON.parse(
+      JSON.stringify(
+        openApiDocument(buildRoutes(app.config, app.catalog), app.config, app.catalog),
+      ),
+    ),
   );
   const again = await app.request("/api/v1/openapi.json");
   assert.equal(await again.text(), JSON.stringify(doc));
@@ -129,7 +133,7 @@ Deno.test("the OpenAPI document passes an OpenAPI 3.1 validator, and a broken on
 Deno.test("every route of the table is documented in paths, and nothing else is", async (t) => {
   await using app = await createApp();
   const doc = await servedDocument(app);
-  const routes = buildRoutes(app.config);
+  const routes = buildRoutes(app.config, app.catalog);
 
   await t.step("every route carries a doc, and openApiDocument refuses one without", () => {
     const undocumented = routes.filter((r) => !r.doc).map((r) =>
@@ -137,7 +141,10 @@ Deno.test("every route of the table is documented in paths, and nothing else is"
     );
     assert.deepEqual(undocumented, []);
     const bare = [route<null, OperationDoc>("GET", "/undocumented", () => new Response())];
-    assert.throws(() => openApiDocument(bare, app.config), /GET \/undocumented has no OpenAPI doc/);
+    assert.throws(
+      () => openApiDocument(bare, app.config, app.catalog),
+      /GET \/undocumented has no OpenAPI doc/,
+    );
   });
 
   await t.step("the paths hold exactly the table's methods and paths", () => {

@@ -11,7 +11,8 @@ import { LocationsOutput } from "../components.ts";
 import * as ex from "../examples.ts";
 import { COVERAGE_PARAMS, invalidQuery } from "./coverage_params.ts";
 import { apiError, bodyLimits, forbiddenOrigin, RATE_HEADERS, rateLimited } from "../responses.ts";
-import { LeadInput, QuoteInput } from "../../intake/schemas.ts";
+import type { Catalog } from "../../catalog/catalog.ts";
+import { LeadInput, quoteInput } from "../../intake/schemas.ts";
 import {
   CoverageOutput,
   EstimateOutput,
@@ -25,7 +26,7 @@ import { SUBMISSION_MAX_BODY } from "../../intake/submissions.ts";
 import { TOOLS } from "../../mcp/tools.ts";
 
 /** The operations tagged "Public", by route; see routes.ts. */
-export function publicOperations() {
+export function publicOperations(catalog: Catalog) {
   return {
     estimateQuote: {
       operationId: "estimateQuote",
@@ -152,7 +153,7 @@ export function publicOperations() {
       ),
       requestBody: {
         contentType: "application/json",
-        schema: QuoteInput,
+        schema: quoteInput(catalog),
         examples: ex.QUOTE_REQUEST_EXAMPLES,
       },
       responses: {
