@@ -75,10 +75,30 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
     country ? xs.filter((x) => x.country === country) : [...xs];
   const covered = inCountry(allCovered);
   const places = inCountry(allPlaces);
-  // Echoed in summaries, which estimates store: at most 60 characters of it.
-  const asked = clip(query.city.trim(), 60);
-  const base = {
+  const base: _Base = {
     query: { city: query.city, country: country ?? null },
+    // Echoed in summaries, which estimates store: at most 60 characters of it.
+    asked: clip(query.city.trim(), 60),
+  };
+  if (covered.length + places.length > 1) return _ambiguous(base, covered, places);
+  if (covered[0]) return _covered(catalog, base, covered[0]);
+  if (places[0]) return _knownUncovered(catalog, base, places[0]);
+  if (country && allCovered.length + allPlaces.length > 0) {
+    return _otherCountry(base, country, allCovered, allPlaces);
+  }
+  return _unknown(catalog, base, spellAs ?? name, country);
+}
+
+/** What every answer starts from: the query as read, and the city as echoed back. */
+interface _Base {
+  query: Coverage["query"];
+  asked: string;
+}
+
+/** The fields an answer leaves empty unless its kind fills them. */
+function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
+  return {
+    query: base.query,
     covered: false,
     location: null,
     services: [],
@@ -86,79 +106,90 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
     nearest: [],
     candidates: [],
   };
+}
 
-  if (covered.length + places.length > 1) {
-    const candidates = _candidates(covered, places);
-    const listed = candidates.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
-    return {
-      ...base,
-      match: "ambiguous",
-      candidates,
-      summary: `"${asked}" names ${candidates.length} cities: ${listed.join("; ")}. ` +
-        "Ask again with country to choose one.",
-    };
-  }
-  const loc = covered[0];
-  if (loc) {
-    return {
-      ...base,
-      match: "covered",
-      covered: true,
-      location: {
-        id: loc.id,
-        city: loc.city,
-        country: loc.country,
-        region: loc.region,
-        timezone: loc.timezone,
-      },
-      services: loc.services.map((id) => ({ id, name: catalog.serviceById.get(id)?.name ?? id })),
-      response_time_hours: loc.response_time_hours,
-      summary: `${loc.city}, ${loc.country} is covered: ${loc.services.length} services, an ` +
-        `engineer on site within ${loc.response_time_hours} h.`,
-    };
-  }
-  const place = places[0];
-  if (place) {
-    const nearest = nearestLocations(catalog, place);
-    const first = nearest[0];
-    return {
-      ...base,
-      match: "known_uncovered",
-      nearest,
-      summary: `${place.city}, ${place.country} is not covered.` +
-        (first
-          ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
-            `${first.distance_km} km away, where an engineer is on site within ` +
-            `${first.response_time_hours} h of a request; a quote can still be requested.`
-          : ""),
-    };
-  }
-  if (country && allCovered.length + allPlaces.length > 0) {
-    const candidates = _candidates(allCovered, allPlaces);
-    const elsewhere = candidates.find((c) => c.covered) ?? candidates[0]!;
-    return {
-      ...base,
-      match: "other_country",
-      candidates,
-      summary: `No city "${asked}" is known in ${country}, but ${elsewhere.city}, ` +
-        `${elsewhere.country} is ${_state(elsewhere.covered)}: ask again with country ` +
-        `${elsewhere.country} if that is the one.`,
-    };
-  }
-  const near = _closeSpellings(catalog, spellAs ?? name);
-  const covered_cities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
-    .sort().join(", ");
+function _ambiguous(base: _Base, covered: Location[], places: Place[]): Coverage {
+  const candidates = _candidates(covered, places);
+  const listed = candidates.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
   return {
-    ...base,
+    ..._answer(base),
+    match: "ambiguous",
+    candidates,
+    summary: `"${base.asked}" names ${candidates.length} cities: ${listed.join("; ")}. ` +
+      "Ask again with country to choose one.",
+  };
+}
+
+function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
+  return {
+    ..._answer(base),
+    match: "covered",
+    covered: true,
+    location: {
+      id: loc.id,
+      city: loc.city,
+      country: loc.country,
+      region: loc.region,
+      timezone: loc.timezone,
+    },
+    services: loc.services.map((id) => ({ id, name: catalog.serviceById.get(id)?.name ?? id })),
+    response_time_hours: loc.response_time_hours,
+    summary: `${loc.city}, ${loc.country} is covered: ${loc.services.length} services, an ` +
+      `engineer on site within ${loc.response_time_hours} h.`,
+  };
+}
+
+function _knownUncovered(catalog: Catalog, base: _Base, place: Place): Coverage {
+  const nearest = nearestLocations(catalog, place);
+  const first = nearest[0];
+  return {
+    ..._answer(base),
+    match: "known_uncovered",
+    nearest,
+    summary: `${place.city}, ${place.country} is not covered.` +
+      (first
+        ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
+          `${first.distance_km} km away, where an engineer is on site within ` +
+          `${first.response_time_hours} h of a request; a quote can still be requested.`
+        : ""),
+  };
+}
+
+function _otherCountry(
+  base: _Base,
+  country: string,
+  covered: readonly Location[],
+  places: readonly Place[],
+): Coverage {
+  const candidates = _candidates(covered, places);
+  const elsewhere = candidates.find((c) => c.covered) ?? candidates[0]!;
+  return {
+    ..._answer(base),
+    match: "other_country",
+    candidates,
+    summary: `No city "${base.asked}" is known in ${country}, but ${elsewhere.city}, ` +
+      `${elsewhere.country} is ${_state(elsewhere.covered)}: ask again with country ` +
+      `${elsewhere.country} if that is the one.`,
+  };
+}
+
+function _unknown(
+  catalog: Catalog,
+  base: _Base,
+  spelled: string,
+  country: string | undefined,
+): Coverage {
+  const near = _closeSpellings(catalog, spelled);
+  const coveredCities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
+    .sort().join(", ");
+  const guesses = near.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
+  return {
+    ..._answer(base),
     match: "unknown",
     candidates: near,
-    summary: `"${asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
-      (near.length
-        ? ` Did you mean ${
-          near.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`).join(" or ")
-        }?`
-        : " Try the nearest large city.") +
-      ` Covered cities: ${covered_cities}.`,
+    summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
+      (near.length ? ` Did you mean ${guesses.join(" or ")}?` : " Try the nearest large city.") +
+      ` Covered cities: ${coveredCities}.`,
   };
 }
 

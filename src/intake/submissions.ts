@@ -109,12 +109,19 @@ export async function submitLead(
   if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
-  return await _store(ctx, "lead", channel, raw, input, {
-    service_id: input.service_type
-      ? findService(ctx.catalog, input.service_type)?.id ?? null
-      : null,
-    covered: coverage ? coveredFact(coverage) : null,
-  }, _oneIdempotencyKey(headerKey, argumentKey));
+  return await _store(ctx, {
+    kind: "lead",
+    channel,
+    raw,
+    input,
+    facts: {
+      service_id: input.service_type
+        ? findService(ctx.catalog, input.service_type)?.id ?? null
+        : null,
+      covered: coverage ? coveredFact(coverage) : null,
+    },
+    idempotencyKey: _oneIdempotencyKey(headerKey, argumentKey),
+  });
 }
 
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
@@ -135,11 +142,18 @@ export async function submitQuote(
     (raw) => extraPropertyIssues(raw, schema.shape),
   );
   const { idempotency_key: argumentKey, ...input } = job.input;
-  return await _store(ctx, "quote", channel, job.raw, input, {
-    service_id: job.service.id,
-    covered: coveredFact(job.coverage),
-    budget_estimate: job.budget_estimate,
-  }, _oneIdempotencyKey(headerKey, argumentKey));
+  return await _store(ctx, {
+    kind: "quote",
+    channel,
+    raw: job.raw,
+    input,
+    facts: {
+      service_id: job.service.id,
+      covered: coveredFact(job.coverage),
+      budget_estimate: job.budget_estimate,
+    },
+    idempotencyKey: _oneIdempotencyKey(headerKey, argumentKey),
+  });
 }
 
 /**
@@ -226,16 +240,25 @@ function _oneIdempotencyKey(header: string | undefined, argument: string | undef
   return header ?? argument;
 }
 
-async function _store(
-  ctx: Context,
-  kind: SubmissionKind,
-  channel: Channel,
-  raw: unknown,
-  input: Record<string, unknown>,
-  facts: { service_id: string | null; covered: boolean | null; budget_estimate?: BudgetEstimate },
-  idempotencyKey: string | undefined,
-): Promise<SubmitOutcome> {
-  const payload = new TextEncoder().encode(JSON.stringify(input));
+/** A submission that passed validation, ready to be stored. */
+interface Validated {
+  kind: SubmissionKind;
+  channel: Channel;
+  /** The arguments as read, before validation: what the idempotency hash covers. */
+  raw: unknown;
+  /** The accepted fields, the idempotency key left out: what is stored. */
+  input: Record<string, unknown>;
+  /** Catalog facts for the record, the answer and the review list. */
+  facts: { service_id: string | null; covered: boolean | null; budget_estimate?: BudgetEstimate };
+  idempotencyKey: string | undefined;
+}
+
+/**
+ * Stores a validated submission with its review notice and idempotency record in one
+ * commit, or replays the first answer to the same request.
+ */
+async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
+  const payload = new TextEncoder().encode(JSON.stringify(sub.input));
   // Re-serialising can grow a body (1e21 → 1e+21), so the stored size is checked too.
   if (payload.byteLength > SUBMISSION_MAX_BODY) {
     throw new HttpError(
@@ -245,28 +268,38 @@ async function _store(
     );
   }
   const now = ctx.now();
-  const requestId = newRequestId(kind, now);
+  const requestId = newRequestId(sub.kind, now);
   const result: SubmissionResult = {
     ok: true,
     request_id: requestId,
     status: "pending_review",
     requires_human_approval: true,
     billable_order_created: false,
-    next_steps: NEXT_STEPS[kind],
-    service_id: facts.service_id,
-    ...(facts.budget_estimate ? { budget_estimate: facts.budget_estimate } : {}),
+    next_steps: NEXT_STEPS[sub.kind],
+    service_id: sub.facts.service_id,
+    ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
     replayed: false,
   };
-  const record: SubmissionRecord = {
+  const record = await _record(ctx, sub, requestId, now, payload.byteLength);
+  return await _commitOrReplay(ctx, sub, { record, payload }, result);
+}
+
+/** The record of a new submission: status, times, catalog facts, and what a list row shows. */
+async function _record(
+  ctx: Context,
+  sub: Validated,
+  requestId: string,
+  now: number,
+  bytes: number,
+): Promise<SubmissionRecord> {
+  const { input, facts } = sub;
+  return {
     request_id: requestId,
-    kind,
-    channel,
+    kind: sub.kind,
+    channel: sub.channel,
     status: "pending",
     created_at: new Date(now).toISOString(),
-    payload: {
-      chunks: Math.ceil(payload.byteLength / PAYLOAD_CHUNK_BYTES),
-      bytes: payload.byteLength,
-    },
+    payload: { chunks: Math.ceil(bytes / PAYLOAD_CHUNK_BYTES), bytes },
     service_id: facts.service_id,
     covered: facts.covered,
     urgency: (input.urgency as SubmissionRecord["urgency"]) ?? null,
@@ -278,40 +311,57 @@ async function _store(
     notified_at: null,
     decision: null,
   };
-  const countGlobally = () =>
-    enforceRateLimit(ctx, "submit_all", ctx.config.rateLimits.submitGlobal, { global: true });
+}
 
-  // The key itself is not part of the request: a header and a field give the same hash.
-  const { idempotency_key: _, ...request } = raw as Record<string, unknown>;
+/**
+ * Who may replay this submission's answer, and for how long. Keys are per endpoint and
+ * caller address, so one caller cannot squat another's keys. Without a key, the request
+ * itself is the key for a short while: an identical retry (same endpoint or tool, same
+ * arguments, same email) replays the first answer instead of storing a second. The key
+ * itself is not part of the request: a header and a field give the same hash.
+ */
+function _idempotencyScope(ctx: Context, sub: Validated) {
+  const { idempotency_key: _, ...request } = sub.raw as Record<string, unknown>;
   const bodyHash = createHash("sha256").update(canonicalJson(request)).digest("base64url");
-  // Keys are per endpoint and caller address, so one caller cannot squat another's keys.
-  // Without a key, the request itself is the key for a short while: an identical retry
-  // (same endpoint or tool, same arguments, same email) replays the first answer instead
-  // of storing a second.
-  const scope: IdempotencyScope = idempotencyKey
-    ? { endpoint: kind, address: ctx.address, key: idempotencyKey }
-    : { endpoint: `${kind}:same:${channel}`, address: ctx.address, key: bodyHash };
-  const ttl = idempotencyKey ? IDEMPOTENCY_TTL_MS : SAME_REQUEST_TTL_MS;
-  // A concurrent request with the same key, or KV expiring a stale key between our read
-  // and our commit, fails the check; look again and retry a few times. A replay stores
-  // nothing, so only the first attempt that will write counts globally.
+  const scope: IdempotencyScope = sub.idempotencyKey
+    ? { endpoint: sub.kind, address: ctx.address, key: sub.idempotencyKey }
+    : { endpoint: `${sub.kind}:same:${sub.channel}`, address: ctx.address, key: bodyHash };
+  return { scope, bodyHash, ttl: sub.idempotencyKey ? IDEMPOTENCY_TTL_MS : SAME_REQUEST_TTL_MS };
+}
+
+/**
+ * Commits the submission, or answers with the first answer to the same request. A
+ * concurrent request with the same key, or KV expiring a stale key between our read and
+ * our commit, fails the check; it looks again and retries a few times. A replay stores
+ * nothing, so only the first attempt that will write counts against the global limit.
+ */
+async function _commitOrReplay(
+  ctx: Context,
+  sub: Validated,
+  stored: { record: SubmissionRecord; payload: Uint8Array },
+  result: SubmissionResult,
+): Promise<SubmitOutcome> {
+  const { scope, bodyHash, ttl } = _idempotencyScope(ctx, sub);
   for (let attempt = 0; attempt < 3; attempt++) {
     const earlier = await _replay(ctx, scope, bodyHash);
     if ("outcome" in earlier) return earlier.outcome;
-    if (attempt === 0) await countGlobally();
+    if (attempt === 0) {
+      const limit = ctx.config.rateLimits.submitGlobal;
+      await enforceRateLimit(ctx, "submit_all", limit, { global: true });
+    }
     const idempotency = {
       scope,
       value: {
         body_hash: bodyHash,
-        request_id: requestId,
+        request_id: stored.record.request_id,
         response: JSON.stringify(result),
-        expires_at: now + ttl,
+        expires_at: Date.parse(stored.record.created_at) + ttl,
       },
       expireIn: ttl,
       versionstamp: earlier.staleVersion,
     };
-    if (await commitSubmission(ctx.kv, { record, payload, idempotency })) {
-      countSubmission(kind, channel);
+    if (await commitSubmission(ctx.kv, { ...stored, idempotency })) {
+      countSubmission(sub.kind, sub.channel);
       ctx.submitted();
       return { result, replayed: false };
     }

@@ -73,10 +73,49 @@ export function estimateBudget(
   renamed: readonly { from: string; to: string }[] = [],
 ): BudgetEstimate {
   const p = service.pricing;
+  const job = _readJob(service, request, coverage, renamed);
+  const multiplier = job.outOfHours ? p.out_of_hours_multiplier : 1;
+  const labour = p.hourly_rate * job.engineers * job.hours * multiplier;
+  const notes = [
+    ..._hoursNotes(service, request, job.outside, job.outOfHours),
+    ..._coverageNotes(service, coverage),
+  ];
+  return {
+    currency: p.currency,
+    low: _money(labour + p.call_out_fee),
+    high: _money(labour * (1 + CONTINGENCY) + p.call_out_fee),
+    non_binding: true,
+    basis: {
+      service_id: service.id,
+      hourly_rate: p.hourly_rate,
+      engineers: job.engineers,
+      hours: job.hours,
+      hours_assumed: request.estimated_hours === undefined,
+      minimum_hours: p.minimum_hours,
+      out_of_hours: job.outOfHours,
+      out_of_hours_multiplier: p.out_of_hours_multiplier,
+      call_out_fee: p.call_out_fee,
+      contingency: CONTINGENCY,
+    },
+    assumptions: job.assumptions,
+    note: notes.length ? notes.join(" ") : null,
+  };
+}
+
+/**
+ * The job as priced: engineers, hours (at least the service's minimum) and whether it is
+ * out of hours, with an assumption for every value the caller did not give as such.
+ */
+function _readJob(
+  service: Service,
+  request: EstimateRequest,
+  coverage: Coverage,
+  renamed: readonly { from: string; to: string }[],
+) {
+  const p = service.pricing;
   const assumptions: Assumption[] = [];
-  const readAs = (field: Assumption["field"]) => renamed.find((r) => r.to === field)?.from;
   const given = (field: Assumption["field"], value: number | boolean) => {
-    const from = readAs(field);
+    const from = renamed.find((r) => r.to === field)?.from;
     if (from) assumptions.push({ field, value, why: `read from ${from}` });
   };
   const engineers = request.engineer_count ?? 1;
@@ -92,22 +131,40 @@ export function estimateBudget(
     });
   } else given("estimated_hours", request.estimated_hours);
   const outside = _outsideBusinessHours(request);
-  const hoursAt = `business hours at the site (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
-    `local time${coverage.location ? ` in ${coverage.location.timezone}` : ""}, Monday to Friday)`;
   const outOfHours = request.out_of_hours ?? outside !== undefined;
   if (request.out_of_hours === undefined) {
     assumptions.push({
       field: "out_of_hours",
       value: outOfHours,
-      why: outside
-        ? `inferred: ${outside.replace(/,$/, "")} is outside ${hoursAt}`
-        : request.requested_date || request.requested_time
-        ? `inferred: the requested date and time are within ${hoursAt}`
-        : `not given, and no requested_date or requested_time: ${hoursAt} assumed`,
+      why: _outOfHoursWhy(request, outside, coverage),
     });
   } else given("out_of_hours", outOfHours);
-  const multiplier = outOfHours ? p.out_of_hours_multiplier : 1;
-  const labour = p.hourly_rate * engineers * hours * multiplier;
+  return { engineers, hours, outside, outOfHours, assumptions };
+}
+
+/** Why out_of_hours has the value it was inferred to have. */
+function _outOfHoursWhy(
+  request: EstimateRequest,
+  outside: string | undefined,
+  coverage: Coverage,
+): string {
+  const hoursAt = `business hours at the site (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
+    `local time${coverage.location ? ` in ${coverage.location.timezone}` : ""}, Monday to Friday)`;
+  if (outside) return `inferred: ${outside.replace(/,$/, "")} is outside ${hoursAt}`;
+  if (request.requested_date || request.requested_time) {
+    return `inferred: the requested date and time are within ${hoursAt}`;
+  }
+  return `not given, and no requested_date or requested_time: ${hoursAt} assumed`;
+}
+
+/** What the estimate says about the hours billed and the time of the work. */
+function _hoursNotes(
+  service: Service,
+  request: EstimateRequest,
+  outside: string | undefined,
+  outOfHours: boolean,
+): string[] {
+  const p = service.pricing;
   const notes: string[] = [];
   if (request.estimated_hours === undefined) {
     notes.push(`No estimated_hours given: the ${p.minimum_hours} h minimum was assumed.`);
@@ -117,58 +174,47 @@ export function estimateBudget(
         `of ${service.name}: ${p.minimum_hours} h per engineer is billed.`,
     );
   }
+  const hours = `business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} local time, ` +
+    "Monday to Friday)";
   if (outside && request.out_of_hours === undefined) {
     notes.push(
-      `${outside} is outside business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
-        "local time, Monday to Friday): out-of-hours rates apply; send out_of_hours: false " +
+      `${outside} is outside ${hours}: out-of-hours rates apply; send out_of_hours: false ` +
         "if the work can happen in business hours.",
     );
   } else if (outside && !outOfHours) {
     notes.push(
-      `${outside} is outside business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
-        "local time, Monday to Friday): this estimate uses business-hours rates, as " +
+      `${outside} is outside ${hours}: this estimate uses business-hours rates, as ` +
         "out_of_hours: false asks.",
     );
   }
+  return notes;
+}
+
+/** What the estimate says about where the work is: uncertain, uncovered, or not offered there. */
+function _coverageNotes(service: Service, coverage: Coverage): string[] {
   if (coverage.match === "ambiguous" || coverage.match === "other_country") {
-    notes.push(
+    return [
       `${coverage.summary.replace(/ Ask again[^.]*\.$/, "")} The request is stored and a person ` +
-        "will confirm the city with you; there is no need to send it again.",
-    );
-  } else if (coverage.match === "unknown") {
-    notes.push(
-      "The city is not one we know: a person will confirm where it is; travel costs may apply.",
-    );
-  } else if (!coverage.covered) {
-    notes.push(
-      "The city is outside published coverage: travel costs may apply and availability is not guaranteed.",
-    );
-  } else if (coverage.location && !coverage.services.some((s) => s.id === service.id)) {
-    notes.push(
-      `${service.name} is not listed at ${coverage.location.city}, ` +
-        `${coverage.location.country}: a person will confirm whether it can be done there.`,
-    );
+      "will confirm the city with you; there is no need to send it again.",
+    ];
   }
-  return {
-    currency: p.currency,
-    low: _money(labour + p.call_out_fee),
-    high: _money(labour * (1 + CONTINGENCY) + p.call_out_fee),
-    non_binding: true,
-    basis: {
-      service_id: service.id,
-      hourly_rate: p.hourly_rate,
-      engineers,
-      hours,
-      hours_assumed: request.estimated_hours === undefined,
-      minimum_hours: p.minimum_hours,
-      out_of_hours: outOfHours,
-      out_of_hours_multiplier: p.out_of_hours_multiplier,
-      call_out_fee: p.call_out_fee,
-      contingency: CONTINGENCY,
-    },
-    assumptions,
-    note: notes.length ? notes.join(" ") : null,
-  };
+  if (coverage.match === "unknown") {
+    return [
+      "The city is not one we know: a person will confirm where it is; travel costs may apply.",
+    ];
+  }
+  if (!coverage.covered) {
+    return [
+      "The city is outside published coverage: travel costs may apply and availability is not guaranteed.",
+    ];
+  }
+  if (coverage.location && !coverage.services.some((s) => s.id === service.id)) {
+    return [
+      `${service.name} is not listed at ${coverage.location.city}, ` +
+      `${coverage.location.country}: a person will confirm whether it can be done there.`,
+    ];
+  }
+  return [];
 }
 
 /** "requested_time 22:00" or "requested_date 2026-11-28, a Saturday", or undefined. */

@@ -16,123 +16,23 @@ function locationLabel(city, country) {
 }
 
 /**
+ * The answer to a coverage check, as a notice: covered, one of several cities, not
+ * covered (with the nearest covered ones), or unknown.
  * @param {any} coverage
  * @param {HTMLFormElement} form
  */
 function coverageNode(coverage, form) {
   const asked = coverage.query && coverage.query.city ? coverage.query.city : "";
-  if (coverage.covered && coverage.location) {
-    const loc = coverage.location;
-    const where = locationLabel(loc.city, loc.country);
-    return notice(
-      "success",
-      "Covered: " + where,
-      h(
-        "dl",
-        { class: "facts" },
-        h("div", null, h("dt", null, "Region"), h("dd", null, loc.region)),
-        h("div", null, h("dt", null, "Time zone"), h("dd", null, loc.timezone)),
-        typeof coverage.response_time_hours === "number"
-          ? h(
-            "div",
-            null,
-            h("dt", null, "Typical response"),
-            h("dd", null, "within " + plural(coverage.response_time_hours, "hour", "hours")),
-          )
-          : null,
-      ),
-      coverage.services.length
-        ? h(
-          "div",
-          null,
-          h("p", { class: "small-title" }, "Services available here"),
-          h(
-            "ul",
-            { class: "chips" },
-            coverage.services.map((/** @type {any} */ s) => h("li", null, s.name)),
-          ),
-        )
-        : null,
-      h("a", {
-        class: "btn btn-secondary btn-small",
-        href: "#quote",
-        click: () => {
-          byIdAs("q-city", HTMLInputElement).value = loc.city;
-          byIdAs("q-country", HTMLSelectElement).value = loc.country;
-        },
-      }, "Request a quote in " + loc.city),
-    );
-  }
+  if (coverage.covered && coverage.location) return coveredNode(coverage);
   if (
     (coverage.match === "ambiguous" || coverage.match === "other_country") &&
     coverage.candidates.length
   ) {
-    return notice(
-      "info",
-      coverage.match === "ambiguous"
-        ? "“" + asked + "” matches several cities"
-        : "“" + asked + "” is not in that country",
-      h("p", null, coverage.match === "ambiguous" ? "Choose the one you mean:" : "It is here:"),
-      h(
-        "ul",
-        { class: "choice-list" },
-        coverage.candidates.map((/** @type {any} */ c) =>
-          h(
-            "li",
-            null,
-            h("button", {
-              class: "btn btn-small btn-secondary",
-              type: "button",
-              click: () => {
-                controlOf(form, "city").value = c.city;
-                controlOf(form, "country").value = c.country;
-                form.requestSubmit();
-              },
-            }, locationLabel(c.city, c.country)),
-            h(
-              "span",
-              { class: c.covered ? "badge badge-ok" : "badge" },
-              c.covered ? "covered" : "not covered",
-            ),
-          )
-        ),
-      ),
-    );
+    return choiceNode(coverage, asked, form);
   }
   const nearest = Array.isArray(coverage.nearest) ? coverage.nearest : [];
   if (coverage.match === "known_uncovered" || nearest.length) {
-    return notice(
-      "warn",
-      "Not covered: " + asked,
-      h(
-        "p",
-        null,
-        "This city is outside our published coverage. You can still request a quote; travel costs may apply.",
-      ),
-      nearest.length
-        ? h(
-          "div",
-          null,
-          h("p", { class: "small-title" }, "Nearest covered cities"),
-          h(
-            "ul",
-            { class: "nearest-list" },
-            nearest.map((/** @type {any} */ n) =>
-              h(
-                "li",
-                null,
-                h("span", { class: "nearest-city" }, locationLabel(n.city, n.country)),
-                h(
-                  "span",
-                  { class: "nearest-meta" },
-                  n.distance_km + " km · response within " + n.response_time_hours + " h",
-                ),
-              )
-            ),
-          ),
-        )
-        : null,
-    );
+    return uncoveredNode(asked, nearest);
   }
   return notice(
     "neutral",
@@ -142,6 +42,133 @@ function coverageNode(coverage, form) {
       null,
       "We could not find a city of that name. Check the spelling, try the English or local name, or choose the country.",
     ),
+  );
+}
+
+/**
+ * A covered city: its facts, its services, and a link that fills in the quote form.
+ * @param {any} coverage
+ */
+function coveredNode(coverage) {
+  const loc = coverage.location;
+  const where = locationLabel(loc.city, loc.country);
+  return notice(
+    "success",
+    "Covered: " + where,
+    h(
+      "dl",
+      { class: "facts" },
+      h("div", null, h("dt", null, "Region"), h("dd", null, loc.region)),
+      h("div", null, h("dt", null, "Time zone"), h("dd", null, loc.timezone)),
+      typeof coverage.response_time_hours === "number"
+        ? h(
+          "div",
+          null,
+          h("dt", null, "Typical response"),
+          h("dd", null, "within " + plural(coverage.response_time_hours, "hour", "hours")),
+        )
+        : null,
+    ),
+    coverage.services.length
+      ? h(
+        "div",
+        null,
+        h("p", { class: "small-title" }, "Services available here"),
+        h(
+          "ul",
+          { class: "chips" },
+          coverage.services.map((/** @type {any} */ s) => h("li", null, s.name)),
+        ),
+      )
+      : null,
+    h("a", {
+      class: "btn btn-secondary btn-small",
+      href: "#quote",
+      click: () => {
+        byIdAs("q-city", HTMLInputElement).value = loc.city;
+        byIdAs("q-country", HTMLSelectElement).value = loc.country;
+      },
+    }, "Request a quote in " + loc.city),
+  );
+}
+
+/**
+ * A name several cities share, or a city not in the country given: one button per city,
+ * which checks it again.
+ * @param {any} coverage
+ * @param {string} asked
+ * @param {HTMLFormElement} form
+ */
+function choiceNode(coverage, asked, form) {
+  const ambiguous = coverage.match === "ambiguous";
+  return notice(
+    "info",
+    ambiguous ? "“" + asked + "” matches several cities" : "“" + asked + "” is not in that country",
+    h("p", null, ambiguous ? "Choose the one you mean:" : "It is here:"),
+    h(
+      "ul",
+      { class: "choice-list" },
+      coverage.candidates.map((/** @type {any} */ c) =>
+        h(
+          "li",
+          null,
+          h("button", {
+            class: "btn btn-small btn-secondary",
+            type: "button",
+            click: () => {
+              controlOf(form, "city").value = c.city;
+              controlOf(form, "country").value = c.country;
+              form.requestSubmit();
+            },
+          }, locationLabel(c.city, c.country)),
+          h(
+            "span",
+            { class: c.covered ? "badge badge-ok" : "badge" },
+            c.covered ? "covered" : "not covered",
+          ),
+        )
+      ),
+    ),
+  );
+}
+
+/**
+ * A city outside coverage, with the nearest covered cities and their distances.
+ * @param {string} asked
+ * @param {any[]} nearest
+ */
+function uncoveredNode(asked, nearest) {
+  return notice(
+    "warn",
+    "Not covered: " + asked,
+    h(
+      "p",
+      null,
+      "This city is outside our published coverage. You can still request a quote; travel costs may apply.",
+    ),
+    nearest.length
+      ? h(
+        "div",
+        null,
+        h("p", { class: "small-title" }, "Nearest covered cities"),
+        h(
+          "ul",
+          { class: "nearest-list" },
+          nearest.map((n) =>
+            h(
+              "li",
+              null,
+              h("span", { class: "nearest-city" }, locationLabel(n.city, n.country)),
+              h(
+                "span",
+                { class: "nearest-meta" },
+                n.distance_km + " km · response within " + n.response_time_hours + " h",
+              ),
+            )
+          ),
+        ),
+      )
+      : null,
   );
 }
 
