@@ -15,7 +15,7 @@ import { decodeBasic } from "../../src/oauth/client_auth.ts";
 import { parseScope, SCOPES } from "../../src/oauth/scopes.ts";
 import { lenientArguments } from "../../src/intake/lenient.ts";
 import { LEAD_LENIENCY, LeadInput, QUOTE_LENIENCY, quoteInput } from "../../src/intake/schemas.ts";
-import { extraPropertyIssues } from "../../src/intake/submissions.ts";
+import { extraPropertyIssues } from "../../src/intake/bounds.ts";
 import {
   basic,
   catalog,

@@ -1,0 +1,71 @@
+/**
+ * @module
+ * What a submission may carry beyond its declared fields, bounded so that the declared
+ * fields' limits bound the whole stored record: at most 16 additional properties of 4 KiB
+ * together, and JSON nested at most 32 levels deep (checked before anything recursive
+ * walks it).
+ */
+
+import type { FieldIssue } from "../http/errors.ts";
+import { validationFailed } from "./schemas.ts";
+
+/**
+ * Bounds of the additional properties a submission may carry beyond its declared fields
+ * (SPEC §2.4/§2.5 allow them, and they are stored). With them bounded, the declared
+ * fields' limits bound the whole stored record.
+ */
+const EXTRA_PROPERTIES = { count: 16, nameLength: 64, bytes: 4 * 1024 } as const;
+
+/** The problems of a submission's additional properties, one issue each. */
+export function extraPropertyIssues(raw: unknown, shape: object): FieldIssue[] {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const extras = Object.entries(raw).filter(([name]) => !Object.hasOwn(shape, name));
+  const issues: FieldIssue[] = [];
+  if (extras.length > EXTRA_PROPERTIES.count) {
+    issues.push({
+      path: "(body)",
+      message: `at most ${EXTRA_PROPERTIES.count} additional properties are kept; ` +
+        `this request has ${extras.length}`,
+    });
+  }
+  for (const [name] of extras) {
+    if (name.length > EXTRA_PROPERTIES.nameLength) {
+      issues.push({
+        path: name.slice(0, 32) + "…",
+        message: `an additional property name is at most ${EXTRA_PROPERTIES.nameLength} characters`,
+      });
+    }
+  }
+  const bytes = new TextEncoder().encode(JSON.stringify(Object.fromEntries(extras))).byteLength;
+  if (bytes > EXTRA_PROPERTIES.bytes) {
+    issues.push({
+      path: "(body)",
+      message: `additional properties are at most ${EXTRA_PROPERTIES.bytes} bytes as JSON ` +
+        `together; these are ${bytes}`,
+    });
+  }
+  return issues;
+}
+
+/** Deepest JSON nesting a submission may have; kept additional properties included. */
+const MAX_NESTING = 32;
+
+/**
+ * Refuses documents nested deeper than {@link MAX_NESTING} before anything recursive
+ * (zod, `JSON.stringify`, hashing) walks them: a few kilobytes of `[[[[…` would
+ * otherwise overflow the stack. Iterative, so it cannot overflow itself.
+ */
+export function checkNesting(raw: unknown): void {
+  const stack: [unknown, number][] = [[raw, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (value === null || typeof value !== "object") continue;
+    if (depth >= MAX_NESTING) {
+      throw validationFailed([{
+        path: "",
+        message: `the document is nested deeper than ${MAX_NESTING} levels`,
+      }]);
+    }
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+}
