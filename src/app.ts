@@ -24,7 +24,7 @@ export type Handler = (
 ) => Response | Promise<Response>;
 
 /** The service's handler, which also knows how many requests it is handling. */
-export interface ServiceHandler extends Handler {
+interface ServiceHandler extends Handler {
   /** Requests being handled now (admitted or being refused). */
   readonly inFlight: number;
   /** Resolves once no request is being handled, e.g. to finish a drain. */

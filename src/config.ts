@@ -8,7 +8,7 @@
  * Requests per minute, per client address unless marked "all callers together";
  * `0` switches a limit off.
  */
-export interface RateLimits {
+interface RateLimits {
   readonly register: number;
   /** All callers together, on registrations that are about to be stored. */
   readonly registerGlobal: number;
@@ -66,7 +66,7 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
  * Default `MAX_IN_FLIGHT`. Each request in flight may hold a body of up to 64 KiB, so
  * a full house holds at most about 16 MiB of bodies.
  */
-export const DEFAULT_MAX_IN_FLIGHT = 256;
+const DEFAULT_MAX_IN_FLIGHT = 256;
 
 /** `RATE_LIMIT_*` variable of each limit. */
 const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {

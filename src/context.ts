@@ -48,7 +48,7 @@ export interface Context {
 }
 
 /** What every request of one handler shares: the dependencies and the per-handler state. */
-export type SharedContext = Omit<Context, "requestId" | "address" | "headers">;
+type SharedContext = Omit<Context, "requestId" | "address" | "headers">;
 
 /**
  * The context of one request. The caller's address is parsed when a rate limit, an

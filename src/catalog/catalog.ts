@@ -18,7 +18,7 @@ import {
   ServicesFile,
 } from "./records.ts";
 
-export interface CatalogData {
+interface CatalogData {
   services: unknown;
   locations: unknown;
   places: unknown;
@@ -89,13 +89,13 @@ function _unique(file: string, ids: string[]): void {
   }
 }
 
-export interface CoverageIndex {
+interface CoverageIndex {
   readonly locations: ReadonlyMap<string, readonly Location[]>;
   readonly places: ReadonlyMap<string, readonly Place[]>;
 }
 
 /** Indexes every name and alias once, at catalog load. */
-export function indexCoverage(
+function indexCoverage(
   locations: readonly Location[],
   places: readonly Place[],
 ): CoverageIndex {
@@ -116,7 +116,7 @@ function _index<T extends { city: string; aliases: string[] }>(items: readonly T
  * Every key of every service (id, name, aliases) → the service. Two services sharing a
  * key would make a name mean either, so that is an error at catalog load.
  */
-export function indexServices(services: readonly Service[]): Map<string, Service> {
+function indexServices(services: readonly Service[]): Map<string, Service> {
   const byKey = new Map<string, Service>();
   for (const service of services) {
     const names = [service.id, service.name, ...service.aliases];

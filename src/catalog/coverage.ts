@@ -18,7 +18,7 @@ export interface CoverageQuery {
   country?: string | undefined;
 }
 
-export interface NearbyLocation {
+interface NearbyLocation {
   id: string;
   city: string;
   country: string;
@@ -27,7 +27,7 @@ export interface NearbyLocation {
 }
 
 /** How a city name was resolved; see `CoverageOutput` in mcp/output_schemas.ts for each value. */
-export type CoverageMatch =
+type CoverageMatch =
   | "covered"
   | "known_uncovered"
   | "ambiguous"
@@ -272,7 +272,7 @@ function _state(covered: boolean): string {
 }
 
 /** The covered locations closest to a point, nearest first. */
-export function nearestLocations(
+function nearestLocations(
   catalog: Catalog,
   point: { latitude: number; longitude: number },
   count = NEAREST,

@@ -11,7 +11,7 @@ import { lenientArguments, type LenientFields } from "../intake/lenient.ts";
 import { CountryCode, fieldIssues, got } from "../intake/schemas.ts";
 
 /** Longest accepted city name; the longest real ones are well under this. */
-export const CITY_MAX = 100;
+const CITY_MAX = 100;
 
 export const CoverageQuerySchema = z.strictObject({
   city: z.string({

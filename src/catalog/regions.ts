@@ -40,7 +40,7 @@ let _byName: Map<string, string> | undefined;
 let _codes: Set<string> | undefined;
 
 /** True for a current ISO 3166-1 alpha-2 code ("DE"), false for any other two letters. */
-export function isCountryCode(code: string): boolean {
+function isCountryCode(code: string): boolean {
   if (!_byName) countryCode("");
   _codes ??= new Set(_byName!.values());
   return _codes.has(code.toUpperCase());
@@ -135,7 +135,7 @@ for (const [code, name] of Object.entries(_US_STATES)) {
 }
 
 /** The US state `text` names, as its two-letter code ("va", "Virginia" → VA), or undefined. */
-export function usState(text: string): string | undefined {
+function usState(text: string): string | undefined {
   return _STATES.get(normalizeName(text));
 }
 

@@ -22,7 +22,7 @@ const _METHODS = new Set([
 ]);
 
 /** A request as logged: its method, and the path of the route that served it. */
-export interface RequestLabels {
+interface RequestLabels {
   method: string;
   route: string;
 }

@@ -25,7 +25,7 @@ const ADDRESS_SHARE = 1 / 4;
 const READ_RESERVE = 1 / 4;
 
 /** The places of one handler's requests. */
-export interface Admission {
+interface Admission {
   /** Requests being handled now (admitted or being refused). */
   readonly inFlight: number;
   /** Resolves once no request is being handled, e.g. to finish a drain. */

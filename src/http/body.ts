@@ -5,7 +5,7 @@
 
 import { HttpError } from "./errors.ts";
 
-export interface ReadBodyOptions {
+interface ReadBodyOptions {
   /** Largest accepted body in bytes; more gives 413. */
   maxBytes: number;
   /** Give up with 408 when the whole body has not arrived in this many ms. */

@@ -11,7 +11,7 @@ export interface FieldIssue {
   message: string;
 }
 
-export interface HttpErrorOptions {
+interface HttpErrorOptions {
   /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
   headers?: HeadersInit;
   /** Per-field problems of a validation failure. */
@@ -59,7 +59,7 @@ export type ErrorStyle = "oauth" | "api";
  * RFC 6749 §5.2: `error_description` may only hold %x20-21 / %x23-5B / %x5D-7E. Input
  * echoed in a description (a scope name, a parameter name) is folded into that set.
  */
-export function oauthText(text: string): string {
+function oauthText(text: string): string {
   return text.replaceAll('"', "'").replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, "?");
 }
 

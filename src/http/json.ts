@@ -22,7 +22,7 @@ export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Status and headers of a JSON response; a `Content-Type` given here replaces the default. */
-export interface JsonInit {
+interface JsonInit {
   status?: number;
   headers?: Readonly<Record<string, string>>;
 }

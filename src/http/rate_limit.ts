@@ -27,7 +27,7 @@ export interface RateCounter {
 }
 
 /** Bucket and address pairs remembered as over their limit, per instance, at most. */
-export const OVER_LIMIT_ENTRIES = 100_000;
+const OVER_LIMIT_ENTRIES = 100_000;
 
 /**
  * Increments of the same counter are queued inside this instance, so each request
@@ -82,7 +82,7 @@ export function sweepRateLimits(
 }
 
 /** What a rate limit needs of a request (a part of the request `Context`). */
-export interface RateContext {
+interface RateContext {
   readonly now: () => number;
   /** The caller's address, the per-address key. */
   readonly address: string;

@@ -9,7 +9,7 @@
 import { countRefusal } from "../telemetry/metrics.ts";
 import { errorResponse, type ErrorStyle, HttpError } from "./errors.ts";
 
-export type Handler<C> = (req: Request, ctx: C, params: Params) => Response | Promise<Response>;
+type Handler<C> = (req: Request, ctx: C, params: Params) => Response | Promise<Response>;
 export type Params = Readonly<Record<string, string | undefined>>;
 
 /**
@@ -57,7 +57,7 @@ const CORS_EXPOSE_HEADERS =
   "WWW-Authenticate, X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Location";
 
 /** The paths one pathname pattern answers, with what every request to them needs. */
-export interface PathGroup<C> {
+interface PathGroup<C> {
   pattern: URLPattern;
   /** The routes whose pattern matches these paths, in table order. */
   routes: Route<C>[];

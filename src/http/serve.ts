@@ -20,7 +20,7 @@ export interface ResilientServer {
   readonly finished: Promise<void>;
 }
 
-export interface ResilientOptions {
+interface ResilientOptions {
   hostname: string;
   port: number;
   log: Logger;

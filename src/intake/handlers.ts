@@ -69,7 +69,7 @@ export function webForm(kind: SubmissionKind) {
  * checkbox (`on`) stay strings: the submission's forgiving reading (lenient.ts) takes
  * them as agents' strings are taken, and reports what it cannot read.
  */
-export function formFields(params: URLSearchParams): Record<string, string> {
+function formFields(params: URLSearchParams): Record<string, string> {
   return Object.fromEntries([...params].filter(([, value]) => value.trim() !== ""));
 }
 
@@ -90,7 +90,7 @@ async function _readSubmission(
  * The `Idempotency-Key` header (draft-ietf-httpapi-idempotency-key-header): a quoted
  * structured-field string or a bare token of 1–255 visible ASCII characters.
  */
-export function idempotencyKeyHeader(req: Request): string | undefined {
+function idempotencyKeyHeader(req: Request): string | undefined {
   const raw = req.headers.get("idempotency-key");
   if (raw === null) return undefined;
   const key = raw.trim().replace(/^"(.*)"$/, "$1");

@@ -71,7 +71,7 @@ export const ESTIMATE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
 const SYNONYM_MAX = 64;
 
 /** An argument read as the field it means. */
-export interface Renamed {
+interface Renamed {
   from: string;
   to: string;
 }

@@ -12,7 +12,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { LenientFields } from "./lenient.ts";
 
 /** Bounds of submitted fields; documented in docs/api.md. */
-export const LIMITS = {
+const LIMITS = {
   shortText: 200,
   description: 5000,
   email: 254,
@@ -51,7 +51,7 @@ function text(name: string, max: number = LIMITS.shortText) {
 }
 
 /** A city: text that names a place, so with at least one letter ("," or " " is none). */
-export function cityText(max: number = LIMITS.shortText) {
+function cityText(max: number = LIMITS.shortText) {
   return text("city", max).refine((v) => /\p{L}/u.test(v), "city must name a place");
 }
 
@@ -92,7 +92,7 @@ const agentContext = z.record(z.string(), z.unknown(), {
 export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 
 /** An `Idempotency-Key` as a tool argument or body field; the header takes the same. */
-export const IdempotencyKey = z.string({ error: "idempotency_key must be a string" })
+const IdempotencyKey = z.string({ error: "idempotency_key must be a string" })
   .regex(IDEMPOTENCY_KEY_PATTERN, "idempotency_key must be 1 to 255 visible ASCII characters")
   .meta({
     description: "Makes a retry safe for 24 h: the same key with the same arguments returns " +
@@ -124,7 +124,7 @@ const _agentContext = agentContext.meta({
 });
 
 /** How soon the work is needed, as the submitter says. */
-export const URGENCIES = ["emergency", "asap", "scheduled"] as const;
+const URGENCIES = ["emergency", "asap", "scheduled"] as const;
 const _urgency = z.enum(URGENCIES, {
   error: (iss) => `urgency must be one of emergency, asap, scheduled; got ${got(iss.input)}`,
 }).optional().meta({
@@ -296,7 +296,7 @@ export function quoteInput(catalog: Catalog): ReturnType<typeof _quoteInput> {
   }
   return schema;
 }
-export type QuoteInput = z.infer<ReturnType<typeof _quoteInput>>;
+type QuoteInput = z.infer<ReturnType<typeof _quoteInput>>;
 
 /** The fields of an object schema that may be left out. */
 function _optional(schema: z.ZodObject): string[] {

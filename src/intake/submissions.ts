@@ -158,7 +158,7 @@ export async function submitQuote(
 }
 
 /** What a submission record says about coverage: unknown (null) for an ambiguous name. */
-export function coveredFact(coverage: Coverage): boolean | null {
+function coveredFact(coverage: Coverage): boolean | null {
   return coverage.match === "ambiguous" || coverage.match === "other_country"
     ? null
     : coverage.covered;
@@ -336,7 +336,7 @@ async function _replay(
 }
 
 /** JSON with object keys sorted at every level: equal documents give equal text. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value !== null && typeof value === "object") {
     const entries = Object.entries(value as Record<string, unknown>)

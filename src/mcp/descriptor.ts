@@ -57,7 +57,7 @@ export function toolDescriptor(config: Config, catalog: Catalog): Record<string,
 }
 
 /** The server's reverse-DNS name, e.g. `com.example.api/dc-field-services`. */
-export function serverName(config: Config): string {
+function serverName(config: Config): string {
   return `${new URL(config.baseUrl).hostname.split(".").reverse().join(".")}/dc-field-services`;
 }
 

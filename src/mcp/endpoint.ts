@@ -71,7 +71,7 @@ export function createMcpEndpoint(catalog: Catalog) {
  * 2025-06-18; refusing it keeps one request to one message, so the rate limit counts
  * calls, not envelopes (100 calls in one 11 KB batch once bought 111 KB of answers).
  */
-export function isBatch(body: Uint8Array): boolean {
+function isBatch(body: Uint8Array): boolean {
   // A UTF-8 byte-order mark first: the SDK's TextDecoder drops it, so must we.
   const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
   for (const byte of bom ? body.subarray(3) : body) {
@@ -89,7 +89,7 @@ const _TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
  * there are, and that ordering, dispatch and acceptance are not offered. The SDK's own
  * answer says only "Tool … not found". Anything else goes to the SDK unchanged.
  */
-export function unknownToolCall(req: Request, body: Uint8Array): Response | undefined {
+function unknownToolCall(req: Request, body: Uint8Array): Response | undefined {
   // Only a request the transport would take: anything else gets the SDK's own refusal.
   const accept = req.headers.get("accept") ?? "";
   if (
@@ -177,7 +177,7 @@ const ERROR_REQUIRED = (z.toJSONSchema(ToolErrorOutput, { io: "output" }) as Jso
  * failure's structured body must fit too: the object is open, and `ok: false` switches
  * the required members to the error's (`error`, `message`, `issues`).
  */
-export function admitToolErrors(success: JsonObject): JsonObject {
+function admitToolErrors(success: JsonObject): JsonObject {
   return {
     ...success,
     description: `${success.description ?? ""} When ok is false the call failed (isError): ` +

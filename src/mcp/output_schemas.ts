@@ -50,7 +50,7 @@ const _city = z.string().meta({ description: "City name as published." });
 const _country = z.string().meta({ description: "ISO 3166-1 alpha-2 country code." });
 
 /** The values of `coverage.match`, each explained where an agent reads the schema. */
-export const COVERAGE_MATCHES = {
+const COVERAGE_MATCHES = {
   covered: "The name is one covered city: covered is true, location and services are set.",
   known_uncovered: "The name is one known city outside coverage: covered is false and " +
     "nearest lists the closest covered cities. A quote can still be requested.",
@@ -168,7 +168,7 @@ export const LeadOutput = z.looseObject({
 });
 
 /** The non-binding estimate of a job, as `request_quote` stores it and `estimate_quote` answers. */
-export const BudgetEstimateOutput = z.looseObject({
+const BudgetEstimateOutput = z.looseObject({
   currency: z.string().meta({ description: "ISO 4217 currency code of the amounts." }),
   low: _money("Lower end of the estimate"),
   high: _money("Upper end of the estimate, with a contingency for overruns"),

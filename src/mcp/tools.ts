@@ -28,7 +28,7 @@ import { enforceSubmitLimit, submitLead, submitQuote } from "../intake/submissio
 import { EstimateInput, estimateQuote } from "../pricing/estimate.ts";
 import { requestStatus, StatusInput } from "../intake/status.ts";
 
-export interface ToolDefinition {
+interface ToolDefinition {
   name: string;
   title: string;
   description: string;

@@ -17,7 +17,7 @@ import { digest } from "./secrets.ts";
 const _BEARER = /^bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** The URL of the protected resource metadata document (RFC 9728 §3). */
-export function resourceMetadataUrl(ctx: Context): string {
+function resourceMetadataUrl(ctx: Context): string {
   return ctx.config.baseUrl + PATHS.protectedResourceMetadata;
 }
 

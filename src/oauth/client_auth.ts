@@ -10,7 +10,7 @@ import type { ClientRecord } from "../store/credentials.ts";
 import { cachedClient, type Freshness } from "../store/cache.ts";
 import { digest, matchesDigest } from "./secrets.ts";
 
-export interface AuthenticatedClient {
+interface AuthenticatedClient {
   clientId: string;
   record: ClientRecord;
   /** The record as read, with its versionstamp, for writes checked against it. */
@@ -121,7 +121,7 @@ export function decodeBasic(header: string | null): { id: string; secret: string
 }
 
 /** 401 `invalid_client` with the Basic challenge (RFC 6749 §5.2), and how to fix the request. */
-export function invalidClient(ctx: Context, hint?: string): HttpError {
+function invalidClient(ctx: Context, hint?: string): HttpError {
   const message = hint ? `client authentication failed: ${hint}` : "client authentication failed";
   return new HttpError(401, "invalid_client", message, {
     headers: { "WWW-Authenticate": `Basic realm="${ctx.config.baseUrl}", charset="UTF-8"` },

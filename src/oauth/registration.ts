@@ -25,7 +25,7 @@ export const CLIENT_IDLE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
  * A registration that never obtains a token lapses after a day: an agent registers to
  * use the service, and registrations nobody uses are how the store would fill up.
  */
-export const CLIENT_UNUSED_TTL_MS = 24 * 60 * 60 * 1000;
+const CLIENT_UNUSED_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The only identity type; identity assertions and verified email are not implemented. */
 export const IDENTITY_TYPES = ["anonymous"] as const;

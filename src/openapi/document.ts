@@ -17,7 +17,7 @@ import { type ComponentSchemas, componentSchemas } from "./components.ts";
 import type { Route } from "../http/router.ts";
 
 /** The version of this REST API (`info.version`), not of the OpenAPI format. */
-export const API_VERSION = "1.0.0";
+const API_VERSION = "1.0.0";
 
 /** Names of `components.securitySchemes`, for the `security` of operations. */
 export const SECURITY = {
@@ -30,7 +30,7 @@ export const SECURITY = {
 } as const;
 
 /** Operation tags, in the order a reader meets them. */
-export const TAGS = [
+const TAGS = [
   { name: "Discovery", description: "RFC 8414 and RFC 9728 metadata. Anonymous." },
   { name: "OAuth", description: "Agent registration, client credentials tokens, revocation." },
   { name: "Agent resource", description: "Read-only reads behind a Bearer token and a scope." },
@@ -63,7 +63,7 @@ export interface ResponseDoc {
   headers?: Readonly<Record<string, HeaderDoc>>;
 }
 
-export interface RequestBodyDoc {
+interface RequestBodyDoc {
   contentType: string;
   schema: z.ZodType;
   description?: string;

@@ -10,7 +10,7 @@ import type { ExampleDoc, HeaderDoc, ResponseDoc } from "./document.ts";
 import { ApiErrorBody, OAuthErrorBody } from "./components.ts";
 
 /** One documented error: its code, its message, and the field issues of a 400. */
-export type ErrorCase = readonly [code: string, message: string, issues?: FieldIssue[]];
+type ErrorCase = readonly [code: string, message: string, issues?: FieldIssue[]];
 
 export const RATE_HEADERS: Readonly<Record<string, HeaderDoc>> = {
   "RateLimit-Policy": {

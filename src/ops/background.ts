@@ -31,7 +31,7 @@ export interface BackgroundDeps {
  * declarations made while the main module loads, so every one is made before the store
  * is opened, and each run waits for the dependencies instead.
  */
-export type Scheduler = (name: string, schedule: string, run: () => Promise<void>) => void;
+type Scheduler = (name: string, schedule: string, run: () => Promise<void>) => void;
 
 /** The jobs, their `Deno.cron` names and schedules (UTC, five fields). */
 export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[] = [
@@ -43,7 +43,7 @@ export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[
   { pass: "rate_limit_sweep", name: "dcfs rate-limit sweep", schedule: "* * * * *" },
 ];
 
-export interface Background {
+interface Background {
   /**
    * Runs one pass now, as its schedule would (start-up, tests). While a run of the same
    * pass is under way, this joins it: passes never overlap themselves in one process.
@@ -100,7 +100,7 @@ export function declareBackground(
  * 1M counters that way halved token issuance while it ran, and at a fifth of the time it
  * still cost a quarter (docs/performance.md).
  */
-export const PASS_BUSY_SHARE = 0.1;
+const PASS_BUSY_SHARE = 0.1;
 
 /**
  * Between pages: a rest of nine times the page's own time (so a pass takes at most

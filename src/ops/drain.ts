@@ -10,10 +10,10 @@
 import type { Logger } from "../http/log.ts";
 
 /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
-export const DRAIN_MS = 10_000;
+const DRAIN_MS = 10_000;
 
 /** What a drain stops, in order. */
-export interface DrainParts {
+interface DrainParts {
   handler: { readonly inFlight: number; idle(): Promise<void> };
   server: { shutdown(): Promise<void> };
   kv: Deno.Kv;
@@ -22,7 +22,7 @@ export interface DrainParts {
 }
 
 /** A drain that has not begun: the handler asks it whether to refuse new requests. */
-export interface Drain {
+interface Drain {
   /** True once a signal arrived. */
   readonly begun: () => boolean;
   /** Drains `parts` at the first SIGTERM or SIGINT. */

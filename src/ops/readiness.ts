@@ -20,7 +20,7 @@ export const READY_CACHE_MS = 1_000;
  */
 export const NOTICE_STALE_MS = 15 * 60_000;
 
-export interface Readiness {
+interface Readiness {
   /** True when the store answered within {@linkcode STORE_TIMEOUT_MS}. */
   ready: boolean;
   store: { ok: boolean; ms: number };
@@ -64,7 +64,7 @@ export function readinessEndpoint(): (req: Request, ctx: Context) => Promise<Res
  * each), both under one deadline: a store that stalls makes the answer `ready: false`
  * after {@linkcode STORE_TIMEOUT_MS}, never a request that hangs.
  */
-export async function readiness(kv: Deno.Kv, now: () => number): Promise<Readiness> {
+async function readiness(kv: Deno.Kv, now: () => number): Promise<Readiness> {
   const started = performance.now();
   const checks = (async () => {
     await pingStore(kv);

@@ -9,7 +9,7 @@ import type { Service } from "../catalog/records.ts";
 import type { Coverage } from "../catalog/coverage.ts";
 
 /** Share added to the labour cost for the top of the range. */
-export const CONTINGENCY = 0.25;
+const CONTINGENCY = 0.25;
 
 export interface BudgetEstimate {
   currency: string;
@@ -39,14 +39,14 @@ export interface BudgetEstimate {
 }
 
 /** One input of the estimate the caller did not choose as such, and why it has its value. */
-export interface Assumption {
+interface Assumption {
   field: "engineer_count" | "estimated_hours" | "out_of_hours";
   value: number | boolean;
   why: string;
 }
 
 /** What the estimate needs to know besides the service and the coverage. */
-export interface EstimateRequest {
+interface EstimateRequest {
   engineer_count?: number;
   estimated_hours?: number;
   out_of_hours?: boolean;

@@ -22,7 +22,7 @@ import {
 import { fieldIssues, validationFailed } from "../intake/schemas.ts";
 
 /** The job fields a price depends on, as the quote schema validates them. */
-export interface Job {
+interface Job {
   city: string;
   country?: string | undefined;
   service_type: string;
@@ -33,7 +33,7 @@ export interface Job {
   requested_time?: string | undefined;
 }
 
-export interface PricedJob<T extends Job> {
+interface PricedJob<T extends Job> {
   /** The arguments as read (synonyms and forgiving values applied), before validation. */
   raw: unknown;
   input: T;

@@ -9,9 +9,9 @@ import { requestIdTime } from "../intake/ids.ts";
 import { countOutbox, firstOutboxIds } from "../store/outbox.ts";
 
 /** Waiting notices are counted up to this many; more reads as this many. */
-export const BACKLOG_COUNT_CAP = 10_000;
+const BACKLOG_COUNT_CAP = 10_000;
 
-export interface NoticeBacklog {
+interface NoticeBacklog {
   /** Notices not yet sent, up to `cap` (0 when not counted). */
   waiting: number;
   /** ms since the oldest waiting notice's submission; null when none waits. */

@@ -31,9 +31,8 @@ import {
 } from "./list.ts";
 import { openStore } from "../store/open.ts";
 
-export type { ReviewIo };
 
-export const USAGE = `usage: deno task review <command>
+const USAGE = `usage: deno task review <command>
   list [--status pending|approved|rejected] [--kind lead|quote] [--limit N | --before <request_id> | --all] [--json]
   show <request_id> [--json]
   approve <request_id> [--note "…"] [--by "name"]
@@ -45,7 +44,7 @@ export const USAGE = `usage: deno task review <command>
 Run "deno task review <command> --help" for what a command does.`;
 
 /** What each command does, for `<command> --help`. */
-export const COMMAND_HELP: Readonly<Record<string, string>> = {
+const COMMAND_HELP: Readonly<Record<string, string>> = {
   list: `usage: deno task review list [--status pending|approved|rejected] [--kind lead|quote]
                         [--limit N | --before <request_id> | --all] [--json]
 Lists submissions newest first, 50 to a page (--limit, at most 1000), urgent ones first in

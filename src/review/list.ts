@@ -93,7 +93,7 @@ export async function listSubmissionsPage(io: ReviewIo, o: ListOptions): Promise
 }
 
 /** What `list --json` prints of a submission. */
-export function listItem(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
+function listItem(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
   return {
     request_id: r.request_id,
     urgency: r.urgency ?? null,

@@ -57,7 +57,7 @@ const POLL_MS = 1_000;
 const BATCH = 100;
 const CONCURRENCY = 8;
 
-export interface ReviewNotifier {
+interface ReviewNotifier {
   /**
    * Starts a pass now instead of at the next poll (a submission was just stored); during
    * a pass, another follows it at once.

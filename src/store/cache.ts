@@ -32,13 +32,13 @@ import { emailHasher } from "./submission_index.ts";
 import { countCacheLookup } from "../telemetry/metrics.ts";
 
 /** Entries kept per cache; the least recently used goes first. */
-export const CACHE_ENTRIES = 10_000;
+const CACHE_ENTRIES = 10_000;
 
 /** How current a cached record must be; see the module documentation. */
 export type Freshness = "exact" | "cached" | "store";
 
 /** The marker value of an entry cached before this process read the marker at all. */
-export const NO_MARKER = Symbol("no marker read yet");
+const NO_MARKER = Symbol("no marker read yet");
 type Marker = string | null | typeof NO_MARKER;
 
 export interface StoreCache {
@@ -173,7 +173,7 @@ async function _cached<T>(
 }
 
 /** Matches an entry whatever marker it was stored under (the `"cached"` freshness). */
-export const ANY_MARKER = Symbol("any marker");
+const ANY_MARKER = Symbol("any marker");
 
 /**
  * A bounded map of values, each stored under the marker it is valid for. Eviction is

@@ -69,7 +69,7 @@ interface Member {
 }
 
 /** How many groups were committed and how many writes they held, for tests and benches. */
-export interface GroupStats {
+interface GroupStats {
   commits: number;
   writes: number;
   /** Groups whose checks failed (or that threw) and were committed member by member. */

@@ -46,7 +46,7 @@ const _nextTurn: Pause = () => new Promise((r) => setTimeout(r, 0));
 const _PAGE = 200;
 
 /** What indexing an older submission computes from its request. */
-export interface SubmissionIndexing {
+interface SubmissionIndexing {
   /** The store's email hasher (submission_index.ts). */
   hash: (email: string) => string;
   /** The row summary a record carries (review/summary.ts). */

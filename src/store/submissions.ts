@@ -109,7 +109,7 @@ void _kindsAgree;
 /** KV values are at most 64 KiB; payload chunks stay well below. */
 export const PAYLOAD_CHUNK_BYTES = 32 * 1024;
 
-export interface NewSubmission {
+interface NewSubmission {
   record: SubmissionRecord;
   payload: Uint8Array;
   idempotency?: {

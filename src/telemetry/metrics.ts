@@ -77,10 +77,10 @@ const oldestNotice = meter.createObservableGauge("dcfs.review.notices.oldest_age
 });
 
 /** The kinds of refusal counted by {@linkcode countRefusal}. */
-export type Refusal = "rate_limited" | "overloaded" | "forbidden_origin";
+type Refusal = "rate_limited" | "overloaded" | "forbidden_origin";
 
 /** A route as the service names it in telemetry: `/api/v1/requests/{request_id}`. */
-export function routeName(pattern: string): string {
+function routeName(pattern: string): string {
   let name = _routeNames.get(pattern);
   if (name === undefined) {
     name = pattern.replace(/:([A-Za-z_]\w*)/g, "{$1}");
@@ -153,13 +153,13 @@ export function countCacheLookup(kind: "token" | "client", hit: boolean): void {
 }
 
 /** The review notice backlog as the two notice gauges report it. */
-export interface Backlog {
+interface Backlog {
   waiting: number;
   oldestAgeS: number;
 }
 
 /** How often the backlog is read again for the gauges, at most. */
-export const BACKLOG_REFRESH_MS = 10_000;
+const BACKLOG_REFRESH_MS = 10_000;
 
 /**
  * Reports the backlog through the two notice gauges until the returned function is

@@ -147,7 +147,7 @@ function _labelsOf(formId: string): Map<string, string> {
 }
 
 /** An issue's message with the field named as the form names it. */
-export function friendlyIssue(kind: SubmissionKind, issue: FieldIssue): string {
+function friendlyIssue(kind: SubmissionKind, issue: FieldIssue): string {
   return inWords(issue.message, issue.path, _FORM_LABELS[kind].get(issue.path) ?? "");
 }
 
@@ -205,7 +205,7 @@ function _page(
 }
 
 /** Escapes text for HTML content and double-quoted attributes. */
-export function esc(text: string | number): string {
+function esc(text: string | number): string {
   return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
