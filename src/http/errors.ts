@@ -36,7 +36,7 @@ export class HttpError extends Error {
     super(message);
     this.headers = new Headers(options.headers);
     // Bounded whatever the caller sent: 6,500 unknown keys are 6,500 problems, and an
-    // answer listing them all (with each key echoed) was 18 times the request.
+    // answer listing them all (with each key echoed) was many times the size of the request.
     this.issues = options.issues?.slice(0, MAX_ISSUES).map((i) => ({
       path: clip(i.path, 80),
       message: clip(i.message, 400),

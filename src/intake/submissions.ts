@@ -43,12 +43,9 @@ export const SUBMISSION_MAX_BODY = 64 * 1024;
 /**
  * The most one accepted submission adds to the store: its JSON (at most
  * {@linkcode SUBMISSION_MAX_BODY}) plus its record, review notice, due key and
- * idempotency record with its pointer: under 5 KiB together. The worst case measured
- * (tests/intake/handlers_test.ts) is 69,565 bytes: a body at its limit, an estimate whose
- * note quotes a city (at most 60 characters of it) and whose assumptions name three
- * 64-character synonyms, stored in the record and again in the replayed answer, a
- * 255-character key and a failed delivery's error. At the default
- * `RATE_LIMIT_SUBMIT_GLOBAL` of 120 a minute that is at most 8.2 MiB a minute.
+ * idempotency record with its pointer: under 5 KiB together. tests/intake/handlers_test.ts
+ * holds the worst case to it; docs/operations.md ("Worst-case figures at the default
+ * limits") gives what that means per minute.
  */
 export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 5 * 1024;
 

@@ -69,7 +69,7 @@ export function createMcpEndpoint(catalog: Catalog) {
 /**
  * True when a body is a JSON array, a JSON-RPC batch. MCP dropped batching in
  * 2025-06-18; refusing it keeps one request to one message, so the rate limit counts
- * calls, not envelopes (100 calls in one 11 KB batch once bought 111 KB of answers).
+ * calls, not envelopes (one request of a hundred calls once bought a hundred answers).
  */
 function isBatch(body: Uint8Array): boolean {
   // A UTF-8 byte-order mark first: the SDK's TextDecoder drops it, so must we.

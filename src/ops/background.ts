@@ -96,9 +96,8 @@ export function declareBackground(
 /**
  * The share of the time a retention or sweep pass may keep the store busy. SQLite takes
  * one writer at a time, so a pass that commits page after page, yielding only a turn of
- * the event loop between them, leaves requests that write waiting behind it: a sweep of
- * 1M counters that way halved token issuance while it ran, and at a fifth of the time it
- * still cost a quarter (docs/performance.md).
+ * the event loop between them, leaves requests that write waiting behind it; at a tenth
+ * they barely notice it (docs/performance.md, "Cost as the store grows").
  */
 const PASS_BUSY_SHARE = 0.1;
 

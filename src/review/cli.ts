@@ -31,7 +31,6 @@ import {
 } from "./list.ts";
 import { openStore } from "../store/open.ts";
 
-
 const USAGE = `usage: deno task review <command>
   list [--status pending|approved|rejected] [--kind lead|quote] [--limit N | --before <request_id> | --all] [--json]
   show <request_id> [--json]

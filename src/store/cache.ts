@@ -31,7 +31,7 @@ import { revocationKey } from "./keys.ts";
 import { emailHasher } from "./submission_index.ts";
 import { countCacheLookup } from "../telemetry/metrics.ts";
 
-/** Entries kept per cache; the least recently used goes first. */
+/** Entries kept per cache; past it, one not used since the clock hand last passed goes. */
 const CACHE_ENTRIES = 10_000;
 
 /** How current a cached record must be; see the module documentation. */
@@ -179,8 +179,8 @@ const ANY_MARKER = Symbol("any marker");
  * A bounded map of values, each stored under the marker it is valid for. Eviction is
  * second chance (CLOCK): a hit only marks its entry used, and only eviction moves entries.
  * Deleting and re-inserting a Map key on every hit, as a strict LRU does, costs in
- * proportion to the map's size on V8 (2.7 µs a hit at 1k entries, 38 µs at 10k); this
- * costs the same at 10 entries and at 10,000.
+ * proportion to the map's size on V8; this costs the same at 10 entries and at 10,000
+ * (docs/performance.md, "Cost as the store grows").
  */
 export class ClockCache<T> {
   #map = new Map<string, { value: T; marker: Marker; used: boolean }>();

@@ -1,9 +1,8 @@
 /**
  * @module
  * Group commit for Deno KV. Every KV commit on a file ends in an `fsync`, so one commit
- * per request caps every write path at a few thousand requests a second (measured here:
- * about 3,800 single-`set` commits a second however many are fired at once, against
- * about 18,600 rows a second when 32 go in one `atomic()`).
+ * per request caps every write path, however many requests arrive at once; rows that share
+ * a commit cost a fraction of one each (docs/performance.md, "The store layer").
  *
  * `groupCommit(kv)` returns the same `Deno.Kv` with one change: an atomic operation's
  * `commit()` joins the next group instead of committing on its own.

@@ -36,9 +36,9 @@ export async function countRequest(
  * Deletes the counters of every window before `currentWindow`, however many there are,
  * a page at a time so that no atomic operation passes KV's mutation limit; returns how
  * many were deleted. Each page lists from the start of the range again: the keys of the
- * page before are gone, so nothing is skipped and nothing is read twice. It yields to the
- * event loop between pages, so requests are served while a large sweep runs (a 1M-key
- * sweep in one go cut token throughput by 80 % for 8 s).
+ * page before are gone, so nothing is skipped and nothing is read twice. It pauses
+ * between pages, so requests are served while a large sweep runs (docs/performance.md,
+ * "Cost as the store grows").
  */
 export async function sweepRateWindows(
   kv: Deno.Kv,
