@@ -8,9 +8,10 @@
 import { countRefusal } from "../telemetry/metrics.ts";
 import { HttpError } from "./errors.ts";
 import { countRequest, sweepRateWindows } from "../store/rate_counters.ts";
+import { MINUTE_MS } from "../time.ts";
 
 /** Length of one rate-limit window. */
-export const WINDOW_MS = 60_000;
+export const WINDOW_MS = MINUTE_MS;
 
 /** Counts requests per key; one per handler, so tests and instances each have their own. */
 export interface RateCounter {

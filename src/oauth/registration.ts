@@ -18,14 +18,15 @@ import { OAUTH_MAX_BODY } from "./form.ts";
 import { enforceRateLimit } from "../http/rate_limit.ts";
 import { formatScope, parseScope, SCOPES } from "./scopes.ts";
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, digest, randomCredential } from "./secrets.ts";
+import { DAY_MS } from "../time.ts";
 
 /** A registration lapses this long after its last token; every token issued extends it. */
-export const CLIENT_IDLE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+export const CLIENT_IDLE_TTL_MS = 30 * DAY_MS;
 /**
  * A registration that never obtains a token lapses after a day: an agent registers to
  * use the service, and registrations nobody uses are how the store would fill up.
  */
-const CLIENT_UNUSED_TTL_MS = 24 * 60 * 60 * 1000;
+const CLIENT_UNUSED_TTL_MS = DAY_MS;
 
 /** The only identity type; identity assertions and verified email are not implemented. */
 export const IDENTITY_TYPES = ["anonymous"] as const;

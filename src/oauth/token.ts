@@ -15,6 +15,7 @@ import { CLIENT_IDLE_TTL_MS } from "./registration.ts";
 import { readOAuthForm } from "./form.ts";
 import { formatScope, parseScope, type Scope } from "./scopes.ts";
 import { ACCESS_TOKEN_PREFIX, digest, randomCredential } from "./secrets.ts";
+import { DAY_MS } from "../time.ts";
 
 /** Access token lifetime (SPEC §2.2). */
 export const TOKEN_LIFETIME_S = 900;
@@ -80,7 +81,7 @@ function _extension(client: ClientRecord, now: number): ClientRecord | undefined
 }
 
 /** A client record is rewritten to extend its lifetime at most this often. */
-const EXTEND_AFTER_MS = 24 * 60 * 60 * 1000;
+const EXTEND_AFTER_MS = DAY_MS;
 
 function _isOurResource(resource: string, ctx: Context): boolean {
   // A trailing slash is tolerated: "https://api.example.com/" names the same origin.

@@ -9,6 +9,7 @@ import type { Context } from "../context.ts";
 import { CACHE_CONTROL, json } from "../http/json.ts";
 import { noticeBacklog } from "../review/backlog.ts";
 import { pingStore } from "../store/open.ts";
+import { MINUTE_MS } from "../time.ts";
 
 /** How long the store may take to answer both reads before the instance is not ready. */
 export const STORE_TIMEOUT_MS = 2_000;
@@ -18,7 +19,7 @@ export const READY_CACHE_MS = 1_000;
  * A waiting notice older than this is reported stale: the webhook has been failing for
  * longer than the backoff explains (its longest wait is 10 minutes).
  */
-export const NOTICE_STALE_MS = 15 * 60_000;
+export const NOTICE_STALE_MS = 15 * MINUTE_MS;
 
 interface Readiness {
   /** True when the store answered within {@linkcode STORE_TIMEOUT_MS}. */

@@ -20,6 +20,7 @@ import {
   readSynonyms,
 } from "../intake/lenient.ts";
 import { fieldIssues, validationFailed } from "../intake/schemas.ts";
+import { DAY_MS } from "../time.ts";
 
 /** The job fields a price depends on, as the quote schema validates them. */
 interface Job {
@@ -41,8 +42,6 @@ interface PricedJob<T extends Job> {
   coverage: Coverage;
   budget_estimate: BudgetEstimate;
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Reads, validates and prices a job. Every problem is listed in one 400: the schema's,

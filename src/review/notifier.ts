@@ -25,6 +25,7 @@ import {
 import { completeOutbox, getSubmission, type SubmissionRecord } from "../store/submissions.ts";
 import { countNotice, inSpan, watchNoticeBacklog } from "../telemetry/metrics.ts";
 import { noticeBacklog } from "./backlog.ts";
+import { MINUTE_MS } from "../time.ts";
 
 export interface NotifierDeps {
   kv: Deno.Kv;
@@ -50,7 +51,7 @@ export function signWebhook(secret: string, unixSeconds: number, body: string): 
 /** Wait before the next attempt after the n-th failure; the last value repeats forever. */
 export const REVIEW_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 /** How long a claimed entry is left to the instance that claimed it. */
-const LEASE_MS = 60_000;
+const LEASE_MS = MINUTE_MS;
 const WEBHOOK_TIMEOUT_MS = 10_000;
 const POLL_MS = 1_000;
 /** Due entries taken per pass, and how many of them are sent at once. */
