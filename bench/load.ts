@@ -427,12 +427,20 @@ export async function ensureWrk(): Promise<string> {
   Deno.exit(2);
 }
 
-/** One wrk run of `shape` against `base`, through bench/wrk/drive.lua. */
-export async function drive(base: string, shape: Shape, seconds: number): Promise<RunResult> {
+/**
+ * One wrk run of `shape` against `base`, through bench/wrk/drive.lua; `threads` (wrk's
+ * `-t`) defaults to this bench's two.
+ */
+export async function drive(
+  base: string,
+  shape: Shape,
+  seconds: number,
+  threads = THREADS,
+): Promise<RunResult> {
   const headers = Object.entries(shape.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join("\n");
   const out = await new Deno.Command("wrk", {
     args: [
-      `-t${THREADS}`,
+      `-t${threads}`,
       `-c${CONNECTIONS}`,
       `-d${seconds}s`,
       "--timeout",
