@@ -11,7 +11,9 @@
  *
  * Prints per scenario the median req/s of each side with its min and max, the ratio of
  * the medians (current / base) and the spread of the per-round ratios, and saves that
- * as markdown under `bench/results/`.
+ * as markdown under `bench/results/`. On a shared machine req/s moves with what else
+ * runs; so each run also reads the server's CPU time (utime + stime of all its threads,
+ * Linux `/proc`) and reports CPU µs per request, which other load barely moves.
  *
  *   deno task bench:ab [--base ffc2336] [--seconds 5] [--rounds 6] [--threads 1]
  *                      [--only catalog,protected] [--no-save]
@@ -43,6 +45,25 @@ const SCENARIOS: { id: string; label: string; shape(bearer: string): Shape }[] =
 ];
 
 type Side = "base" | "current";
+
+interface Run extends RunResult {
+  /** Server CPU time per answered request, in µs; NaN without /proc. */
+  cpuUs: number;
+}
+
+/** CPU seconds a process has used so far, all its threads (Linux); NaN elsewhere. */
+async function cpuSeconds(pid: number): Promise<number> {
+  try {
+    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
+    // After the command's closing parenthesis: field 3 (state) onwards; 14, 15 are utime, stime.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+/** USER_HZ: 100 on every Linux architecture Deno runs on. */
+const CLOCK_TICKS = 100;
 
 const args = parseArgs({
   args: Deno.args,
@@ -87,7 +108,7 @@ const current = dirty ? `${head} + uncommitted changes` : head;
 
 const dir = await Deno.makeTempDir({ prefix: "dcfs-ab-" });
 const baseDir = `${dir}/base`;
-const runs: Record<string, Record<Side, RunResult[]>> = {};
+const runs: Record<string, Record<Side, Run[]>> = {};
 try {
   await git("worktree", "add", "--detach", "--quiet", baseDir, baseCommit);
   const serve = (side: Side, cwd: string) =>
@@ -102,6 +123,7 @@ try {
   await using baseServer = await serve("base", baseDir);
   await using currentServer = await serve("current", ROOT);
   const servers: Record<Side, string> = { base: baseServer.base, current: currentServer.base };
+  const pids: Record<Side, number> = { base: baseServer.pid, current: currentServer.pid };
   const bearer: Record<Side, string> = {
     base: (await setupService(servers.base)).bearer,
     current: (await setupService(servers.current)).bearer,
@@ -117,7 +139,10 @@ try {
     const order: Side[] = round % 2 === 0 ? ["base", "current"] : ["current", "base"];
     for (const s of scenarios) {
       for (const side of order) {
-        const run = await drive(servers[side], s.shape(bearer[side]), seconds, threads);
+        const cpu = await cpuSeconds(pids[side]);
+        const result = await drive(servers[side], s.shape(bearer[side]), seconds, threads);
+        const cpuUs = ((await cpuSeconds(pids[side])) - cpu) * 1e6 / result.requests;
+        const run: Run = { ...result, cpuUs };
         if (run.non2xx || run.errors) {
           throw new Error(`${s.id} (${side}): ${run.non2xx} non-2xx, ${run.errors} errors`);
         }
@@ -126,7 +151,8 @@ try {
       const r = runs[s.id]!;
       console.error(
         `round ${round + 1}/${rounds} ${s.id}: base ${r.base.at(-1)!.rate}, ` +
-          `current ${r.current.at(-1)!.rate} req/s`,
+          `current ${r.current.at(-1)!.rate} req/s; CPU µs/request base ` +
+          `${r.base.at(-1)!.cpuUs.toFixed(1)}, current ${r.current.at(-1)!.cpuUs.toFixed(1)}`,
       );
     }
   }
@@ -144,6 +170,7 @@ const n = (x: number) => Math.round(x).toLocaleString("en-US");
 const spread = (xs: readonly number[], f: (x: number) => string) =>
   `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
 const r2 = (x: number) => x.toFixed(3);
+const f1 = (x: number) => x.toFixed(1);
 
 const date = new Date().toISOString();
 const cpu = (() => {
@@ -165,13 +192,26 @@ const lines = [
   "| --- | ---: | ---: | ---: | ---: | ---: | --- |",
   ...scenarios.map((s) => {
     const { base, current } = runs[s.id]!;
-    const rate = (rs: RunResult[]) => rs.map((r) => r.rate);
+    const rate = (rs: Run[]) => rs.map((r) => r.rate);
     const ratio = median(rate(current)) / median(rate(base));
     const paired = current.map((c, i) => c.rate / base[i]!.rate);
-    const p99 = (rs: RunResult[]) => median(rs.map((r) => r.p99)).toFixed(2);
+    const p99 = (rs: Run[]) => median(rs.map((r) => r.p99)).toFixed(2);
     return `| ${s.label} | ${spread(rate(base), n)} | ${spread(rate(current), n)} | ` +
       `${r2(ratio)} | ${spread(paired, r2)} | ${p99(base)} / ${p99(current)} | ` +
       `${ratio >= 1 - TOLERANCE ? "yes" : "**no**"} |`;
+  }),
+  "",
+  "Server CPU time per request (all the server's threads), µs as median (min–max); the " +
+  "ratio is current / base, so below 1 the current tree costs less:",
+  "",
+  "| scenario | base CPU µs | current CPU µs | current / base | paired ratio |",
+  "| --- | ---: | ---: | ---: | ---: |",
+  ...scenarios.map((s) => {
+    const { base, current } = runs[s.id]!;
+    const cpu = (rs: Run[]) => rs.map((r) => r.cpuUs);
+    const paired = current.map((c, i) => c.cpuUs / base[i]!.cpuUs);
+    return `| ${s.id} | ${spread(cpu(base), f1)} | ${spread(cpu(current), f1)} | ` +
+      `${r2(median(cpu(current)) / median(cpu(base)))} | ${spread(paired, r2)} |`;
   }),
   "",
   "Every round, req/s base / current:",
