@@ -57,9 +57,9 @@ export function createHandler(deps: Deps): ServiceHandler {
     const path = requestPath(req);
     const ctx = new RequestContext(shared, req, info, requestIdOf(req));
     const matched = path === undefined ? undefined : matchRoute(routes, path);
-    let place: string | undefined;
+    let holdsPlace = false;
     const finish = (res: Response) => {
-      admission.release(place);
+      if (holdsPlace) admission.release(ctx);
       _commonHeaders(res, ctx);
       const labels = requestLabels(req.method, path, matched);
       const ms = performance.now() - started;
@@ -79,10 +79,10 @@ export function createHandler(deps: Deps): ServiceHandler {
       if (path === undefined) out = _notAHost();
       else if (deps.draining?.()) out = _shuttingDown();
       else {
-        const admitted = admission.admit(req, path, () => ctx.address);
+        const admitted = admission.admit(req, path, ctx);
         if (admitted instanceof Response) out = admitted;
         else {
-          place = admitted;
+          holdsPlace = admitted;
           out = matched ? respond(matched, req, ctx) : notFound(path);
         }
       }

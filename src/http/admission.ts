@@ -24,6 +24,11 @@ const ADDRESS_SHARE = 1 / 4;
 /** The share of `MAX_IN_FLIGHT` kept for reads: writes (POST) take at most the rest. */
 const READ_RESERVE = 1 / 4;
 
+/** Who a request is, for admission: its address, parsed only when it is asked for. */
+interface Caller {
+  readonly address: string;
+}
+
 /** The places of one handler's requests. */
 interface Admission {
   /** Requests being handled now (admitted or being refused). */
@@ -35,37 +40,55 @@ interface Admission {
   /** Counts a request out, once its answer is complete. */
   depart(): void;
   /**
-   * Takes a place for a request that has arrived, and returns the address it holds the
-   * place under (to give back with {@linkcode release}); or the 503 that refuses it.
-   * `address` is asked only when a place is counted per address.
+   * The 503 that refuses a request that has arrived; or `true` when it took a place (give
+   * it back with {@linkcode release}), `false` when it needs none (`/healthz`, caps off).
    */
-  admit(req: Request, path: string, address: () => string): string | undefined | Response;
-  /** Gives back the place {@linkcode admit} took under `address`. */
-  release(address: string | undefined): void;
+  admit(req: Request, path: string, caller: Caller): Response | boolean;
+  /** Gives back the place {@linkcode admit} gave `caller`. */
+  release(caller: Caller): void;
 }
 
-/** The admission of `maxInFlight` places; `0` switches every cap off. */
+/**
+ * The admission of `maxInFlight` places; `0` switches every cap off.
+ *
+ * Far below the caps it costs a Set add and delete, and parses no address. Every admitted
+ * request is in flight until its place is given back, and a request is counted in
+ * `inFlight` before it is judged, so at most `inFlight - 1` are admitted: while
+ * `inFlight <= addressCap`, no address can hold its share, and an admitted request joins
+ * `uncounted` without its address. The first request that finds more in flight moves all
+ * of them into `byAddress` before it is judged, so every refusal is decided on the exact
+ * count of each address's admitted requests.
+ */
 export function createAdmission(maxInFlight: number): Admission {
   const addressCap = Math.max(Math.min(maxInFlight, 8), Math.ceil(maxInFlight * ADDRESS_SHARE));
   const writeCap = Math.max(1, maxInFlight - Math.floor(maxInFlight * READ_RESERVE));
   let inFlight = 0;
-  /** Requests admitted and not yet answered, per address. */
+  /** Admitted requests not yet answered, per address, and those not counted by address. */
   const byAddress = new Map<string, number>();
+  const uncounted = new Set<Caller>();
   const waiting: (() => void)[] = [];
 
-  const admit = (req: Request, path: string, address: () => string) => {
-    if (maxInFlight <= 0) return undefined;
+  const count = (address: string, by: number) => {
+    const n = (byAddress.get(address) ?? 0) + by;
+    if (n === 0) byAddress.delete(address);
+    else byAddress.set(address, n);
+  };
+  const admit = (req: Request, path: string, caller: Caller) => {
+    if (maxInFlight <= 0) return false;
     if (path === PATHS.liveness) {
-      return inFlight > maxInFlight + HEALTH_RESERVE ? _overloaded(false) : undefined;
+      return inFlight > maxInFlight + HEALTH_RESERVE ? _overloaded(false) : false;
     }
     if (inFlight > maxInFlight) return _overloaded(false);
-    const at = address();
-    const held = byAddress.get(at) ?? 0;
-    if (held >= addressCap || (inFlight > writeCap && !_isRead(req.method))) {
-      return _overloaded(true);
+    if (inFlight > writeCap && !_isRead(req.method)) return _overloaded(true);
+    if (inFlight <= addressCap) {
+      uncounted.add(caller);
+      return true;
     }
-    byAddress.set(at, held + 1);
-    return at;
+    for (const admitted of uncounted) count(admitted.address, 1);
+    uncounted.clear();
+    if ((byAddress.get(caller.address) ?? 0) >= addressCap) return _overloaded(true);
+    count(caller.address, 1);
+    return true;
   };
   return {
     get inFlight() {
@@ -79,11 +102,8 @@ export function createAdmission(maxInFlight: number): Admission {
       if (--inFlight === 0) { for (const wake of waiting.splice(0)) wake(); }
     },
     admit,
-    release(address) {
-      if (address === undefined) return;
-      const n = byAddress.get(address)! - 1;
-      if (n === 0) byAddress.delete(address);
-      else byAddress.set(address, n);
+    release(caller) {
+      if (!uncounted.delete(caller)) count(caller.address, -1);
     },
   };
 }

@@ -42,6 +42,22 @@ Deno.test("addressBucket: an IPv6 address that carries an IPv4 address counts as
   });
 });
 
+Deno.test("addressBucket: dotted IPv4 text is its bucket exactly when its parsed bytes say so", () => {
+  // The fast path returns the (trimmed) text; the bytes are what it stands for.
+  const texts = fc.tuple(
+    fc.constantFrom("", " ", "\t"),
+    fc.oneof(fc.ipV4(), fc.ipV4Extended()),
+    fc.constantFrom("", " "),
+  ).map(([before, ip, after]) => before + ip + after);
+  fc.assert(
+    fc.property(texts, (s) => {
+      const bytes = parseAddress(s);
+      assert.equal(addressBucket(s), bytes && [...bytes].join("."), s);
+    }),
+    { seed: 11, numRuns: 3000 },
+  );
+});
+
 Deno.test("addressBucket: anything that is not an IP address is no bucket", async (t) => {
   for (
     const input of [

@@ -178,3 +178,42 @@ Deno.test("a handler that throws gets the shared error body as a 500, and only t
     await server.shutdown();
   }
 });
+
+Deno.test("MAX_IN_FLIGHT: an address (an IPv6 /64) holds at most its share, counted exactly however its requests were admitted", async () => {
+  // 64 places: an address may hold 16 (ADDRESS_SHARE), writes 48 (READ_RESERVE).
+  await using app = await createApp({ env: { MAX_IN_FLIGHT: "64", RATE_LIMIT_SUBMIT: "0" } });
+  const gates: ReadableStreamDefaultController<Uint8Array>[] = [];
+  const hold = (address: string) =>
+    app.request("/api/v1/intake", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: new ReadableStream({ start: (c) => void gates.push(c) }),
+      address,
+    });
+  const read = async (address: string) => {
+    const res = await app.request("/api/v1/services", { address });
+    await res.body?.cancel();
+    return res.status;
+  };
+  // 16 from one /64, admitted while far fewer than the share were in flight each time.
+  const held = [
+    ...Array.from({ length: 8 }, () => hold("2001:db8:1:2::a")),
+    ...Array.from({ length: 8 }, () => hold("2001:db8:1:2::b")),
+  ];
+  await tick();
+  assert.equal(await read("2001:db8:1:2::c"), 503, "the /64 holds its share: even a read waits");
+  assert.equal(await read("2001:db8:1:3::1"), 200, "another /64 is served");
+  assert.equal(await read("192.0.2.7"), 200, "an IPv4 address is served");
+  const health = await app.request("/healthz", { address: "2001:db8:1:2::a" });
+  assert.equal(health.status, 200, "GET /healthz is not counted against the address");
+  await health.body?.cancel();
+
+  // One of the 16 answered: its place is given back to its address.
+  const gate = gates.shift()!;
+  gate.enqueue(new TextEncoder().encode('{"email":"a@example.com","description":"x"}'));
+  gate.close();
+  assert.equal((await held.shift()!).status, 202);
+  assert.equal(await read("2001:db8:1:2::c"), 200);
+  for (const g of gates) g.error(new Error("gone"));
+  await Promise.allSettled(held);
+});
