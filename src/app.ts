@@ -7,7 +7,7 @@
 
 import { type Context, type Deps, RequestContext } from "./context.ts";
 import { logRequest, requestLabels } from "./http/access_log.ts";
-import { createAdmission, unavailable } from "./http/admission.ts";
+import { type Admission, createAdmission, unavailable } from "./http/admission.ts";
 import { errorResponse, HttpError, unexpectedErrorFields } from "./http/errors.ts";
 import { createJsonLineLogger } from "./http/log.ts";
 import { createRateCounter } from "./http/rate_limit.ts";
@@ -92,6 +92,14 @@ export function createHandler(deps: Deps): ServiceHandler {
     return out instanceof Response ? finish(out) : out.then(undefined, failed).then(finish);
   };
 
+  return _inFlightCounted(handle, admission);
+}
+
+/**
+ * `handle`, with every request counted in flight from its arrival until its answer is
+ * complete, refused or not; synchronous answers stay synchronous.
+ */
+function _inFlightCounted(handle: Handler, admission: Admission): ServiceHandler {
   const handler = (req: Request, info?: Deno.ServeHandlerInfo) => {
     admission.arrive();
     let out: Response | Promise<Response>;

@@ -30,7 +30,7 @@ interface Caller {
 }
 
 /** The places of one handler's requests. */
-interface Admission {
+export interface Admission {
   /** Requests being handled now (admitted or being refused). */
   readonly inFlight: number;
   /** Resolves once no request is being handled, e.g. to finish a drain. */
