@@ -7,6 +7,8 @@
 import assert from "node:assert/strict";
 import { createHandler, type Handler } from "../src/app.ts";
 import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
+import { allOutbox } from "../src/store/keys.ts";
+import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 
 /** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */
@@ -193,6 +195,11 @@ export function post(
     typeof body === "string" || body instanceof ReadableStream ? body : JSON.stringify(body),
   );
   return app.request(path, address === undefined ? init : { ...init, address });
+}
+
+/** Every review notice waiting to be sent, by request id: a whole read, for tests only. */
+export function outboxEntries(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
+  return Array.fromAsync(kv.list<OutboxEntry>(allOutbox()));
 }
 
 /** How many submission records the store holds. */

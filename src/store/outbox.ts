@@ -16,7 +16,6 @@
 import {
   allDue,
   allNewNotices,
-  allOutbox,
   dueBy,
   dueKey,
   newNoticeKey,
@@ -35,12 +34,6 @@ export interface OutboxEntry {
   /** ms since the epoch: not before then (a retry's backoff, or another instance's lease). */
   next_attempt_at: number;
   last_error: string | null;
-}
-
-/** Every review notification waiting to be sent, by request id: a whole read, for tests and
- * inspection only; nothing the service or the CLI waits on calls it. */
-export function listOutbox(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
-  return retryLocked(() => Array.fromAsync(kv.list<OutboxEntry>(allOutbox())));
 }
 
 /**

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { loadConfig } from "../../src/config.ts";
 import { getSubmission } from "../../src/store/submissions.ts";
-import { listOutbox } from "../../src/store/outbox.ts";
 import {
   type NotifierDeps,
   REVIEW_BACKOFF_MS,
@@ -10,7 +9,7 @@ import {
   SIGNATURE_HEADER,
   startReviewNotifier,
 } from "../../src/review/notifier.ts";
-import { createApp, post, type TestApp } from "../_helpers.ts";
+import { createApp, outboxEntries, post, type TestApp } from "../_helpers.ts";
 
 const LEAD = {
   email: "jane.doe@example.com",
@@ -74,7 +73,7 @@ function receiver(status: () => number = () => 204) {
 Deno.test("an accepted submission is in the review outbox in the same commit as its record", async () => {
   await using app = await createApp();
   const id = await submit(app);
-  const outbox = await listOutbox(app.kv);
+  const outbox = await outboxEntries(app.kv);
   assert.deepEqual(outbox.map((e) => e.value), [{
     request_id: id,
     kind: "lead",
@@ -95,7 +94,7 @@ Deno.test("without a webhook the notice is only logged, by submission id, and th
     assert.equal(record.notified_at, new Date(app.clock.now()).toISOString());
     assert.equal(record.status, "pending");
   }
-  assert.deepEqual(await listOutbox(app.kv), []);
+  assert.deepEqual(await outboxEntries(app.kv), []);
   const lines = app.logs.filter((l) => l.msg === "submission queued for review");
   assert.deepEqual(lines.map((l) => Object.keys(l).sort()), [
     ["level", "msg", "submission_id", "via"],
@@ -152,7 +151,7 @@ Deno.test("a failing webhook is retried with backoff and never dropped", async (
 
   for (const [n, wait] of REVIEW_BACKOFF_MS.entries()) {
     assert.equal(await sendNotices(d), 0);
-    const [entry] = await listOutbox(app.kv);
+    const [entry] = await outboxEntries(app.kv);
     assert.equal(entry?.value.attempts, n + 1);
     assert.equal(entry?.value.next_attempt_at, app.clock.now() + wait);
     assert.equal(entry?.value.last_error, "webhook answered 500");
@@ -164,7 +163,7 @@ Deno.test("a failing webhook is retried with backoff and never dropped", async (
   }
   // Past the schedule it keeps trying at the last interval.
   assert.equal(await sendNotices(d), 0);
-  assert.equal((await listOutbox(app.kv))[0]?.value.next_attempt_at, app.clock.now() + 600_000);
+  assert.equal((await outboxEntries(app.kv))[0]?.value.next_attempt_at, app.clock.now() + 600_000);
   assert.equal((await getSubmission(app.kv, id)).value?.notified_at, null);
   const warn = app.logs.find((l) => l.msg === "review webhook failed; will retry");
   assert.deepEqual(Object.keys(warn ?? {}).sort(), [
@@ -180,7 +179,7 @@ Deno.test("a failing webhook is retried with backoff and never dropped", async (
   app.clock.advance(600_000);
   assert.equal(await sendNotices(d), 1);
   assert.ok((await getSubmission(app.kv, id)).value?.notified_at);
-  assert.deepEqual(await listOutbox(app.kv), []);
+  assert.deepEqual(await outboxEntries(app.kv), []);
   const sent = hook.hits.length;
   app.clock.advance(3_600_000);
   assert.equal(await sendNotices(d), 0);
@@ -199,7 +198,7 @@ Deno.test("a webhook redirect is a failure and is not followed", async () => {
     const url = `http://127.0.0.1:${redirector.addr.port}/`;
     assert.equal(await sendNotices(deps(app, { REVIEW_WEBHOOK_URL: url })), 0);
     assert.equal(target.hits.length, 0);
-    assert.equal((await listOutbox(app.kv))[0]?.value.last_error, "webhook answered 307");
+    assert.equal((await outboxEntries(app.kv))[0]?.value.last_error, "webhook answered 307");
   } finally {
     await redirector.shutdown();
   }
@@ -249,7 +248,7 @@ Deno.test("an outbox entry whose submission is gone is dropped with a warning", 
   const id = await submit(app);
   await app.kv.delete(["submissions", id]);
   assert.equal(await sendNotices(deps(app)), 0);
-  assert.deepEqual(await listOutbox(app.kv), []);
+  assert.deepEqual(await outboxEntries(app.kv), []);
   assert.ok(
     app.logs.some((l) =>
       l.msg === "review notice for a missing submission" && l.submission_id === id
@@ -295,7 +294,7 @@ Deno.test("an entry an older instance moved without its due key is indexed again
   await using app = await createApp();
   const id = await submit(app);
   // An older version beside this one reschedules the notice and leaves the due key behind.
-  const [entry] = await listOutbox(app.kv);
+  const [entry] = await outboxEntries(app.kv);
   await app.kv.set(entry!.key, { ...entry!.value, next_attempt_at: app.clock.now() - 1 });
   for await (const e of app.kv.list({ prefix: ["review_new"] })) await app.kv.delete(e.key);
   assert.equal(await sendNotices(deps(app)), 0, "the stale key is dropped, the entry unseen");
