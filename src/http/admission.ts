@@ -3,11 +3,10 @@
  * Admission control: how many requests are handled at once, and who may take a place.
  * Past `MAX_IN_FLIGHT` a request is refused with 503 before its body is read, so a burst
  * holds no more than that many requests' worth of memory and store calls. Within the cap,
- * one address (an IPv6 /64, see client_address.ts) holds at most
- * {@linkcode ADDRESS_SHARE} of it and writes at most `1 - READ_RESERVE`, so callers at
- * their limits cannot starve others and reads always find places. `GET /healthz` has
- * {@linkcode HEALTH_RESERVE} places of its own, so a liveness probe of a busy instance
- * still answers.
+ * one address (an IPv6 /64, see client_address.ts) holds at most `ADDRESS_SHARE` of it
+ * and writes at most `1 - READ_RESERVE`, so callers at their limits cannot starve others
+ * and reads always find places. `GET /healthz` has `HEALTH_RESERVE` places of its own, so
+ * a liveness probe of a busy instance still answers.
  */
 
 import { countRefusal } from "../telemetry/metrics.ts";

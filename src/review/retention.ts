@@ -71,7 +71,8 @@ interface RetentionDeps {
 /**
  * One pass of `SUBMISSION_RETENTION_DAYS` (ops/background.ts runs it at start and every
  * hour): erases decided submissions past the retention, page by page from the decision
- * index, pausing between pages so that serving goes on while a large backlog is erased.
+ * index, pausing after every 100 erasures so that serving goes on while a large backlog is
+ * erased.
  * With the variable unset it does nothing. Several instances may run it at once: erasure
  * is checked and idempotent. Returns how many it erased. `pause` runs between pages and
  * may reject to stop the pass there (a drain).

@@ -220,7 +220,7 @@ class GroupedAtomic {
 
   /**
    * Joins the next group. As with KV's own atomic operation, a second call commits the
-   * same operation again: `retryLocked` in calls.ts does that after "database is locked", when
+   * same operation again: `retryLocked` (retry_locked.ts) does that after "database is locked", when
    * the first commit did not happen.
    */
   commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {

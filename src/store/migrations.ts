@@ -14,8 +14,9 @@
  *   e9367f8 or later.
  *
  * The service runs `indexOutbox` in the notifier's first pass and `indexSubmissions` in the
- * background at start (main.ts); the review CLI runs `indexSubmissions` before the commands
- * that read the indexes, since it may open a store no new instance has started on.
+ * background at start (`indexOlderStoreInBackground` in ops/background.ts); the review CLI
+ * runs `indexSubmissions` before the commands that read the indexes, since it may open a
+ * store no new instance has started on.
  */
 
 import { HOUR_MS } from "../time.ts";
@@ -66,13 +67,12 @@ export async function indexSubmissions(
   const marker = migrationKey("submission_indexes");
   if ((await retryLocked(() => kv.get(marker))).value) return 0;
   let indexed = 0;
-  let first = true;
   for await (const page of pagesOf<SubmissionRecord>(kv, allSubmissions(), _PAGE)) {
-    if (!first) await pause();
-    first = false;
     for (const entry of page) {
       if (entry.value.summary === undefined && await _indexOne(kv, entry, how)) indexed++;
     }
+    // After a full page, before the next is read: where a drain stops it.
+    if (page.length === _PAGE) await pause();
   }
   await retryLocked(() => kv.set(marker, 1));
   return indexed;

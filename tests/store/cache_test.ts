@@ -182,7 +182,7 @@ Deno.test("store cache: the cache is bounded; the least recently used entry goes
 
 Deno.test("a token commit that meets a locked store is committed again, not a 500", async () => {
   // Several processes on one SQLite file: a commit may fail with "database is locked"
-  // and is retried (src/store/calls.ts). Through group commit, the retry commits the same
+  // and is retried (src/store/retry_locked.ts). Through group commit, the retry commits the same
   // operation again.
   const raw = await Deno.openKv(":memory:");
   let failNext = false;

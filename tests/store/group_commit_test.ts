@@ -121,7 +121,7 @@ Deno.test("group commit: reads see a write once its commit has resolved", async 
 });
 
 Deno.test("group commit: a second commit() commits again, as KV's own does", async () => {
-  // store/calls.ts retries a commit after "database is locked" by calling commit() again.
+  // store/retry_locked.ts retries a commit after "database is locked" by calling commit() again.
   using s = await store();
   const op = s.kv.atomic().sum(["count"], 1n);
   assert.ok((await op.commit()).ok);
