@@ -8,7 +8,7 @@
 import { type Context, type Deps, RequestContext } from "./context.ts";
 import { logRequest, requestLabels } from "./http/access_log.ts";
 import { type Admission, createAdmission, unavailable } from "./http/admission.ts";
-import { errorResponse, HttpError, unexpectedErrorFields } from "./http/errors.ts";
+import { errorResponse, HttpError, internalError, unexpectedErrorFields } from "./http/errors.ts";
 import { createJsonLineLogger } from "./http/log.ts";
 import { createRateCounter } from "./http/rate_limit.ts";
 import { requestIdOf, requestPath } from "./http/request.ts";
@@ -131,7 +131,7 @@ function _commonHeaders(res: Response, ctx: Context): void {
 /** The last resort: logged with the request id, never echoed; the caller gets a bare 500. */
 function _internalError(ctx: Context, err: unknown): Response {
   ctx.log({ level: "error", request_id: ctx.requestId, ...unexpectedErrorFields(err) });
-  return errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+  return internalError();
 }
 
 function _notAHost(): Response {

@@ -86,3 +86,11 @@ export function errorResponse(err: HttpError, style: ErrorStyle): Response {
   }
   return json(body, { status: err.status, headers: Object.fromEntries(headers) });
 }
+
+/**
+ * The last resort for an error nothing mapped: a bare 500 that carries no internals. The
+ * caller logs the error; it is never echoed.
+ */
+export function internalError(): Response {
+  return errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+}

@@ -37,7 +37,7 @@ export function requestPath(req: Request): string | undefined {
 const _REQUEST_ID =
   /^(?:[0-9A-Fa-f]{8}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{4}-?[0-9A-Fa-f]{12}|[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25})$/;
 
-/** The request id: the caller's `X-Request-Id` when it has one of the kept shapes, else a new UUID. */
+/** The request id: the caller's `X-Request-Id` in one of the kept shapes, else a new UUID. */
 export function requestIdOf(req: Request): string {
   const incoming = req.headers.get("x-request-id");
   return incoming && _REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();

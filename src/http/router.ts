@@ -134,8 +134,8 @@ export function matchRoute<C>(table: RouteTable<C>, pathname: string): RouteMatc
  * serve, OPTIONS (CORS preflight included) centrally, 403 for an origin the route refuses,
  * and HEAD as the GET without its body. A handler that answers synchronously is answered
  * synchronously: an `async` frame and a promise per layer is a measurable share of a
- * public read's time (docs/performance.md, "The store layer"). An HttpError a handler throws is rendered in the
- * route's error style; anything else is thrown on.
+ * public read's time (docs/performance.md, "The store layer"). An HttpError a handler
+ * throws is rendered in the route's error style; anything else is thrown on.
  */
 export function respond<C>(
   matched: RouteMatch<C>,

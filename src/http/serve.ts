@@ -8,7 +8,7 @@
  * stopped listener finish, bodies still arriving included.
  */
 
-import { errorResponse, HttpError } from "./errors.ts";
+import { internalError } from "./errors.ts";
 import { type Logger, reason } from "./log.ts";
 
 export interface ResilientServer {
@@ -115,7 +115,7 @@ function _listener(
         // Only if the handler itself throws (it maps its own errors). Deno's default
         // prints the error, which can quote the request URL, to stderr: log the kind only.
         log({ level: "error", msg: "unhandled error", error: _kind(err) });
-        return errorResponse(new HttpError(500, "internal_error", "internal error"), "api");
+        return internalError();
       },
       onListen: (addr) => {
         if (first) options.onListen?.(addr);

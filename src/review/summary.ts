@@ -7,7 +7,6 @@
  */
 
 import { indexSubmissions } from "../store/migrations.ts";
-import { emailHasher } from "../store/submission_index.ts";
 import type { SubmissionSummary } from "../store/submissions.ts";
 
 /** At most 64 characters of each of company, contact (the name, else the email) and city. */
@@ -30,5 +29,5 @@ export async function indexOlderSubmissions(
   kv: Deno.Kv,
   pause?: () => Promise<void>,
 ): Promise<number> {
-  return await indexSubmissions(kv, { hash: await emailHasher(kv), summarize: summaryOf }, pause);
+  return await indexSubmissions(kv, summaryOf, pause);
 }

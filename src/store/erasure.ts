@@ -66,7 +66,8 @@ export const ERASE_BATCH = 25;
  * Erases up to {@linkcode ERASE_BATCH} submissions in one commit, each with everything
  * that points to it, as {@linkcode eraseSubmission} would; when anything read changed
  * meanwhile, each is erased on its own instead. Fewer, larger commits are what keeps a
- * purge of 100,000 quick and small (docs/performance.md, "Cost as the store grows"). Those already gone are left out.
+ * large purge quick and small (docs/performance.md, "Cost as the store grows"). Those
+ * already gone are left out.
  */
 export async function eraseSubmissions(
   kv: Deno.Kv,

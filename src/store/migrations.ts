@@ -32,6 +32,7 @@ import {
 } from "./keys.ts";
 import type { OutboxEntry } from "./outbox.ts";
 import { pagesOf } from "./pages.ts";
+import { emailHasher } from "./submission_index.ts";
 import { retryLocked } from "./retry_locked.ts";
 import {
   getSubmissionPayload,
@@ -56,16 +57,18 @@ interface SubmissionIndexing {
 
 /**
  * Indexes the submissions written before the indexes existed (submission_index.ts): a
- * page at a time, each record with its index keys and summary in one checked commit,
- * then the marker. Returns how many records it indexed; 0 at once when the marker is there.
+ * page at a time, each record with its index keys and `summarize`'s summary in one checked
+ * commit, then the marker. Returns how many records it indexed; 0 at once, after one read,
+ * when the marker is there.
  */
 export async function indexSubmissions(
   kv: Deno.Kv,
-  how: SubmissionIndexing,
+  summarize: SubmissionIndexing["summarize"],
   pause: Pause = _nextTurn,
 ): Promise<number> {
   const marker = migrationKey("submission_indexes");
   if ((await retryLocked(() => kv.get(marker))).value) return 0;
+  const how = { hash: await emailHasher(kv), summarize };
   let indexed = 0;
   for await (const page of pagesOf<SubmissionRecord>(kv, allSubmissions(), _PAGE)) {
     for (const entry of page) {
