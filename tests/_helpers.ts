@@ -10,6 +10,7 @@ import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
 import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
+import { remoteStore } from "./_remote_store.ts";
 
 /** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */
 export class FakeClock {
@@ -48,17 +49,35 @@ export function overHttp(baseUrl: string): Requester {
 
 export interface AppOptions {
   env?: Record<string, string>;
-  /** Defaults to a fresh `:memory:` store, closed on dispose. */
+  /**
+   * Defaults to a fresh `:memory:` store, closed on dispose; far away (see
+   * {@linkcode REMOTE_STORE_VARIABLE}) when the test run asks for it.
+   */
   kv?: Deno.Kv;
   clock?: FakeClock;
   /** Defaults to the shipped catalog. */
   catalog?: Catalog;
 }
 
+/**
+ * The variable that runs the suite over a far-away store (`deno task test:remote`): its
+ * value is the latency in milliseconds of every strong store operation, and the store
+ * enforces the limits of denokv and Deno Deploy (tests/_remote_store.ts). Unset, each app
+ * gets a plain `:memory:` store.
+ */
+export const REMOTE_STORE_VARIABLE = "TEST_REMOTE_STORE_MS";
+
+/** A fresh `:memory:` store, far away when {@linkcode REMOTE_STORE_VARIABLE} is set. */
+export async function testStore(): Promise<Deno.Kv> {
+  const kv = await Deno.openKv(":memory:");
+  const latency = Deno.env.get(REMOTE_STORE_VARIABLE);
+  return latency === undefined ? kv : remoteStore(kv, { latencyMs: Number(latency) || 0 });
+}
+
 /** An app with its own in-memory KV and fake clock. Use with `await using`. */
 export async function createApp(options: AppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ BASE_URL: "https://api.test", ...options.env });
-  const kv = options.kv ?? await Deno.openKv(":memory:");
+  const kv = options.kv ?? await testStore();
   const clock = options.clock ?? new FakeClock();
   const logs: Record<string, unknown>[] = [];
   const served = options.catalog ?? catalog();
