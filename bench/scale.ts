@@ -32,7 +32,7 @@ import { loadConfig } from "../src/config.ts";
 import { indexOlderSubmissions } from "../src/review/summary.ts";
 import { getSubmission, updateSubmission } from "../src/store/submissions.ts";
 import { memoryMiB, type Service, startService } from "../tests/_service.ts";
-import { rateKey, tokenKey } from "../src/store/keys.ts";
+import { legacyRateKey, tokenKey } from "../src/store/keys.ts";
 import { declareBackground } from "../src/ops/background.ts";
 import { sendNotices } from "../src/review/notifier.ts";
 import type { TokenRecord } from "../src/store/credentials.ts";
@@ -231,7 +231,7 @@ async function _sweepWhileServing(path: string, n: number): Promise<[string, str
       const op = kv.atomic();
       for (let j = i; j < Math.min(n, i + 1000); j++) {
         op.set(
-          rateKey("token", `198.51.${j >> 8 & 255}.${j & 255}-${j}`, window - 1),
+          legacyRateKey("token", `198.51.${j >> 8 & 255}.${j & 255}-${j}`, window - 1),
           new Deno.KvU64(1n),
         );
       }

@@ -1,133 +1,290 @@
 /**
  * @module
- * Fixed-window rate limits per client address, counted in KV so that every
- * instance sharing the store shares the count. Headers follow the IETF httpapi
- * RateLimit draft (draft-ietf-httpapi-ratelimit-headers).
+ * Fixed one-minute rate limits, counted in KV so that every instance sharing the store
+ * shares the count, at no round trip of their own on the way to a write. Headers follow the
+ * IETF httpapi RateLimit draft (draft-ietf-httpapi-ratelimit-headers).
+ *
+ * - **Per address.** {@linkcode rateLimited} wraps a request's work. Its counter
+ *   (store/rate_counters.ts) is read with the work's own reads ({@linkcode readCounts}) and
+ *   written with check-and-set in the same commit as the work's write
+ *   ({@linkcode commitCounted}); a request that writes nothing is counted alone at its end.
+ *   A counter at the limit refuses; a refusal writes nothing, and this instance then
+ *   refuses the address from memory until the window ends. Never more than the limit is
+ *   admitted, on one instance or many: every count is a checked commit.
+ * - **All callers together** ({@linkcode reserveGlobal}). The first stored write an
+ *   instance makes in a window leases places of the global budget in its own commit
+ *   (check-and-set on the global counter): one, plus one for each request of this instance
+ *   waiting behind it, at most {@linkcode LEASE_MAX}. The requests then take their place
+ *   from the lease with no store operation. The global counter counts places leased, so
+ *   the cap is never passed; places leased and not used are lost when the window ends.
+ * - **One commit of a counter in flight per instance.** Commits that count the same key
+ *   wait for each other here, so a burst from one address is counted one after the other
+ *   without conflicts; each knows the counter as the one before it wrote it, and only the
+ *   first of a window reads it.
+ *
+ * The guarantees and the effect of instance clock skew: docs/architecture.md, "Rate limits".
  */
 
-import { countRefusal } from "../telemetry/metrics.ts";
 import { HttpError } from "./errors.ts";
-import { countRequest, sweepRateWindows } from "../store/rate_counters.ts";
-import { MINUTE_MS } from "../time.ts";
+import { commitOrReadBack, type Committed, commitWrite, type Write } from "../store/commits.ts";
+import {
+  addCount,
+  type CounterState,
+  counterState,
+  landedIn,
+  newNonce,
+} from "../store/rate_counters.ts";
+import {
+  type Charge,
+  newCharge,
+  openCharge,
+  type RateContext,
+  RateCounter,
+  rateHeaders,
+  refusal,
+  refuse,
+  returnPlace,
+  takePlace,
+  WINDOW_MS,
+} from "./rate_charges.ts";
 
-/** Length of one rate-limit window. */
-export const WINDOW_MS = MINUTE_MS;
+export { type RateCounter, WINDOW_MS };
 
-/** Counts requests per key; one per handler, so tests and instances each have their own. */
-export interface RateCounter {
-  count(bucket: string, address: string, window: number): Promise<number>;
-  /**
-   * True when this instance already counted `bucket` and `address` past `limit` in
-   * `window`: a request then is refused from memory, with no store write and no wait in
-   * the group queue. A count only grows within a window, so this never refuses one that
-   * counting would admit; another instance learns it at its own first refusal.
-   */
-  isOver(bucket: string, address: string, window: number, limit: number): boolean;
-  /** Notes that a count came back past `limit`. */
-  markOver(bucket: string, address: string, window: number, limit: number): void;
-}
+/** Most places one commit leases from a global bucket for this instance. */
+const LEASE_MAX = 8;
 
-/** Bucket and address pairs remembered as over their limit, per instance, at most. */
-const OVER_LIMIT_ENTRIES = 100_000;
+/** Commits tried while counters keep changing under a request, before it is refused with 503. */
+const MAX_ATTEMPTS = 64;
 
-/**
- * Increments of the same counter are queued inside this instance, so each request
- * reads back exactly its own position: a burst from one address admits exactly the
- * limit. Between instances the count read back can include another instance's later
- * increment, so at the boundary a request may be refused early: never more than the
- * limit is admitted, at worst one fewer per other instance racing for the last places.
- */
+/** The rate-limit state of a handler: one per handler, so tests and instances each have their own. */
 export function createRateCounter(kv: Deno.Kv): RateCounter {
-  const queues = new Map<string, Promise<unknown>>();
-  // "window bucket address" → the limit it was counted past, for the current window only.
-  let over = new Map<string, number>();
-  let overWindow = -1;
-  const overKey = (bucket: string, address: string) => `${bucket}\u0000${address}`;
-  return {
-    isOver(bucket, address, window, limit) {
-      if (window !== overWindow) return false;
-      const past = over.get(overKey(bucket, address));
-      return past !== undefined && past <= limit;
-    },
-    markOver(bucket, address, window, limit) {
-      if (window !== overWindow) {
-        over = new Map();
-        overWindow = window;
-      }
-      // Bounded: past the cap, callers are counted in the store as before.
-      if (over.size < OVER_LIMIT_ENTRIES) over.set(overKey(bucket, address), limit);
-    },
-    count(bucket, address, window) {
-      const id = JSON.stringify([window, bucket, address]);
-      const run = (queues.get(id) ?? Promise.resolve()).then(() =>
-        countRequest(kv, bucket, address, window)
-      );
-      const settled = run.catch(() => {});
-      queues.set(id, settled);
-      settled.then(() => queues.get(id) === settled && queues.delete(id));
-      return run;
-    },
-  };
+  return new RateCounter(kv);
 }
 
 /**
- * Removes the counters of finished windows (ops/background.ts runs this every minute),
- * pausing between pages with `pause`, which may reject to stop.
+ * Runs `work` as one request counted against `bucket` for the caller's address. It is
+ * counted in the commit of its first write ({@linkcode commitCounted}), or alone when it
+ * ends without one, whatever it answers; over the limit it is refused with 429 instead.
+ * `limit` 0 switches the limit off.
  */
-export function sweepRateLimits(
-  kv: Deno.Kv,
-  now: number,
-  pause?: () => Promise<void>,
-): Promise<number> {
-  return sweepRateWindows(kv, Math.floor(now / WINDOW_MS), pause);
-}
-
-/** What a rate limit needs of a request (a part of the request `Context`). */
-interface RateContext {
-  readonly now: () => number;
-  /** The caller's address, the per-address key. */
-  readonly address: string;
-  readonly rateCounter: RateCounter;
-  /** Headers added to the final response (the RateLimit fields). */
-  readonly headers: Map<string, string>;
-}
-
-/**
- * Counts this request against `bucket` and throws 429 once `limit` requests
- * arrived from the same address (or, with `global`, from anyone) in the current
- * minute. `limit` 0 switches it off.
- */
-export async function enforceRateLimit(
+export async function rateLimited<T>(
   ctx: RateContext,
   bucket: string,
   limit: number,
-  options: { global?: boolean } = {},
+  work: () => Promise<T>,
+): Promise<T> {
+  if (limit <= 0) return await work();
+  const own = openCharge(ctx, bucket, limit, false);
+  let result: T;
+  try {
+    result = await work();
+  } catch (err) {
+    await _settle(ctx, own);
+    throw err;
+  }
+  await _settle(ctx, own);
+  return result;
+}
+
+/**
+ * Takes a place in the global `bucket` for a write about to be stored: the request's next
+ * {@linkcode commitCounted} takes it from this instance's lease, or leases more in its own
+ * commit. Refused at once, from memory, once this instance saw the bucket full.
+ */
+export function reserveGlobal(ctx: RateContext, bucket: string, limit: number): void {
+  if (limit > 0) openCharge(ctx, bucket, limit, true);
+}
+
+/**
+ * Reads the counters of this request's limits that this instance knows nothing of, and of
+ * the global `buckets` it may reserve (when this instance holds no place of them): one
+ * eventual read, to make beside the request's own reads so it costs no round trip of its own.
+ */
+export async function readCounts(
+  ctx: RateContext,
+  buckets: readonly { bucket: string; limit: number }[] = [],
 ): Promise<void> {
-  if (limit <= 0) return;
-  const now = ctx.now();
-  const window = Math.floor(now / WINDOW_MS);
-  const address = options.global ? "*" : ctx.address;
-  const reset = Math.max(1, Math.ceil(((window + 1) * WINDOW_MS - now) / 1000));
-  // Already over in this window: refused from memory, at no store cost.
-  const known = ctx.rateCounter.isOver(bucket, address, window, limit);
-  const count = known ? limit + 1 : await ctx.rateCounter.count(bucket, address, window);
-  if (!known && count > limit) ctx.rateCounter.markOver(bucket, address, window, limit);
-  // The headers describe the caller's own budget; a global limit shows only when it is
-  // what refused the request, replacing the per-address figures that still had room.
-  if (!options.global || count > limit) {
-    const remaining = Math.max(0, limit - count);
-    ctx.headers.set("RateLimit-Policy", `"${bucket}";q=${limit};w=${WINDOW_MS / 1000}`);
-    ctx.headers.set("RateLimit", `"${bucket}";r=${remaining};t=${reset}`);
+  const rc = ctx.rateCounter;
+  const charges = rc.charges(ctx).filter((c) => c.status === "open");
+  for (const { bucket, limit } of buckets) {
+    if (limit <= 0) continue;
+    const charge = newCharge(ctx, bucket, limit, true);
+    if (!(rc.window(charge.window).pool.get(charge.id)! > 0)) charges.push(charge);
   }
-  if (count > limit) {
-    // RFC 6585 §4: 429 Too Many Requests, with Retry-After (RFC 9110 §10.2.3).
-    countRefusal("rate_limited", bucket);
-    const who = options.global ? "from all callers together" : "from one address";
-    throw new HttpError(
-      429,
-      "rate_limited",
-      `too many requests: at most ${limit} per minute ${who}; retry in ${reset} s`,
-      { headers: { "Retry-After": String(reset) } },
-    );
+  if (charges.length) await rc.counters.read(charges);
+}
+
+/**
+ * Commits the request's write (if any) together with every count the request owes, each
+ * checked. A counter that changed meanwhile (another instance) is read back and the commit
+ * tried again; `ok: false` means the write's own checks failed, and the caller reads again. A
+ * commit that came back `ok: false` because its answer was lost and the re-send failed its
+ * checks is found out from the counters' nonces, else from the write's proof, and reported
+ * committed: never a 500, never counted twice. Throws 429 over a limit.
+ */
+export async function commitCounted(ctx: RateContext, write?: Write): Promise<Committed> {
+  for (let attempt = 1;; attempt++) {
+    const charges = ctx.rateCounter.charges(ctx).filter((c) => c.status === "open");
+    if (!charges.length) {
+      return write
+        ? await commitWrite(ctx.kv, write)
+        : { ok: true, versionstamp: null, readBack: null };
+    }
+    const outcome = await _commitCharges(ctx, charges, write);
+    if (outcome !== "again") return outcome;
+    if (attempt >= MAX_ATTEMPTS) {
+      throw new HttpError(503, "unavailable", "the store is busy; retry shortly", {
+        headers: { "Retry-After": "1" },
+      });
+    }
   }
+}
+
+/** A counter a commit writes: the charge, the state it was seen in, by how much, the nonce. */
+interface Counting {
+  charge: Charge;
+  seen: CounterState;
+  by: number;
+  nonce: string;
+  next?: Omit<CounterState, "versionstamp">;
+}
+
+/** One attempt of {@linkcode commitCounted} with counts: "again" when a counter changed. */
+async function _commitCharges(
+  ctx: RateContext,
+  charges: Charge[],
+  write: Write | undefined,
+): Promise<Committed | "again"> {
+  const rc = ctx.rateCounter;
+  for (const c of charges) if (c.global) takePlace(rc, c);
+  const locks = await rc.counters.lock(charges.filter((c) => !c.placed).map((c) => c.id));
+  try {
+    // A lease committed while this request waited may have left a place.
+    for (const c of charges) if (c.global && takePlace(rc, c)) locks.get(c.id)?.();
+    const counting = await _plan(ctx, charges.filter((c) => !c.placed));
+    const op = ctx.kv.atomic();
+    write?.write(op);
+    for (const k of counting) {
+      k.next = addCount(op, k.charge.key, k.seen, k.by, k.nonce, _expireIn(ctx, k.charge));
+    }
+    const keys = counting.map((k) => k.charge.key);
+    const res = await commitOrReadBack(ctx.kv, op, [...keys, ...(write?.proof.keys ?? [])]);
+    if (res.ok) {
+      _counted(ctx, charges, counting, res.versionstamp);
+      return { ok: true, versionstamp: res.versionstamp, readBack: null };
+    }
+    const now = res.entries.slice(0, keys.length).map(counterState);
+    const readBack = res.entries.slice(keys.length);
+    if (_landed(counting, now, write, readBack)) {
+      _counted(ctx, charges, counting, null, now);
+      return { ok: true, versionstamp: null, readBack };
+    }
+    counting.forEach((k, i) => rc.counters.saw(k.charge, now[i]!, true));
+    for (const c of charges) returnPlace(rc, c);
+    const changed = counting.some((k, i) => k.seen.versionstamp !== now[i]!.versionstamp);
+    return changed ? "again" : { ok: false, readBack };
+  } catch (err) {
+    for (const c of charges) returnPlace(rc, c);
+    throw err;
+  } finally {
+    for (const release of locks.values()) release();
+  }
+}
+
+/**
+ * What to count: every per-address charge by one, each global one without a place by a
+ * lease. Throws 429 for the first charge over its limit; the ones opened after it are dropped.
+ */
+async function _plan(ctx: RateContext, charges: Charge[]): Promise<Counting[]> {
+  const rc = ctx.rateCounter;
+  await rc.counters.read(charges);
+  const counting: Counting[] = [];
+  for (const charge of charges) {
+    const seen = await rc.counters.state(charge);
+    const room = charge.limit - seen.n;
+    if (room <= 0) {
+      rc.charges(ctx).forEach((c) => {
+        if (c.status === "open" && c.window === charge.window && _after(ctx, c, charge)) {
+          c.status = "dropped";
+        }
+      });
+      throw refuse(ctx, charge);
+    }
+    const by = charge.global ? Math.min(room, 1 + rc.counters.waiting(charge.id), LEASE_MAX) : 1;
+    counting.push({ charge, seen, by, nonce: newNonce() });
+  }
+  return counting;
+}
+
+/** True when `c` was opened after `charge` by the same request. */
+function _after(ctx: RateContext, c: Charge, charge: Charge): boolean {
+  const list = ctx.rateCounter.charges(ctx);
+  return list.indexOf(c) > list.indexOf(charge);
+}
+
+/**
+ * Whether a commit that came back `ok: false` landed: from the counters' nonces, which are
+ * exact unless too much was counted since; then from `proof`; without one (a request
+ * counted alone), it is taken as landed, so that it is never counted twice.
+ */
+function _landed(
+  counting: Counting[],
+  now: CounterState[],
+  write: Write | undefined,
+  readBack: Deno.KvEntryMaybe<unknown>[],
+): boolean {
+  let verdict: boolean | undefined;
+  counting.forEach((k, i) => {
+    const v = landedIn(now[i]!, k.seen, k.nonce);
+    if (v !== undefined) verdict = v;
+  });
+  return verdict ?? write?.proof.landed(readBack) ?? true;
+}
+
+/** Marks a commit's charges counted: the counters as written (or read back), the headers. */
+function _counted(
+  ctx: RateContext,
+  charges: Charge[],
+  counting: Counting[],
+  versionstamp: string | null,
+  readBack?: CounterState[],
+): void {
+  const rc = ctx.rateCounter;
+  // Once a global limit refused the request, its headers stay: they say what refused it.
+  const refused = rc.charges(ctx).some((c) => c.global && c.status === "refused");
+  counting.forEach((k, i) => {
+    const state = readBack?.[i] ?? { ...k.next!, versionstamp };
+    rc.counters.saw(k.charge, state, true);
+    if (k.charge.global) {
+      // This request keeps one place; the rest wait for the next requests of this window.
+      const pool = rc.window(k.charge.window).pool;
+      pool.set(k.charge.id, (pool.get(k.charge.id) ?? 0) + k.by - 1);
+      k.charge.placed = true;
+    } else if (!refused) rateHeaders(ctx, k.charge, k.seen.n + 1);
+  });
+  for (const c of charges) c.status = "counted";
+}
+
+/**
+ * A counter lives to the end of the window after its own: an instance whose clock is up to
+ * a minute behind still finds it, and nothing has to sweep it.
+ */
+function _expireIn(ctx: RateContext, charge: Charge): number {
+  return Math.max(WINDOW_MS, (charge.window + 2) * WINDOW_MS - ctx.now());
+}
+
+/**
+ * The end of a request's work: its global charges that stored nothing are dropped (their
+ * place goes back to the lease), and its per-address charges not counted yet are counted
+ * alone, in one commit. Throws the 429 of `own` if it refused the request.
+ */
+async function _settle(ctx: RateContext, own: Charge): Promise<void> {
+  const rc = ctx.rateCounter;
+  for (const c of rc.charges(ctx)) {
+    if (!c.global || c.status !== "open") continue;
+    returnPlace(rc, c);
+    c.status = "dropped";
+  }
+  if (rc.charges(ctx).some((c) => c.status === "open")) await commitCounted(ctx);
+  if (own.status === "refused") throw refusal(ctx, own);
 }

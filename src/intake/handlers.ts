@@ -12,23 +12,27 @@ import type { Channel, SubmissionKind } from "../store/submissions.ts";
 import { formResultPage } from "../web/pages.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
 import {
-  enforceSubmitLimit,
   SUBMISSION_MAX_BODY,
   submitLead,
+  submitLimited,
   type SubmitOutcome,
   submitQuote,
 } from "./submissions.ts";
 
 /** `POST /api/v1/intake`: a lead (SPEC §2.4). */
-export async function postLead(req: Request, ctx: Context): Promise<Response> {
-  const { raw, key } = await _readSubmission(req, ctx);
-  return _accepted(await _submit("lead", ctx, raw, "api", key));
+export function postLead(req: Request, ctx: Context): Promise<Response> {
+  return submitLimited(ctx, async () => {
+    const { raw, key } = await _readSubmission(req);
+    return _accepted(await _submit("lead", ctx, raw, "api", key));
+  });
 }
 
 /** `POST /api/v1/quotes`: a quote request (SPEC §2.5). */
-export async function postQuote(req: Request, ctx: Context): Promise<Response> {
-  const { raw, key } = await _readSubmission(req, ctx);
-  return _accepted(await _submit("quote", ctx, raw, "api", key));
+export function postQuote(req: Request, ctx: Context): Promise<Response> {
+  return submitLimited(ctx, async () => {
+    const { raw, key } = await _readSubmission(req);
+    return _accepted(await _submit("quote", ctx, raw, "api", key));
+  });
 }
 
 function _submit(
@@ -50,13 +54,16 @@ function _submit(
 export function webForm(kind: SubmissionKind) {
   return async (req: Request, ctx: Context): Promise<Response> => {
     if (mediaType(req) !== "application/x-www-form-urlencoded") {
-      const { raw, key } = await _readSubmission(req, ctx);
-      return _accepted(await _submit(kind, ctx, raw, "web", key));
+      return await submitLimited(ctx, async () => {
+        const { raw, key } = await _readSubmission(req);
+        return _accepted(await _submit(kind, ctx, raw, "web", key));
+      });
     }
     try {
-      await enforceSubmitLimit(ctx);
-      const body = await readBody(req, { maxBytes: SUBMISSION_MAX_BODY });
-      return formResultPage(kind, await _submit(kind, ctx, formFields(parseForm(body)), "web"));
+      return await submitLimited(ctx, async () => {
+        const body = await readBody(req, { maxBytes: SUBMISSION_MAX_BODY });
+        return formResultPage(kind, await _submit(kind, ctx, formFields(parseForm(body)), "web"));
+      });
     } catch (err) {
       if (err instanceof HttpError) return formResultPage(kind, err);
       throw err;
@@ -73,11 +80,7 @@ function formFields(params: URLSearchParams): Record<string, string> {
   return Object.fromEntries([...params].filter(([, value]) => value.trim() !== ""));
 }
 
-async function _readSubmission(
-  req: Request,
-  ctx: Context,
-): Promise<{ raw: unknown; key: string | undefined }> {
-  await enforceSubmitLimit(ctx);
+async function _readSubmission(req: Request): Promise<{ raw: unknown; key: string | undefined }> {
   const key = idempotencyKeyHeader(req);
   if (mediaType(req) !== "application/json") {
     throw new HttpError(415, "unsupported_media_type", "Content-Type must be application/json");

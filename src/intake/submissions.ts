@@ -15,17 +15,17 @@ import { HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
 import {
   type Channel,
-  commitSubmission,
   getIdempotency,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyScope,
+  newSubmission,
   PAYLOAD_CHUNK_BYTES,
   SAME_REQUEST_TTL_MS,
   type SubmissionKind,
   type SubmissionRecord,
 } from "../store/submissions.ts";
 import { summaryOf } from "../review/summary.ts";
-import { enforceRateLimit } from "../http/rate_limit.ts";
+import { commitCounted, rateLimited, readCounts, reserveGlobal } from "../http/rate_limit.ts";
 import { checkNesting, extraPropertyIssues } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
 import { cityTypo, priceJob } from "../pricing/price_job.ts";
@@ -77,13 +77,14 @@ const NEXT_STEPS: Record<SubmissionKind, string> = {
 };
 
 /**
- * Counts a submission request against `RATE_LIMIT_SUBMIT`, per address. REST and MCP
- * call this before anything else, so invalid requests spend their sender's budget.
- * (`RATE_LIMIT_SUBMIT_GLOBAL` is counted later, in `_store`, only for a submission
- * about to be stored.)
+ * Runs a submission request's work counted against `RATE_LIMIT_SUBMIT` per address. REST
+ * and MCP wrap everything in it, so invalid requests spend their sender's budget: counted
+ * in the submission's own commit, or alone at the end (http/rate_limit.ts).
+ * (`RATE_LIMIT_SUBMIT_GLOBAL` is counted later, in `_commitOrReplay`, only for a
+ * submission about to be stored.)
  */
-export async function enforceSubmitLimit(ctx: Context): Promise<void> {
-  await enforceRateLimit(ctx, "submit", ctx.config.rateLimits.submit);
+export function submitLimited<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
+  return rateLimited(ctx, "submit", ctx.config.rateLimits.submit, work);
 }
 
 /** Validates and stores a lead (SPEC §2.4). */
@@ -192,7 +193,10 @@ interface Validated {
 
 /**
  * Stores a validated submission with its review notice and idempotency record in one
- * commit, or replays the first answer to the same request.
+ * commit, or replays the first answer to the same request. Two sequential store round
+ * trips: the idempotency record, the rate counters (those this instance does not know) and,
+ * the first time, the email index's key, read together; then the one commit, which also
+ * counts the request (http/rate_limit.ts).
  */
 async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   const payload = new TextEncoder().encode(JSON.stringify(sub.input));
@@ -217,8 +221,14 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
     ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
     replayed: false,
   };
-  const record = await _record(ctx, sub, requestId, now, payload.byteLength);
-  return await _commitOrReplay(ctx, sub, { record, payload }, result);
+  const scope = _idempotencyScope(ctx, sub);
+  const global = [{ bucket: "submit_all", limit: ctx.config.rateLimits.submitGlobal }];
+  const [record, earlier] = await Promise.all([
+    _record(ctx, sub, requestId, now, payload.byteLength),
+    _replay(ctx, scope, "eventual"),
+    readCounts(ctx, global),
+  ]);
+  return await _commitOrReplay(ctx, sub, { record, payload }, result, { scope, earlier });
 }
 
 /** The record of a new submission: status, times, catalog facts, and what a list row shows. */
@@ -250,6 +260,13 @@ async function _record(
   };
 }
 
+/** Who may replay a submission's answer, its body's hash, and for how long. */
+interface Scope {
+  scope: IdempotencyScope;
+  bodyHash: string;
+  ttl: number;
+}
+
 /**
  * Who may replay this submission's answer, and for how long. Keys are per endpoint and
  * caller address, so one caller cannot squat another's keys. Without a key, the request
@@ -257,7 +274,7 @@ async function _record(
  * arguments, same email) replays the first answer instead of storing a second. The key
  * itself is not part of the request: a header and a field give the same hash.
  */
-function _idempotencyScope(ctx: Context, sub: Validated) {
+function _idempotencyScope(ctx: Context, sub: Validated): Scope {
   const { idempotency_key: _, ...request } = sub.raw as Record<string, unknown>;
   const bodyHash = createHash("sha256").update(canonicalJson(request)).digest("base64url");
   const scope: IdempotencyScope = sub.idempotencyKey
@@ -266,26 +283,27 @@ function _idempotencyScope(ctx: Context, sub: Validated) {
   return { scope, bodyHash, ttl: sub.idempotencyKey ? IDEMPOTENCY_TTL_MS : SAME_REQUEST_TTL_MS };
 }
 
+type Earlier = { outcome: SubmitOutcome } | { staleVersion: string | null };
+
 /**
  * Commits the submission, or answers with the first answer to the same request. A
  * concurrent request with the same key, or KV expiring a stale key between our read and
- * our commit, fails the check; it looks again and retries a few times. A replay stores
- * nothing, so only the first attempt that will write counts against the global limit.
+ * our commit, fails the check; it looks again (strongly) and retries a few times. A replay
+ * stores nothing, so only a submission about to be stored takes a place of the global limit.
  */
 async function _commitOrReplay(
   ctx: Context,
   sub: Validated,
   stored: { record: SubmissionRecord; payload: Uint8Array },
   result: SubmissionResult,
+  looked: { scope: Scope; earlier: Earlier },
 ): Promise<SubmitOutcome> {
-  const { scope, bodyHash, ttl } = _idempotencyScope(ctx, sub);
+  const { scope, bodyHash, ttl } = looked.scope;
+  let earlier = looked.earlier;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const earlier = await _replay(ctx, scope, bodyHash);
+    if (attempt > 0) earlier = await _replay(ctx, looked.scope, "strong");
     if ("outcome" in earlier) return earlier.outcome;
-    if (attempt === 0) {
-      const limit = ctx.config.rateLimits.submitGlobal;
-      await enforceRateLimit(ctx, "submit_all", limit, { global: true });
-    }
+    if (attempt === 0) reserveGlobal(ctx, "submit_all", ctx.config.rateLimits.submitGlobal);
     const idempotency = {
       scope,
       value: {
@@ -297,7 +315,7 @@ async function _commitOrReplay(
       expireIn: ttl,
       versionstamp: earlier.staleVersion,
     };
-    if (await commitSubmission(ctx.kv, { ...stored, idempotency })) {
+    if ((await commitCounted(ctx, newSubmission({ ...stored, idempotency }))).ok) {
       countSubmission(sub.kind, sub.channel);
       ctx.submitted();
       return { result, replayed: false };
@@ -309,14 +327,15 @@ async function _commitOrReplay(
 /**
  * Looks up an idempotency key: the earlier outcome for the same body, 409 for a
  * different body, or the versionstamp to overwrite (null when absent, or the stamp
- * of an expired record that KV still returns).
+ * of an expired record that KV still returns). A record changes only by expiring, so an
+ * eventual read that finds one unexpired finds it as it is.
  */
 async function _replay(
   ctx: Context,
-  scope: IdempotencyScope,
-  bodyHash: string,
-): Promise<{ outcome: SubmitOutcome } | { staleVersion: string | null }> {
-  const entry = await getIdempotency(ctx.kv, scope);
+  { scope, bodyHash }: Scope,
+  consistency: Deno.KvConsistencyLevel,
+): Promise<Earlier> {
+  const entry = await getIdempotency(ctx.kv, scope, consistency);
   if (!entry.value || entry.value.expires_at <= ctx.now()) {
     return { staleVersion: entry.versionstamp };
   }

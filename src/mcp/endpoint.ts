@@ -15,7 +15,7 @@ import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { HttpError, unexpectedErrorFields } from "../http/errors.ts";
 import { json } from "../http/json.ts";
 import { mediaType, readBody } from "../http/body.ts";
-import { enforceRateLimit } from "../http/rate_limit.ts";
+import { rateLimited } from "../http/rate_limit.ts";
 import { notOfferedText, toolAnnotations, TOOLS } from "./tools.ts";
 import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
 
@@ -46,8 +46,12 @@ export function createMcpEndpoint(catalog: Catalog) {
     // result); legacy answers are one SSE event. "json" prints a warning at every start.
   }, { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY });
 
-  return async (req: Request, ctx: Context): Promise<Response> => {
-    await enforceRateLimit(ctx, "mcp", ctx.config.rateLimits.mcp);
+  // Every request counts against RATE_LIMIT_MCP: in the commit of a submission it carries
+  // (submit_lead, request_quote), or alone when it ends (http/rate_limit.ts).
+  return (req: Request, ctx: Context): Promise<Response> =>
+    rateLimited(ctx, "mcp", ctx.config.rateLimits.mcp, () => serve(req, ctx));
+
+  async function serve(req: Request, ctx: Context): Promise<Response> {
     // Read under our own limit (413 while streaming, before any parsing) and hand the
     // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
     const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
@@ -59,11 +63,14 @@ export function createMcpEndpoint(catalog: Catalog) {
     headers.set(CONTEXT_HEADER, key);
     contexts.set(key, ctx);
     try {
-      return await mcp.fetch(new Request(req.url, { method: "POST", headers, body }));
+      const res = await mcp.fetch(new Request(req.url, { method: "POST", headers, body }));
+      // A legacy client's answer is a stream, returned before the tool has run: read it
+      // whole (one event), so the request's rate counts settle once its tool has finished.
+      return res.body ? new Response(await res.bytes(), res) : res;
     } finally {
       contexts.delete(key);
     }
-  };
+  }
 }
 
 /**

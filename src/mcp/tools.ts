@@ -24,7 +24,7 @@ import {
   ServicesOutput,
   StatusOutput,
 } from "./output_schemas.ts";
-import { enforceSubmitLimit, submitLead, submitQuote } from "../intake/submissions.ts";
+import { submitLead, submitLimited, submitQuote } from "../intake/submissions.ts";
 import { EstimateInput, estimateQuote } from "../pricing/estimate.ts";
 import { requestStatus, StatusInput } from "../intake/status.ts";
 
@@ -100,10 +100,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: LeadOutput,
     http: { method: "POST", path: PATHS.intake },
     submits: true,
-    run: async (ctx, args) => {
-      await enforceSubmitLimit(ctx);
-      return { ...(await submitLead(ctx, args, "mcp")).result };
-    },
+    run: (ctx, args) =>
+      submitLimited(ctx, async () => ({ ...(await submitLead(ctx, args, "mcp")).result })),
   },
   {
     name: "request_quote",
@@ -117,10 +115,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: QuoteOutput,
     http: { method: "POST", path: PATHS.quotes },
     submits: true,
-    run: async (ctx, args) => {
-      await enforceSubmitLimit(ctx);
-      return { ...(await submitQuote(ctx, args, "mcp")).result };
-    },
+    run: (ctx, args) =>
+      submitLimited(ctx, async () => ({ ...(await submitQuote(ctx, args, "mcp")).result })),
   },
   {
     name: "estimate_quote",

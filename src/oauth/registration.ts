@@ -13,9 +13,9 @@ import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { json, NO_STORE } from "../http/json.ts";
 import { mediaType, parseJson, readBody } from "../http/body.ts";
-import { createClient } from "../store/credentials.ts";
+import { type ClientRecord, newClient } from "../store/credentials.ts";
 import { OAUTH_MAX_BODY } from "./form.ts";
-import { enforceRateLimit } from "../http/rate_limit.ts";
+import { commitCounted, rateLimited, reserveGlobal } from "../http/rate_limit.ts";
 import { formatScope, parseScope, SCOPES } from "./scopes.ts";
 import { CLIENT_ID_PREFIX, CLIENT_SECRET_PREFIX, digest, randomCredential } from "./secrets.ts";
 import { DAY_MS } from "../time.ts";
@@ -50,8 +50,16 @@ export const RegistrationRequest = z.looseObject({
   client_name: z.string({ error: "client_name must be a string" }).max(200).optional(),
 });
 
-export async function registerClient(req: Request, ctx: Context): Promise<Response> {
-  await enforceRateLimit(ctx, "register", ctx.config.rateLimits.register);
+/**
+ * Two sequential store round trips: one eventual read of the rate counters this instance
+ * does not know (none when it counted this address last), then one commit of the client with
+ * both counts (http/rate_limit.ts).
+ */
+export function registerClient(req: Request, ctx: Context): Promise<Response> {
+  return rateLimited(ctx, "register", ctx.config.rateLimits.register, () => _register(req, ctx));
+}
+
+async function _register(req: Request, ctx: Context): Promise<Response> {
   const body = await readBody(req, { maxBytes: OAUTH_MAX_BODY });
   if (mediaType(req) !== "application/json") {
     throw new HttpError(415, "invalid_request", "Content-Type must be application/json");
@@ -92,19 +100,27 @@ export async function registerClient(req: Request, ctx: Context): Promise<Respon
   const scopes = parseScope(parsed.data.scope) ?? [...SCOPES];
   // Only a registration about to be stored counts towards the cap on all callers
   // together: with CLIENT_UNUSED_TTL_MS this bounds what unused registrations can occupy.
-  await enforceRateLimit(ctx, "register_all", ctx.config.rateLimits.registerGlobal, {
-    global: true,
-  });
+  reserveGlobal(ctx, "register_all", ctx.config.rateLimits.registerGlobal);
 
   const clientId = randomCredential(CLIENT_ID_PREFIX, 16);
   const clientSecret = randomCredential(CLIENT_SECRET_PREFIX);
   const now = ctx.now();
-  await createClient(ctx.kv, clientId, {
+  const record = {
     secret_hash: digest(clientSecret),
     scopes,
     created_at: now,
     expires_at: now + CLIENT_UNUSED_TTL_MS,
-  });
+  };
+  // Read before the commit, so the rule of store/cache.ts holds for the new record.
+  const marker = ctx.cache.lastMarker();
+  const write = newClient(clientId, record);
+  const done = await commitCounted(ctx, write);
+  // The id is random: only a re-sent commit could find it taken, and that one is ours.
+  if (!done.ok) throw new Error("client id collision");
+  // Its first token, most often on this instance, then needs no read of the store.
+  const entry = done.readBack?.[0] as Deno.KvEntry<ClientRecord> | undefined ??
+    { key: write.key, value: record, versionstamp: done.versionstamp! };
+  ctx.cache.clients.set(clientId, entry, marker);
   countClientRegistered();
   return json({
     client_id: clientId,

@@ -8,8 +8,9 @@ import { countToken } from "../telemetry/metrics.ts";
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import { json, NO_STORE } from "../http/json.ts";
-import { type ClientRecord, storeToken } from "../store/credentials.ts";
-import { enforceRateLimit } from "../http/rate_limit.ts";
+import { type ClientRecord, newToken } from "../store/credentials.ts";
+import type { Committed } from "../store/commits.ts";
+import { commitCounted, rateLimited, readCounts } from "../http/rate_limit.ts";
 import { authenticateClient, rejectBodyCredentials } from "./client_auth.ts";
 import { CLIENT_IDLE_TTL_MS } from "./registration.ts";
 import { readOAuthForm } from "./form.ts";
@@ -20,12 +21,23 @@ import { DAY_MS } from "../time.ts";
 /** Access token lifetime (SPEC §2.2). */
 export const TOKEN_LIFETIME_S = 900;
 
-export async function issueToken(req: Request, ctx: Context): Promise<Response> {
-  await enforceRateLimit(ctx, "token", ctx.config.rateLimits.token);
+/**
+ * Two sequential store round trips at most: the client record (unless cached) read beside the
+ * rate counter (unless this instance counted this address last, or it is off), then one
+ * commit of the token with the count (http/rate_limit.ts).
+ */
+export function issueToken(req: Request, ctx: Context): Promise<Response> {
+  return rateLimited(ctx, "token", ctx.config.rateLimits.token, () => _issue(req, ctx));
+}
+
+async function _issue(req: Request, ctx: Context): Promise<Response> {
   const form = await readOAuthForm(req, ["resource"]);
   // The token commit is checked against the client record read here, so a cached record
   // needs no marker read: a disabled or changed client fails that check (see below).
-  let client = await authenticateClient(req, ctx, "cached", form);
+  let [client] = await Promise.all([
+    authenticateClient(req, ctx, "cached", form),
+    readCounts(ctx),
+  ]);
   let scopes: Scope[];
   try {
     scopes = _validate(form(), client, ctx);
@@ -45,15 +57,20 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
     issued_at: now,
     expires_at: now + TOKEN_LIFETIME_S * 1000,
   };
-  // The commit is checked against the client record read by authentication. It fails
-  // when the client changed meanwhile (disabled, or extended by a concurrent request);
-  // then authenticate again, which refuses a disabled client.
   const hash = digest(token);
   // Read before the commit, so the rule of store/cache.ts holds for the new record.
   const marker = ctx.cache.lastMarker();
   for (let attempt = 0;; attempt++) {
     const extended = _extension(client.record, now);
-    if (await storeToken(ctx.kv, hash, record, client.entry, extended)) break;
+    // Checked against the client record read by authentication. It fails when the client
+    // changed meanwhile (disabled, or extended by a concurrent request); then authenticate
+    // again, which refuses a disabled client.
+    const done = await commitCounted(ctx, newToken(hash, record, client.entry, extended));
+    if (done.ok) {
+      // The next token of this client on this instance then checks the record as it is now.
+      if (extended) _cacheExtended(ctx, client, extended, done, marker);
+      break;
+    }
     if (attempt >= 5) throw new Error("token commit kept failing its client check");
     // The cached record may be older than the one in the store: read the store.
     client = await authenticateClient(req, ctx, "store");
@@ -68,6 +85,25 @@ export async function issueToken(req: Request, ctx: Context): Promise<Response> 
     expires_in: TOKEN_LIFETIME_S,
     scope: formatScope(scopes),
   }, { headers: NO_STORE });
+}
+
+/**
+ * Caches the client record as a token's commit extended it (the rule of store/cache.ts holds:
+ * this process wrote it after `marker`), or as read back when the commit's answer was lost.
+ */
+function _cacheExtended(
+  ctx: Context,
+  client: AuthenticatedClient,
+  extended: ClientRecord,
+  done: Extract<Committed, { ok: true }>,
+  marker: Marker,
+): void {
+  const readBack = done.readBack?.[1] as Deno.KvEntryMaybe<ClientRecord> | undefined;
+  const entry = readBack ??
+    { key: client.entry.key, value: extended, versionstamp: done.versionstamp! };
+  if (entry.value) {
+    ctx.cache.clients.set(client.clientId, entry as Deno.KvEntry<ClientRecord>, marker);
+  } else ctx.cache.clients.delete(client.clientId);
 }
 
 /**
@@ -89,6 +125,8 @@ function _isOurResource(resource: string, ctx: Context): boolean {
 }
 
 type AuthenticatedClient = Awaited<ReturnType<typeof authenticateClient>>;
+/** The revocation marker value a cached record is stored under (store/cache.ts). */
+type Marker = ReturnType<Context["cache"]["lastMarker"]>;
 
 /** The request's checks after authentication; returns the scopes to grant. */
 function _validate(params: URLSearchParams, client: AuthenticatedClient, ctx: Context): Scope[] {

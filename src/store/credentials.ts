@@ -11,6 +11,7 @@
  */
 
 import type { Scope } from "../oauth/scopes.ts";
+import { commitWrite, type Write } from "./commits.ts";
 import { clientKey, revocationKey, tokenKey } from "./keys.ts";
 import { retryLocked } from "./retry_locked.ts";
 
@@ -39,18 +40,34 @@ export interface TokenRecord {
   expires_at: number;
 }
 
-/** Stores a new client; fails if the id already exists (ids are random, so that is a bug). */
+/**
+ * The write of a new client: checked to be new (ids are random, so only a re-sent commit
+ * finds it taken); its proof is the record holding this secret's digest.
+ */
+export function newClient(clientId: string, record: ClientRecord): Write & { key: Deno.KvKey } {
+  const key = clientKey(clientId);
+  return {
+    key,
+    write(op) {
+      const expireIn = _ttl(record.expires_at, record.created_at);
+      op.check({ key, versionstamp: null }).set(key, record, { expireIn });
+    },
+    proof: {
+      keys: [key],
+      landed: ([e]) => (e?.value as ClientRecord | null)?.secret_hash === record.secret_hash,
+    },
+  };
+}
+
+/** Stores a new client alone (the service commits it with its rate counts: registration.ts). */
 export async function createClient(
   kv: Deno.Kv,
   clientId: string,
   record: ClientRecord,
 ): Promise<void> {
-  const key = clientKey(clientId);
-  const res = await retryLocked(() =>
-    kv.atomic().check({ key, versionstamp: null })
-      .set(key, record, { expireIn: _ttl(record.expires_at, record.created_at) }).commit()
-  );
-  if (!res.ok) throw new Error("client id collision");
+  if (!(await commitWrite(kv, newClient(clientId, record))).ok) {
+    throw new Error("client id collision");
+  }
 }
 
 export function getClient(kv: Deno.Kv, clientId: string): Promise<Deno.KvEntryMaybe<ClientRecord>> {
@@ -58,14 +75,41 @@ export function getClient(kv: Deno.Kv, clientId: string): Promise<Deno.KvEntryMa
 }
 
 /**
- * Stores an issued token under its digest, checked against the client record as
+ * The write of an issued token under its digest, checked against the client record as
  * authentication read it: if the client was disabled (or changed) meanwhile, nothing is
- * written and this returns false, so the caller reads the client again. `extended`, when
- * given, replaces the client record in the same commit. One key per token: a second one
- * (an index by client) nearly halved issuance under group commit, and disabling a client
- * needs none: the Bearer check reads the token's client (see disableClient). `expireIn`
- * lets KV clean up once a token lapses.
+ * written, and the caller reads the client again. `extended`, when given, replaces the client
+ * record in the same commit. The token key is checked to be new, so a re-sent commit fails;
+ * its proof is the key holding this record. One key per token: a second one (an index by
+ * client) nearly halved issuance under group commit, and disabling a client needs none: the
+ * Bearer check reads the token's client (see disableClient). `expireIn` lets KV clean up
+ * once a token lapses.
  */
+export function newToken(
+  tokenHash: string,
+  record: TokenRecord,
+  client: Deno.KvEntry<ClientRecord>,
+  extended?: ClientRecord,
+): Write {
+  const key = tokenKey(tokenHash);
+  return {
+    write(op) {
+      const expireIn = _ttl(record.expires_at, record.issued_at);
+      op.check(client, { key, versionstamp: null }).set(key, record, { expireIn });
+      if (extended) {
+        op.set(client.key, extended, { expireIn: _ttl(extended.expires_at, record.issued_at) });
+      }
+    },
+    proof: { keys: [key, client.key], landed: ([e]) => _sameToken(e?.value, record) },
+  };
+}
+
+function _sameToken(value: unknown, record: TokenRecord): boolean {
+  const found = value as TokenRecord | null;
+  return !!found && found.client_id === record.client_id && found.issued_at === record.issued_at &&
+    found.expires_at === record.expires_at;
+}
+
+/** Stores a token alone (the service commits it with its rate counts: token.ts). */
 export async function storeToken(
   kv: Deno.Kv,
   tokenHash: string,
@@ -73,12 +117,7 @@ export async function storeToken(
   client: Deno.KvEntry<ClientRecord>,
   extended?: ClientRecord,
 ): Promise<boolean> {
-  const expireIn = _ttl(record.expires_at, record.issued_at);
-  const op = kv.atomic().check(client).set(tokenKey(tokenHash), record, { expireIn });
-  if (extended) {
-    op.set(client.key, extended, { expireIn: _ttl(extended.expires_at, record.issued_at) });
-  }
-  return (await retryLocked(() => op.commit())).ok;
+  return (await commitWrite(kv, newToken(tokenHash, record, client, extended))).ok;
 }
 
 function _ttl(expiresAt: number, now: number): number {
@@ -90,21 +129,19 @@ export async function getToken(kv: Deno.Kv, tokenHash: string): Promise<TokenRec
 }
 
 /**
- * Revokes a token by deleting it, bumping the revocation marker in the same commit so
- * that no instance serves it from a cache afterwards; every later lookup misses. The
- * commit is checked against the revoking client's record as authentication read it:
- * false when the client changed meanwhile (disabled, or extended), so the caller reads
- * it again.
+ * The revocation of a token: deleted, with the revocation marker bumped in the same commit
+ * so that no instance serves it from a cache afterwards; every later lookup misses. Checked
+ * against the revoking client's record as authentication read it: the caller reads it again
+ * when the client changed meanwhile (disabled, or extended). A re-sent commit deletes
+ * nothing more and bumps the marker again, which only moves its versionstamp; its proof is
+ * the token gone.
  */
-export async function deleteToken(
-  kv: Deno.Kv,
-  tokenHash: string,
-  client: Deno.KvEntry<ClientRecord>,
-): Promise<boolean> {
-  const res = await retryLocked(() =>
-    kv.atomic().check(client).delete(tokenKey(tokenHash)).sum(revocationKey(), 1n).commit()
-  );
-  return res.ok;
+export function tokenRevocation(tokenHash: string, client: Deno.KvEntry<ClientRecord>): Write {
+  const key = tokenKey(tokenHash);
+  return {
+    write: (op) => void op.check(client).delete(key).sum(revocationKey(), 1n),
+    proof: { keys: [key, client.key], landed: ([e]) => e?.value === null },
+  };
 }
 
 /**
@@ -125,7 +162,11 @@ export async function disableClient(
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await getClient(kv, clientId);
     if (!entry.value) return null;
-    if (entry.value.disabled_at !== undefined) return { record: entry.value, already: true };
+    if (entry.value.disabled_at !== undefined) {
+      // Our own commit, its answer lost and the re-send refused, or someone else's earlier.
+      const ours = attempt > 0 && entry.value.disabled_at === now;
+      return { record: entry.value, already: !ours };
+    }
     const next = { ...entry.value, disabled_at: now };
     const res = await retryLocked(() =>
       kv.atomic().check(entry)

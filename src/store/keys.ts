@@ -10,7 +10,8 @@
  * | `["clients", client_id]`                           | the client, credentials.ts                    |
  * | `["tokens", sha256(token)]`                        | the token, credentials.ts                     |
  * | `["revocations"]`                                  | the revocation marker, credentials.ts         |
- * | `["rate", window, bucket, address]`                | a request count, rate_counters.ts             |
+ * | `["rate_counters", window, bucket, address]`       | a request count, rate_counters.ts             |
+ * | `["rate", window, bucket, address]`                | an older version's count, migrations.ts       |
  * | `["submissions", request_id]`                      | the record, submissions.ts                    |
  * | `["submission_payloads", request_id, n]`           | chunk n of the request, submissions.ts        |
  * | `["idempotency", endpoint, address, key]`          | the first answer, submissions.ts              |
@@ -34,17 +35,27 @@ const _REVOCATIONS: Deno.KvKey = Object.freeze(["revocations"]);
 /** The marker every revocation and every disabled client bumps; see cache.ts. */
 export const revocationKey = (): Deno.KvKey => _REVOCATIONS;
 
-// Rate-limit counters (rate_counters.ts). The window comes first, so that finished windows
-// are one key range.
+// Rate-limit counters (rate_counters.ts), `{ n, recent }` written by check-and-set. The global
+// buckets count under the address "*".
 
-export const rateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
+export const rateCounterKey = (bucket: string, address: string, window: number): Deno.KvKey => [
+  "rate_counters",
+  window,
+  bucket,
+  address,
+];
+
+// The `Deno.KvU64` counters of versions before the check-and-set counters (summed, never
+// expiring), which migrations.ts removes. The window comes first, so finished ones are one range.
+
+export const legacyRateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
   "rate",
   window,
   bucket,
   address,
 ];
-/** Every counter of a window before `currentWindow`. */
-export const finishedRateWindows = (currentWindow: number): Deno.KvListSelector => ({
+/** Every legacy counter of a window before `currentWindow`. */
+export const finishedLegacyRateWindows = (currentWindow: number): Deno.KvListSelector => ({
   prefix: ["rate"],
   end: ["rate", currentWindow],
 });

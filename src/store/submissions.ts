@@ -28,6 +28,7 @@ import {
   submissionKey,
   timeIndexKey,
 } from "./keys.ts";
+import type { Write } from "./commits.ts";
 import type { OutboxEntry } from "./outbox.ts";
 import { retryLocked } from "./retry_locked.ts";
 
@@ -122,20 +123,28 @@ interface NewSubmission {
 }
 
 /**
- * Writes a submission in one atomic commit: the record, its payload chunks, its review
- * notification in the outbox and the idempotency key. Returns false, writing nothing,
- * when the idempotency key (or the id) changed meanwhile.
+ * The write of a submission, in one atomic commit: the record, its payload chunks, its review
+ * notification in the outbox and the idempotency key. Its commit writes nothing when the
+ * idempotency key (or the id) changed meanwhile; a re-sent commit fails the id's check, and
+ * its proof is the record holding this request id.
  *
  * The outbox is a plain key rather than `kv.enqueue`: KV Connect rejects atomic
  * operations that enqueue, and the outbox works on every backend.
  */
-export async function commitSubmission(kv: Deno.Kv, sub: NewSubmission): Promise<boolean> {
-  return (await retryLocked(() => _submissionOp(kv, sub).commit())).ok;
+export function newSubmission(sub: NewSubmission): Write {
+  const key = submissionKey(sub.record.request_id);
+  return {
+    write: (op) => _submissionOp(op, sub),
+    proof: {
+      keys: [key],
+      landed: ([e]) => (e?.value as SubmissionRecord | null)?.request_id === sub.record.request_id,
+    },
+  };
 }
 
-function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
+function _submissionOp(op: Deno.AtomicOperation, sub: NewSubmission): void {
   const id = sub.record.request_id;
-  const op = kv.atomic().check({ key: submissionKey(id), versionstamp: null })
+  op.check({ key: submissionKey(id), versionstamp: null })
     .set(submissionKey(id), { ...sub.record, idempotent: sub.idempotency !== undefined })
     .set(timeIndexKey(Date.parse(sub.record.created_at), id), true)
     .set(newNoticeKey(Date.parse(sub.record.created_at), id), true);
@@ -160,14 +169,18 @@ function _submissionOp(kv: Deno.Kv, sub: NewSubmission): Deno.AtomicOperation {
       .set(key, sub.idempotency.value, { expireIn })
       .set(idempotencyPointerKey(id), key, { expireIn });
   }
-  return op;
 }
 
+/**
+ * The idempotency record of a scope. Eventual consistency is enough for a first look: the
+ * commit that follows checks its versionstamp, and a stale read only fails that check.
+ */
 export function getIdempotency(
   kv: Deno.Kv,
   scope: IdempotencyScope,
+  consistency: Deno.KvConsistencyLevel = "strong",
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
-  return retryLocked(() => kv.get<IdempotencyRecord>(idempotencyRecordKey(scope)));
+  return retryLocked(() => kv.get<IdempotencyRecord>(idempotencyRecordKey(scope), { consistency }));
 }
 
 export function getSubmission(

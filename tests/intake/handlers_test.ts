@@ -9,8 +9,8 @@ import { countSubmissions, createApp, mcpToolCall, post, type TestApp } from "..
 const LEAD = { email: "ops@example.com", description: "Two racks to install" };
 
 async function storedKeys(app: TestApp): Promise<number> {
-  return (await Array.fromAsync(app.kv.list({ prefix: [] }))).filter((e) => e.key[0] !== "rate")
-    .length;
+  return (await Array.fromAsync(app.kv.list({ prefix: [] })))
+    .filter((e) => e.key[0] !== "rate_counters").length;
 }
 
 Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, nothing billable", async () => {
@@ -398,7 +398,7 @@ function postLongestKey(app: TestApp, quote: Record<string, unknown>): Promise<R
 async function storedBytes(app: TestApp): Promise<number> {
   let bytes = 0;
   for await (const e of app.kv.list({ prefix: [] })) {
-    if (e.key[0] === "rate") continue;
+    if (e.key[0] === "rate_counters") continue;
     bytes += new TextEncoder().encode(JSON.stringify(e.key)).byteLength;
     bytes += e.value instanceof Uint8Array
       ? e.value.byteLength
