@@ -1,0 +1,129 @@
+/**
+ * @module
+ * The service's main flows as one caller makes them, each request from the address it is
+ * given: registration, a token, a protected read, a revocation, a lead, a quote, MCP
+ * `tools/call`s and the public catalog. Shared by the round-trip tests and
+ * `bench/remote.ts`; each returns what the next step needs and checks its status.
+ */
+
+import { LEAD, QUOTE } from "./_fixtures.ts";
+import { basic, type Client } from "./_helpers.ts";
+
+/** What the flows send requests through: an in-process app (tests/_helpers.ts `createApp`). */
+export interface FlowApp {
+  request(path: string, init?: RequestInit & { address?: string }): Promise<Response>;
+}
+
+/** A request's status, its body read and dropped; throws unless it is `expected`. */
+async function expect(res: Promise<Response>, expected: number, what: string): Promise<Response> {
+  const r = await res;
+  if (r.status !== expected) {
+    throw new Error(`${what}: ${r.status}, expected ${expected}: ${await r.text()}`);
+  }
+  return r;
+}
+
+const JSON_TYPE = { "Content-Type": "application/json" };
+const FORM_TYPE = { "Content-Type": "application/x-www-form-urlencoded" };
+
+/** POST /agent/identity: a new client. */
+export async function register(app: FlowApp, address: string): Promise<Client> {
+  const res = app.request("/agent/identity", {
+    method: "POST",
+    headers: JSON_TYPE,
+    body: '{"type":"anonymous"}',
+    address,
+  });
+  return await (await expect(res, 201, "registration")).json();
+}
+
+/** POST /oauth2/token: an access token for `client`. */
+export async function token(app: FlowApp, client: Client, address: string): Promise<string> {
+  const res = app.request("/oauth2/token", {
+    method: "POST",
+    headers: { Authorization: basic(client.client_id, client.client_secret), ...FORM_TYPE },
+    body: "grant_type=client_credentials",
+    address,
+  });
+  return (await (await expect(res, 200, "token")).json()).access_token;
+}
+
+/** GET /api/v1/agent/services with the token. */
+export async function protectedRead(app: FlowApp, accessToken: string): Promise<void> {
+  const res = app.request("/api/v1/agent/services", {
+    headers: { Authorization: `Bearer ${accessToken}` },
+  });
+  await (await expect(res, 200, "protected read")).body?.cancel();
+}
+
+/** POST /oauth2/revoke of the token by its client. */
+export async function revoke(
+  app: FlowApp,
+  client: Client,
+  accessToken: string,
+  address: string,
+): Promise<void> {
+  const res = app.request("/oauth2/revoke", {
+    method: "POST",
+    headers: { Authorization: basic(client.client_id, client.client_secret), ...FORM_TYPE },
+    body: new URLSearchParams({ token: accessToken }).toString(),
+    address,
+  });
+  await (await expect(res, 200, "revocation")).body?.cancel();
+}
+
+/** POST /api/v1/intake: a lead, made a new request by `n`; its request id. */
+export async function lead(app: FlowApp, address: string, n: number): Promise<string> {
+  const res = app.request("/api/v1/intake", {
+    method: "POST",
+    headers: JSON_TYPE,
+    body: JSON.stringify({ ...LEAD, description: `${LEAD.description} #${n}` }),
+    address,
+  });
+  return (await (await expect(res, 202, "lead")).json()).request_id;
+}
+
+/** POST /api/v1/quotes: a quote request, made a new request by `n`; its request id. */
+export async function quote(app: FlowApp, address: string, n: number): Promise<string> {
+  const res = app.request("/api/v1/quotes", {
+    method: "POST",
+    headers: JSON_TYPE,
+    body: JSON.stringify({ ...QUOTE, description: `${QUOTE.description} #${n}` }),
+    address,
+  });
+  return (await (await expect(res, 202, "quote")).json()).request_id;
+}
+
+/** An MCP `tools/call` (stateless 2025-11-25); its `structuredContent`. */
+export async function mcpCall(
+  app: FlowApp,
+  address: string,
+  name: string,
+  args: unknown,
+): Promise<Record<string, unknown>> {
+  const res = app.request("/api/v1/mcp", {
+    method: "POST",
+    headers: {
+      ...JSON_TYPE,
+      Accept: "application/json, text/event-stream",
+      "MCP-Protocol-Version": "2025-11-25",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args },
+    }),
+    address,
+  });
+  const text = await (await expect(res, 200, `MCP ${name}`)).text();
+  return JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent;
+}
+
+/** The arguments of an `estimate_quote` call. */
+export const ESTIMATE = { city: "Frankfurt", service_type: "remote-hands", engineer_count: 1 };
+
+/** GET /api/v1/services. */
+export async function catalogRead(app: FlowApp): Promise<void> {
+  await (await expect(app.request("/api/v1/services"), 200, "catalog")).body?.cancel();
+}

@@ -1,0 +1,138 @@
+/**
+ * Sequential store round trips per flow, counted by the far-away test store
+ * (tests/_remote_store.ts): operations made in parallel count once. Counts, not times. Each
+ * request comes from an address of its own unless said otherwise, so every flow pays for
+ * reading its rate counter; the client record and the token are cached only where a step
+ * says so. Which reads may be eventual is asserted too: rate counters and idempotency
+ * records, never the revocation marker, a token or a client record.
+ */
+
+import assert from "node:assert/strict";
+import { type RemoteOp, type RemoteStore, remoteStore } from "../_remote_store.ts";
+import { createApp, type TestApp } from "../_helpers.ts";
+import { RATE_LIMITS_OFF } from "../_fixtures.ts";
+import {
+  catalogRead,
+  ESTIMATE,
+  lead,
+  mcpCall,
+  protectedRead,
+  quote,
+  register,
+  revoke,
+  token,
+} from "../_flows.ts";
+
+/** Latency of a strong operation: small, the counts do not depend on it. */
+const LATENCY_MS = 3;
+
+async function farAway(): Promise<RemoteStore & AsyncDisposable> {
+  const local = await Deno.openKv(":memory:");
+  const kv = remoteStore(local, { latencyMs: LATENCY_MS });
+  return Object.assign(kv, { [Symbol.asyncDispose]: () => Promise.resolve(local.close()) });
+}
+
+/** The round trips `step` waits for, and the operations it made. */
+async function measured(kv: RemoteStore, step: () => Promise<unknown>) {
+  kv.mark();
+  await step();
+  return { trips: kv.trips(), ops: [...kv.log] };
+}
+
+/** Operations as `kind~wave` (`~` for an eventual read), for a readable failure. */
+const shown = (ops: readonly RemoteOp[]) => ops.map((o) => `${o.kind}${o.eventual ? "~" : ""}`);
+
+let n = 0;
+const address = () => `198.51.100.${++n % 250}`;
+
+/** Fills the per-store start-up reads (the email index's key) so flows are measured alone. */
+async function warmed(kv: RemoteStore, env: Record<string, string> = {}): Promise<TestApp> {
+  const app = await createApp({ kv, env });
+  await lead(app, "192.0.2.250", 0);
+  return app;
+}
+
+Deno.test("round trips per flow with rate limits on: two at most, one for a warm protected read", async (t) => {
+  await using kv = await farAway();
+  await using app = await warmed(kv);
+  let client = await register(app, address());
+  let accessToken = "";
+
+  const flows: [string, () => Promise<unknown>, number, string[]][] = [
+    // The counters (per address and the global budget) read together, then the commit.
+    ["registration", async () => client = await register(app, address()), 2, [
+      "getMany~",
+      "commit",
+    ]],
+    // The client record was cached by its registration on this instance.
+    ["token", async () => accessToken = await token(app, client, address()), 2, [
+      "getMany~",
+      "commit",
+    ]],
+    // The first read of a token on an instance that has not read the marker yet: the marker,
+    // then the token, then its client (strong, each needs the one before).
+    ["protected read, cold", () => protectedRead(app, accessToken), 3, ["get", "get", "get"]],
+    ["protected read, warm", () => protectedRead(app, accessToken), 1, ["get"]],
+    ["revocation", () => revoke(app, client, accessToken, address()), 2, ["getMany~", "commit"]],
+    ["lead", () => lead(app, address(), 1), 2, ["get~", "getMany~", "commit"]],
+    ["quote", () => quote(app, address(), 2), 2, ["get~", "getMany~", "commit"]],
+    [
+      "MCP submit_lead",
+      () => mcpCall(app, address(), "submit_lead", { email: "m@example.com", description: "x" }),
+      2,
+      ["get~", "getMany~", "commit"],
+    ],
+    ["MCP estimate_quote", () => mcpCall(app, address(), "estimate_quote", ESTIMATE), 2, [
+      "getMany~",
+      "commit",
+    ]],
+    ["public catalog", () => catalogRead(app), 0, []],
+  ];
+  for (const [name, step, expected, ops] of flows) {
+    await t.step(`${name}: ${expected}`, async () => {
+      const m = await measured(kv, step);
+      assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, { trips: expected, ops });
+    });
+  }
+});
+
+Deno.test("round trips when this instance counted the address last, or has the records cached", async (t) => {
+  await using kv = await farAway();
+  await using app = await warmed(kv);
+  const from = address();
+  const client = await register(app, from);
+  await t.step("a second registration from the address: the commit alone", async () => {
+    const m = await measured(kv, () => register(app, from));
+    assert.deepEqual(shown(m.ops), ["commit"]);
+  });
+  await t.step("tokens from one address: the commit alone", async () => {
+    await token(app, client, from);
+    const m = await measured(kv, () => token(app, client, from));
+    assert.deepEqual(shown(m.ops), ["commit"]);
+  });
+  await t.step(
+    "another instance on the same store: the client record and the counter",
+    async () => {
+      await using other = await createApp({ kv });
+      const m = await measured(kv, () => token(other, client, address()));
+      assert.equal(m.trips, 2);
+      assert.deepEqual(shown(m.ops).sort(), ["commit", "get", "getMany~"]);
+    },
+  );
+});
+
+Deno.test("round trips with every rate limit off: a commit alone where nothing else is read", async (t) => {
+  await using kv = await farAway();
+  await using app = await warmed(kv, RATE_LIMITS_OFF);
+  const client = await register(app, address());
+  await t.step("registration: 1", async () => {
+    assert.equal((await measured(kv, () => register(app, address()))).trips, 1);
+  });
+  await t.step("token, client cached: 1", async () => {
+    assert.equal((await measured(kv, () => token(app, client, address()))).trips, 1);
+  });
+  await t.step("lead: the idempotency record, then the commit: 2", async () => {
+    const m = await measured(kv, () => lead(app, address(), 3));
+    assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, { trips: 2, ops: ["get~", "commit"] });
+  });
+});
