@@ -7,7 +7,8 @@
  * connections, as the issue measured) drives one side at a time through the helpers of
  * `bench/load.ts`, in interleaved rounds: base then current in rounds 1, 3, 5…, current
  * then base in rounds 2, 4, 6…, so that drift and order favour neither. Scenarios: the public catalog
- * GET and the protected read (a Bearer token issued by each server to itself).
+ * GET, the protected read (a Bearer token issued by each server to itself), token issuance
+ * and the issue + revoke cycle (the writes: one client, its secret checked each time).
  *
  * Prints per scenario the median req/s of each side with its min and max, the ratio of
  * the medians (current / base) and the spread of the per-round ratios, and saves that
@@ -27,7 +28,10 @@ const ROOT = new URL("..", import.meta.url).pathname;
 /** Within this share of the base counts as met (the issue's target: 5 %). */
 const TOLERANCE = 0.05;
 
-const SCENARIOS: { id: string; label: string; shape(bearer: string): Shape }[] = [
+type Setup = Awaited<ReturnType<typeof setupService>>;
+const FORM = { "Content-Type": "application/x-www-form-urlencoded" };
+
+const SCENARIOS: { id: string; label: string; shape(setup: Setup): Shape }[] = [
   {
     id: "catalog",
     label: "public catalog GET /api/v1/services",
@@ -36,10 +40,31 @@ const SCENARIOS: { id: string; label: string; shape(bearer: string): Shape }[] =
   {
     id: "protected",
     label: "protected read GET /api/v1/agent/services (Bearer)",
-    shape: (bearer) => ({
+    shape: ({ bearer }) => ({
       method: "GET",
       path: "/api/v1/agent/services",
       headers: { Authorization: bearer },
+    }),
+  },
+  {
+    id: "token",
+    label: "token issuance POST /oauth2/token",
+    shape: ({ basic }) => ({
+      method: "POST",
+      path: "/oauth2/token",
+      headers: { Authorization: basic, ...FORM },
+      body: "grant_type=client_credentials",
+    }),
+  },
+  {
+    id: "cycle",
+    label: "issue + revoke cycle (cycles/s)",
+    shape: ({ basic }) => ({
+      method: "POST",
+      path: "/oauth2/token",
+      headers: { Authorization: basic, ...FORM },
+      body: "grant_type=client_credentials",
+      revokePath: "/oauth2/revoke",
     }),
   },
 ];
@@ -124,15 +149,15 @@ try {
   await using currentServer = await serve("current", ROOT);
   const servers: Record<Side, string> = { base: baseServer.base, current: currentServer.base };
   const pids: Record<Side, number> = { base: baseServer.pid, current: currentServer.pid };
-  const bearer: Record<Side, string> = {
-    base: (await setupService(servers.base)).bearer,
-    current: (await setupService(servers.current)).bearer,
+  const setups: Record<Side, Setup> = {
+    base: await setupService(servers.base),
+    current: await setupService(servers.current),
   };
 
   // Warm-up for the JIT, not recorded.
   for (const s of scenarios) {
     for (const side of ["base", "current"] as const) {
-      await drive(servers[side], s.shape(bearer[side]), 2, threads);
+      await drive(servers[side], s.shape(setups[side]), 2, threads);
     }
   }
   for (let round = 0; round < rounds; round++) {
@@ -140,7 +165,7 @@ try {
     for (const s of scenarios) {
       for (const side of order) {
         const cpu = await cpuSeconds(pids[side]);
-        const result = await drive(servers[side], s.shape(bearer[side]), seconds, threads);
+        const result = await drive(servers[side], s.shape(setups[side]), seconds, threads);
         const cpuUs = ((await cpuSeconds(pids[side])) - cpu) * 1e6 / result.requests;
         const run: Run = { ...result, cpuUs };
         if (run.non2xx || run.errors) {
