@@ -34,7 +34,8 @@ async function _revoke(req: Request, ctx: Context): Promise<Response> {
     lookup.found,
     readCounts(ctx),
   ]);
-  const params = form();
+  // The form as the lookup parsed it; parsed again only to report why it could not be.
+  const params = lookup.params ?? form();
   rejectBodyCredentials(params, client, ctx);
   if (!lookup.hash) throw new HttpError(400, "invalid_request", "token is required");
   // token_type_hint is only a hint (RFC 7009 §2.1); access tokens are the only kind.
@@ -73,12 +74,13 @@ async function _revoke(req: Request, ctx: Context): Promise<Response> {
 function _tokenLookup(
   ctx: Context,
   form: () => URLSearchParams,
-): { hash: string | null; found: Promise<TokenRecord | null> } {
-  let token: string | null = null;
+): { params?: URLSearchParams; hash: string | null; found: Promise<TokenRecord | null> } {
+  let params: URLSearchParams | undefined;
   try {
-    token = form().get("token");
+    params = form();
   } catch { /* reported after authentication */ }
-  if (!token) return { hash: null, found: Promise.resolve(null) };
+  const token = params?.get("token");
+  if (!token) return { params, hash: null, found: Promise.resolve(null) };
   const hash = digest(token);
-  return { hash, found: cachedToken(ctx.kv, ctx.cache, hash, "cached") };
+  return { params, hash, found: cachedToken(ctx.kv, ctx.cache, hash, "cached") };
 }
