@@ -109,7 +109,7 @@ export async function readCounts(
   for (const { bucket, limit } of buckets) {
     if (limit <= 0) continue;
     const charge = newCharge(ctx, bucket, limit, true);
-    if (!(rc.window(charge.window).pool.get(charge.id)! > 0)) charges.push(charge);
+    if (!((rc.window(charge.window).pool.get(charge.id) ?? 0) > 0)) charges.push(charge);
   }
   if (charges.length) await rc.counters.read(charges);
 }
