@@ -67,13 +67,22 @@ export function createRateCounter(kv: Deno.Kv): RateCounter {
  * ends without one, whatever it answers; over the limit it is refused with 429 instead.
  * `limit` 0 switches the limit off.
  */
-export async function rateLimited<T>(
+export function rateLimited<T>(
   ctx: RateContext,
   bucket: string,
   limit: number,
   work: () => Promise<T>,
 ): Promise<T> {
-  if (limit <= 0) return await work();
+  // Off: the work itself, at no cost (the throughput benches run with every limit off).
+  return limit > 0 ? _limited(ctx, bucket, limit, work) : work();
+}
+
+async function _limited<T>(
+  ctx: RateContext,
+  bucket: string,
+  limit: number,
+  work: () => Promise<T>,
+): Promise<T> {
   const own = openCharge(ctx, bucket, limit, false);
   let result: T;
   try {
@@ -98,20 +107,31 @@ export function reserveGlobal(ctx: RateContext, bucket: string, limit: number): 
 /**
  * Reads the counters of this request's limits that this instance knows nothing of, and of
  * the global `buckets` it may reserve (when this instance holds no place of them): one
- * eventual read, to make beside the request's own reads so it costs no round trip of its own.
+ * eventual read, to start beside the request's own reads so it costs no round trip of its
+ * own. It never rejects: a read that failed is made again by the commit, which reports it.
  */
-export async function readCounts(
+export function readCounts(
   ctx: RateContext,
   buckets: readonly { bucket: string; limit: number }[] = [],
 ): Promise<void> {
   const rc = ctx.rateCounter;
-  const charges = rc.charges(ctx).filter((c) => c.status === "open");
+  let charges = _open(ctx);
   for (const { bucket, limit } of buckets) {
     if (limit <= 0) continue;
     const charge = newCharge(ctx, bucket, limit, true);
-    if (!((rc.window(charge.window).pool.get(charge.id) ?? 0) > 0)) charges.push(charge);
+    if ((rc.window(charge.window).pool.get(charge.id) ?? 0) > 0) continue;
+    charges = charges.length ? [...charges, charge] : [charge];
   }
-  if (charges.length) await rc.counters.read(charges);
+  return charges.length ? rc.counters.read(charges).catch(() => {}) : _NOTHING;
+}
+
+const _NOTHING = Promise.resolve();
+const _NONE: readonly Charge[] = Object.freeze([]);
+
+/** The charges of the request still to be counted; with every limit off, none, for nothing. */
+function _open(ctx: RateContext): readonly Charge[] {
+  const all = ctx.rateCounter.charges(ctx);
+  return all.length ? all.filter((c) => c.status === "open") : _NONE;
 }
 
 /**
@@ -124,7 +144,7 @@ export async function readCounts(
  */
 export async function commitCounted(ctx: RateContext, write?: Write): Promise<Committed> {
   for (let attempt = 1;; attempt++) {
-    const charges = ctx.rateCounter.charges(ctx).filter((c) => c.status === "open");
+    const charges = _open(ctx);
     if (!charges.length) {
       return write
         ? await commitWrite(ctx.kv, write)
@@ -152,7 +172,7 @@ interface Counting {
 /** One attempt of {@linkcode commitCounted} with counts: "again" when a counter changed. */
 async function _commitCharges(
   ctx: RateContext,
-  charges: Charge[],
+  charges: readonly Charge[],
   write: Write | undefined,
 ): Promise<Committed | "again"> {
   const rc = ctx.rateCounter;
@@ -195,7 +215,7 @@ async function _commitCharges(
  * What to count: every per-address charge by one, each global one without a place by a
  * lease. Throws 429 for the first charge over its limit; the ones opened after it are dropped.
  */
-async function _plan(ctx: RateContext, charges: Charge[]): Promise<Counting[]> {
+async function _plan(ctx: RateContext, charges: readonly Charge[]): Promise<Counting[]> {
   const rc = ctx.rateCounter;
   await rc.counters.read(charges);
   const counting: Counting[] = [];
@@ -244,7 +264,7 @@ function _landed(
 /** Marks a commit's charges counted: the counters as written (or read back), the headers. */
 function _counted(
   ctx: RateContext,
-  charges: Charge[],
+  charges: readonly Charge[],
   counting: Counting[],
   versionstamp: string | null,
   readBack?: CounterState[],
@@ -285,6 +305,6 @@ async function _settle(ctx: RateContext, own: Charge): Promise<void> {
     returnPlace(rc, c);
     c.status = "dropped";
   }
-  if (rc.charges(ctx).some((c) => c.status === "open")) await commitCounted(ctx);
+  if (_open(ctx).length) await commitCounted(ctx);
   if (own.status === "refused") throw refusal(ctx, own);
 }

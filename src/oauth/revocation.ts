@@ -29,11 +29,12 @@ async function _revoke(req: Request, ctx: Context): Promise<Response> {
   // record will do as well: a token's client never changes, and deleting a token another
   // instance revoked a moment ago changes nothing. Both are read beside the counter.
   const lookup = _tokenLookup(ctx, form);
+  const counted = readCounts(ctx);
   let [client, found] = await Promise.all([
     authenticateClient(req, ctx, "cached", form),
     lookup.found,
-    readCounts(ctx),
   ]);
+  await counted;
   // The form as the lookup parsed it; parsed again only to report why it could not be.
   const params = lookup.params ?? form();
   rejectBodyCredentials(params, client, ctx);

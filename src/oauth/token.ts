@@ -34,10 +34,10 @@ async function _issue(req: Request, ctx: Context): Promise<Response> {
   const form = await readOAuthForm(req, ["resource"]);
   // The token commit is checked against the client record read here, so a cached record
   // needs no marker read: a disabled or changed client fails that check (see below).
-  let [client] = await Promise.all([
-    authenticateClient(req, ctx, "cached", form),
-    readCounts(ctx),
-  ]);
+  // The rate counter is read beside the client record: both start before either is awaited.
+  const counted = readCounts(ctx);
+  let client = await authenticateClient(req, ctx, "cached", form);
+  await counted;
   let scopes: Scope[];
   try {
     scopes = _validate(form(), client, ctx);
