@@ -4,7 +4,8 @@
  * (tests/_remote_store.ts) at 0, 20 and 90 ms per strong store operation (an eventual read
  * costs a twentieth): the sequential round trips each flow waits for, and its p50 and p99.
  * One request at a time, each from an address of its own, so every flow reads its rate
- * counters; the rate limits are the defaults. With `--base <commit>`, that commit's handler
+ * counters; the rate limits are the defaults. One row issues its tokens through a second
+ * handler on the same store: another instance, which has the client record in no cache. With `--base <commit>`, that commit's handler
  * (checked out as a git worktree) runs the same flows beside this tree's, for a before and
  * after table.
  *
@@ -68,6 +69,8 @@ async function tree(label: string, dir: string): Promise<Tree> {
 interface Session {
   client: Client;
   accessToken: string;
+  /** A second handler on the same store: another instance, whose caches are cold. */
+  other: FlowApp;
 }
 
 /** One flow: what it does once (unmeasured preparation first, if any). */
@@ -85,6 +88,12 @@ const FLOWS: Flow[] = [
     name: "token",
     target: 250,
     run: async (app, s, from) => s.accessToken = await token(app, s.client, from),
+  },
+  {
+    // Deploy starts isolates as it needs them: there the client record is not cached.
+    name: "token, another instance",
+    target: 250,
+    run: (_app, s, from) => token(s.other, s.client, from),
   },
   {
     name: "protected read (warm)",
@@ -123,31 +132,34 @@ const nextAddress = () => {
   return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
 };
 
-/** Runs every flow `RUNS` times over a store `latencyMs` away, through `t`'s handler. */
+/** A handler called in-process, as tests/_helpers.ts `createApp` calls it. */
+function inProcess(handler: ReturnType<Tree["createHandler"]>): FlowApp {
+  return {
+    request: (path, init = {}) => {
+      const { address = "192.0.2.1", ...rest } = init;
+      const remoteAddr = { transport: "tcp", hostname: address, port: 40000 };
+      return handler(new Request(new URL(path, "https://bench.example"), rest), {
+        remoteAddr,
+        completed: Promise.resolve(),
+      });
+    },
+  };
+}
+
+/** Runs every flow `RUNS` times over a store `latencyMs` away, through `t`'s handlers. */
 async function measure(t: Tree, latencyMs: number): Promise<Map<string, Measured>> {
   const local = await Deno.openKv(":memory:");
   const kv = remoteStore(local, { latencyMs });
   try {
-    const handler = t.createHandler({
-      kv,
-      config: t.loadConfig({ BASE_URL: "https://bench.example" }),
-      catalog: t.loadCatalog(),
-      log: () => {},
-    });
-    const app: FlowApp = {
-      request: (path, init = {}) => {
-        const { address = "192.0.2.1", ...rest } = init;
-        const remoteAddr = { transport: "tcp", hostname: address, port: 40000 };
-        return handler(new Request(new URL(path, "https://bench.example"), rest), {
-          remoteAddr,
-          completed: Promise.resolve(),
-        });
-      },
-    };
+    const config = t.loadConfig({ BASE_URL: "https://bench.example" });
+    const catalog = t.loadCatalog();
+    const handler = () => inProcess(t.createHandler({ kv, config, catalog, log: () => {} }));
+    const app = handler();
     // Once-only work out of the way: the email index's key, a client, a first marker read.
     await lead(app, nextAddress(), 0);
     const client = await register(app, nextAddress());
-    const session: Session = { client, accessToken: await token(app, client, nextAddress()) };
+    const accessToken = await token(app, client, nextAddress());
+    const session: Session = { client, accessToken, other: handler() };
     await protectedRead(app, session.accessToken);
     const out = new Map<string, Measured>();
     for (const flow of FLOWS) {
