@@ -223,11 +223,9 @@ async function _plan(ctx: RateContext, charges: readonly Charge[]): Promise<Coun
     const seen = await rc.counters.state(charge);
     const room = charge.limit - seen.n;
     if (room <= 0) {
-      rc.charges(ctx).forEach((c) => {
-        if (c.status === "open" && c.window === charge.window && _after(ctx, c, charge)) {
-          c.status = "dropped";
-        }
-      });
+      for (const c of rc.charges(ctx)) {
+        if (c.status === "open" && _after(ctx, c, charge)) c.status = "dropped";
+      }
       throw refuse(ctx, charge);
     }
     const by = charge.global ? Math.min(room, 1 + rc.counters.waiting(charge.id), LEASE_MAX) : 1;

@@ -5,7 +5,8 @@
  * (http/rate_limit.ts decides what to count). A counter remembers the nonces of the commits
  * that last counted in it, so a commit whose answer was lost (Deno's KV Connect client sends
  * it again, and the second send fails its check) finds out whether it landed: it is never
- * counted twice.
+ * counted twice. {@linkcode CounterBook} is what one instance knows of them: each counter as
+ * it last saw it, and one lock per counter.
  *
  * Keys (keys.ts):
  * - `["rate_counters", window, bucket, address]` → {@linkcode RateCount}, `expireIn` until
@@ -33,7 +34,7 @@ export interface CounterState {
  * Nonces a counter keeps. A commit whose answer was lost reads its counter back strongly one
  * round trip later; it can tell whether it landed as long as at most this many other
  * increments landed in between. One instance never has two commits of one counter in flight
- * (http/rate_limit.ts), so that takes this many instances counting one address at once.
+ * ({@linkcode CounterBook}), so that takes this many instances counting one address at once.
  */
 const NONCE_HISTORY = 32;
 
