@@ -4,8 +4,8 @@
  * (tests/_remote_store.ts) at 0, 20 and 90 ms per strong store operation (an eventual read
  * costs a twentieth): the sequential round trips each flow waits for, and its p50 and p99.
  * One request at a time, each from an address of its own, so every flow reads its rate
- * counters; the rate limits are the defaults. One row issues its tokens through a second
- * handler on the same store: another instance, which has the client record in no cache. With `--base <commit>`, that commit's handler
+ * counters; the rate limits are the defaults. One row issues each token through a new handler
+ * on the same store: another instance, which has the client record in no cache. With `--base <commit>`, that commit's handler
  * (checked out as a git worktree) runs the same flows beside this tree's, for a before and
  * after table.
  *
@@ -69,8 +69,9 @@ async function tree(label: string, dir: string): Promise<Tree> {
 interface Session {
   client: Client;
   accessToken: string;
-  /** A second handler on the same store: another instance, whose caches are cold. */
-  other: FlowApp;
+  /** A new handler on the same store: another instance, whose caches are cold. */
+  instance(): FlowApp;
+  other?: FlowApp;
 }
 
 /** One flow: what it does once (unmeasured preparation first, if any). */
@@ -93,7 +94,8 @@ const FLOWS: Flow[] = [
     // Deploy starts isolates as it needs them: there the client record is not cached.
     name: "token, another instance",
     target: 250,
-    run: (_app, s, from) => token(s.other, s.client, from),
+    prepare: (_app, s) => Promise.resolve(void (s.other = s.instance())),
+    run: (_app, s, from) => token(s.other!, s.client, from),
   },
   {
     name: "protected read (warm)",
@@ -159,7 +161,7 @@ async function measure(t: Tree, latencyMs: number): Promise<Map<string, Measured
     await lead(app, nextAddress(), 0);
     const client = await register(app, nextAddress());
     const accessToken = await token(app, client, nextAddress());
-    const session: Session = { client, accessToken, other: handler() };
+    const session: Session = { client, accessToken, instance: handler };
     await protectedRead(app, session.accessToken);
     const out = new Map<string, Measured>();
     for (const flow of FLOWS) {
