@@ -36,6 +36,7 @@
  */
 
 import { recordCommit } from "../telemetry/metrics.ts";
+import { isStoreUnavailable, withDeadline } from "./deadline.ts";
 
 /**
  * Groups in flight at once. The store applies them one after the other; with two, the
@@ -76,7 +77,10 @@ interface GroupStats {
 }
 
 /** `kv` with group commit (see the module documentation). */
-export function groupCommit(kv: Deno.Kv): Deno.Kv & { groupStats: GroupStats } {
+export function groupCommit(store: Deno.Kv): Deno.Kv & { groupStats: GroupStats } {
+  // Every call, a group's own commit included, under the deadline (deadline.ts): a commit
+  // that never answers fails and frees its place in the pipeline.
+  const kv = withDeadline(store);
   const queue: Member[] = [];
   const stats: GroupStats = { commits: 0, writes: 0, split: 0 };
   let inFlight = 0;
@@ -164,6 +168,11 @@ async function _commitGroup(kv: Deno.Kv, group: Member[], stats: GroupStats): Pr
   }
   if (result?.ok) {
     for (const m of group) m.resolve(result);
+    return;
+  }
+  if (isStoreUnavailable(error)) {
+    // The store did not answer: committing each member alone would only wait again.
+    for (const m of group) m.reject(error);
     return;
   }
   // A check failed somewhere, or one member's write could not be committed: each member
