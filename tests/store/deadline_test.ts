@@ -183,6 +183,7 @@ Deno.test("through the handler: a store that does not answer is a 503 with Retry
     ],
     ["intake", () => post(app, "/api/v1/intake", LEAD)],
     ["status", () => app.request("/api/v1/requests/lead_01JBX9F3R6T6Z3D9A8B7C6D5E4")],
+    ["readyz", () => app.request("/readyz")],
   ];
   for (const [name, call] of checks) {
     const res = await call();
@@ -190,6 +191,7 @@ Deno.test("through the handler: a store that does not answer is a 503 with Retry
     assert.ok(Number(res.headers.get("retry-after")) >= 1, `${name}: Retry-After`);
     const body = await res.json();
     if (name === "token") assert.equal(body.error, STORE_UNAVAILABLE);
+    else if (name === "readyz") assert.deepEqual(body, { ready: false });
     else assert.deepEqual([body.ok, body.error], [false, STORE_UNAVAILABLE], name);
   }
   // MCP: its rate limit counts in the store, so the request itself is the 503.
