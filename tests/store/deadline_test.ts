@@ -253,7 +253,7 @@ Deno.test("every store the service uses has the deadline: only openStore opens o
     [],
   );
   const app = Deno.readTextFileSync("src/app.ts");
-  assert.match(app, /const kv = groupCommit\(deps\.kv\)/);
+  assert.match(app, /const kv = groupCommit\(deps\.kv, /);
   assert.match(
     Deno.readTextFileSync("src/store/group_commit.ts"),
     /const kv = withDeadline\(store\)/,
