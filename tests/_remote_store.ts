@@ -143,6 +143,8 @@ export interface RemoteStore extends Deno.Kv {
   sinceMark(): RemoteStats;
   /** Operations started and not answered yet. */
   readonly inFlight: number;
+  /** The messages of the calls refused by a limit (the first 20), for a test to show. */
+  readonly refusals: readonly string[];
   readonly faults: RemoteFaults;
   /** The wrapped store, for tests that look behind the latency. */
   readonly local: Deno.Kv;
@@ -170,7 +172,7 @@ function _zeroStats(): RemoteStats {
 
 /** Refused as Deno refuses: a `TypeError`, its message Deno's own. */
 function _refuse(store: _RemoteKv, message: string): never {
-  store.refused();
+  store.refused(message);
   throw new TypeError(message);
 }
 
@@ -259,8 +261,11 @@ class _RemoteKv {
     return out;
   }
 
-  refused(): void {
+  readonly refusals: string[] = [];
+
+  refused(message: string): void {
     this.#stats.refused++;
+    if (this.refusals.length < 20) this.refusals.push(message);
   }
 
   /**
