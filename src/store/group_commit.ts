@@ -8,9 +8,9 @@
  * `commit()` joins the next group instead of committing on its own.
  *
  * - **No timer.** When no commit is in flight, a write commits at once, alone. Writes
- *   that arrive while {@linkcode PIPELINE} groups are in flight wait, then go out
- *   together in the next `atomic()`: the group grows with the load and costs nothing
- *   without it.
+ *   that arrive while {@linkcode PIPELINE} groups are in flight ({@linkcode REMOTE_PIPELINE}
+ *   on a remote store) wait, then go out together in the next `atomic()`: the group grows
+ *   with the load and costs nothing without it.
  * - **Durable before answered.** Each `commit()` resolves only after the commit that
  *   holds its writes succeeded, so a request answered `200` or `202` survives a SIGKILL
  *   just as before.
@@ -23,10 +23,10 @@
  *   `ok: false` (or the error) and the others commit. A member that checks a key an
  *   earlier member of the group writes starts a new group: in one `atomic()` every check
  *   is made before any write, which would let both pass.
- * - **Any order of concurrent writes.** Two groups in flight hold requests none of which
- *   has been answered, so whichever the store applies first is a valid order; a check
- *   against a key the other group writes fails and is retried by its caller, as it would
- *   without grouping.
+ * - **Any order of concurrent writes.** Groups in flight together hold requests none of
+ *   which has been answered, so whichever the store applies first is a valid order; a
+ *   check against a key another group writes fails and is retried by its caller, as it
+ *   would without grouping.
  *
  * Reads, `list`, `watch` and everything else go straight to the store.
  *
@@ -40,14 +40,26 @@ import { isStoreUnavailable, withDeadline } from "./deadline.ts";
 import { isLocalStore, KV_LIMITS, SQLITE_CHECKS } from "./limits.ts";
 
 /**
- * Groups in flight at once. The store applies them one after the other; with two, the
- * next group is already queued when the store finishes one, while this thread answers
- * the requests of the group before.
+ * Groups in flight at once on a local store. SQLite applies them one after the other;
+ * with two, the next group is already queued when the store finishes one, while this
+ * thread answers the requests of the group before.
  */
 export const PIPELINE = 2;
 
-/** What one group may hold: KV's limits (limits.ts), with a margin on both sizes. */
+/**
+ * Groups in flight at once on a remote store (KV Connect, Deploy). There a commit is a
+ * round trip (~90 ms from Europe to Deploy's primary) and commits of different keys do not
+ * wait for each other, so each group in flight adds a group's worth of writes per round
+ * trip: with 10 checks a group (3 submissions), 16 in flight reach about the throughput
+ * that 100 checks and 2 in flight would (docs/performance.md, "Group commit on a remote
+ * store").
+ */
+export const REMOTE_PIPELINE = 16;
+
+/** What one group may hold (KV's limits, limits.ts, with a margin on both sizes), and how many fly. */
 interface GroupLimits {
+  /** Groups in flight at once. */
+  inFlight: number;
   mutations: number;
   checks: number;
   /** Bytes as KV counts them, an upper bound (see `_size`). */
@@ -56,8 +68,9 @@ interface GroupLimits {
   keyBytes: number;
 }
 
-/** The limits of a group on any store: 10 checks, as denokv allows. */
+/** The limits of a group on any store: 10 checks, as denokv allows; two in flight. */
 export const GROUP_LIMITS: Readonly<GroupLimits> = {
+  inFlight: PIPELINE,
   mutations: KV_LIMITS.mutations,
   checks: KV_LIMITS.checks,
   bytes: 700 * 1024,
@@ -67,10 +80,12 @@ export const GROUP_LIMITS: Readonly<GroupLimits> = {
 /**
  * The limits of a group on the store `KV_PATH` names: on local SQLite, 100 checks, so that
  * a burst of submissions (3 checks each) shares one `fsync` 33 at a time instead of 3;
- * elsewhere {@linkcode GROUP_LIMITS}.
+ * elsewhere 10 checks, and {@linkcode REMOTE_PIPELINE} groups in flight.
  */
 export function groupLimitsFor(kvPath: string | undefined): Readonly<GroupLimits> {
-  return isLocalStore(kvPath) ? { ...GROUP_LIMITS, checks: SQLITE_CHECKS } : GROUP_LIMITS;
+  return isLocalStore(kvPath)
+    ? { ...GROUP_LIMITS, checks: SQLITE_CHECKS }
+    : { ...GROUP_LIMITS, inFlight: REMOTE_PIPELINE };
 }
 
 /**
@@ -116,7 +131,7 @@ export function groupCommit(
   let inFlight = 0;
 
   const flush = () => {
-    while (queue.length && inFlight < PIPELINE) {
+    while (queue.length && inFlight < limits.inFlight) {
       inFlight++;
       void _commitGroup(kv, _takeGroup(queue, limits), stats).finally(() => {
         inFlight--;

@@ -10,6 +10,7 @@ import {
   groupCommit,
   groupLimitsFor,
   PIPELINE,
+  REMOTE_PIPELINE,
 } from "../../src/store/group_commit.ts";
 import { KV_LIMITS, SQLITE_CHECKS } from "../../src/store/limits.ts";
 import { remoteStore } from "../_remote_store.ts";
@@ -171,6 +172,22 @@ Deno.test("group commit: a group is cut before its keys pass 80 KiB", async () =
   assert.ok(s.kv.groupStats.commits >= PIPELINE + 3, `${s.kv.groupStats.commits} commits`);
 });
 
+Deno.test("group commit: on a remote store, 16 groups fly at once", async () => {
+  const local = await Deno.openKv(":memory:");
+  const far = remoteStore(local, { latencyMs: 20 });
+  const kv = groupCommit(far, groupLimitsFor(undefined));
+  far.mark();
+  const n = REMOTE_PIPELINE + 10;
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) => setOne(kv, ["f", i], i)),
+  );
+  assert.ok(results.every((r) => r.ok));
+  // Sixteen go out alone at once; the ten that came while they flew, together after.
+  assert.equal(far.sinceMark().commit, REMOTE_PIPELINE + 1);
+  assert.equal(far.trips(), 2);
+  local.close();
+});
+
 Deno.test("group commit: 100 checks a group only on a local SQLite store", () => {
   assert.equal(GROUP_LIMITS.checks, KV_LIMITS.checks);
   assert.ok(GROUP_LIMITS.keyBytes < KV_LIMITS.keyBytes);
@@ -178,5 +195,7 @@ Deno.test("group commit: 100 checks a group only on a local SQLite store", () =>
   assert.equal(groupLimitsFor("/var/lib/dcfs/kv.sqlite3").checks, SQLITE_CHECKS);
   assert.equal(groupLimitsFor(":memory:").checks, SQLITE_CHECKS);
   assert.equal(groupLimitsFor(undefined).checks, 10, "Deno Deploy's KV");
+  assert.equal(groupLimitsFor(undefined).inFlight, REMOTE_PIPELINE);
+  assert.equal(groupLimitsFor(":memory:").inFlight, PIPELINE);
   assert.equal(groupLimitsFor("https://kv.example.com/db").checks, 10, "KV Connect");
 });
