@@ -131,9 +131,9 @@ class Guard {
 
   /**
    * One timer for every call in flight, not one per call: it fires at the oldest call's
-   * deadline and is set again for the next, and is not cleared when calls answer (setting
-   * and clearing one per call cost a few percent of a protected read). Unref'd: it never
-   * keeps the process alive on its own.
+   * deadline and is set again for the next, and is not cleared when calls answer, so a
+   * store call under load costs no timer of its own. Unref'd: it never keeps the process
+   * alive on its own.
    */
   #arm(ms: number): void {
     const timer = setTimeout(this.#expire, ms);
