@@ -71,7 +71,7 @@ interface Scenario {
   peer?(p: PeerSetup): Shape;
 }
 
-interface Setup {
+export interface Setup {
   client: Client;
   basic: string;
   bearer: string;

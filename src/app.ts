@@ -15,7 +15,7 @@ import { requestIdOf, requestPath } from "./http/request.ts";
 import { compileRoutes, matchRoute, respond } from "./http/router.ts";
 import { buildRoutes, notFound } from "./routes.ts";
 import { createStoreCache } from "./store/cache.ts";
-import { groupCommit } from "./store/group_commit.ts";
+import { groupCommit, groupLimitsFor } from "./store/group_commit.ts";
 import { activeSpan, endRequest } from "./telemetry/metrics.ts";
 
 export type Handler = (
@@ -34,8 +34,9 @@ interface ServiceHandler extends Handler {
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
 export function createHandler(deps: Deps): ServiceHandler {
   const log = deps.log ?? createJsonLineLogger();
-  // Every write of a request joins a group commit (see store/group_commit.ts); reads are direct.
-  const kv = groupCommit(deps.kv);
+  // Every write of a request joins a group commit (see store/group_commit.ts), sized for the
+  // store KV_PATH names; reads are direct. Every call has its deadline (store/deadline.ts).
+  const kv = groupCommit(deps.kv, groupLimitsFor(deps.config.kvPath));
   const shared = {
     kv,
     config: deps.config,

@@ -10,7 +10,7 @@ import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
 import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
-import { remoteStore } from "./_remote_store.ts";
+import { type RemoteStore, remoteStore } from "./_remote_store.ts";
 
 /** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */
 export class FakeClock {
@@ -105,9 +105,22 @@ export async function createApp(options: AppOptions = {}): Promise<TestApp> {
     },
     [Symbol.asyncDispose]() {
       if (!options.kv) kv.close();
+      _noRefusals(kv);
       return Promise.resolve();
     },
   };
+}
+
+/**
+ * Over the far-away store, a call it refused is the service breaking a limit of denokv or
+ * Deno Deploy, even when the service recovered (a group committed member by member): the
+ * test that made it fails.
+ */
+function _noRefusals(kv: Deno.Kv): void {
+  const refusals = (kv as Partial<RemoteStore>).refusals;
+  if (refusals?.length) {
+    throw new Error(`the store refused ${refusals.length} call(s): ${refusals.join("; ")}`);
+  }
 }
 
 export interface Client {

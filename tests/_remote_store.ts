@@ -24,9 +24,12 @@
  *   `TypeError` Deno throws, with Deno's message, before any latency: Deno's client checks
  *   its limits before it sends.
  * - **Counts and sequential round trips** ({@linkcode RemoteStore.stats},
- *   {@linkcode RemoteStore.trips}): operations by kind, and "waves": an operation that
- *   starts while none is in flight starts a new wave, so operations made in parallel count
- *   once and `trips()` is the number of round trips a flow waits for one after the other.
+ *   {@linkcode RemoteStore.trips}): operations by kind; "waves" (an operation that starts
+ *   while none is in flight starts one); and `trips()`, the round trips a flow waits for
+ *   one after the other: each operation is one deeper than the deepest that had answered
+ *   when it started, so operations made in parallel count once, and so do chains that
+ *   overlap (25 erasures that each read four keys in turn are four trips, not one wave or
+ *   a hundred).
  * - **Faults**, injected at run time ({@linkcode RemoteStore.faults}): `hang` (operations
  *   never answer, as Deno's KV Connect client retries transport errors and 5xx answers
  *   without end during an outage), `lostAnswer` (a commit is applied, its answer lost, and
@@ -95,6 +98,8 @@ export interface RemoteOp {
   kind: OpKind;
   /** The wave it belongs to (1 for the store's first). */
   wave: number;
+  /** Its place in the longest chain since the mark (1: nothing it could wait for). */
+  depth: number;
   eventual: boolean;
 }
 
@@ -103,7 +108,8 @@ export interface RemoteFaults {
   /**
    * The next `ops` operations (every operation, without `ops`) never answer and are not
    * applied until {@linkcode heal}, as during an outage that Deno's client retries without
-   * end; then each is applied and answered, as the client's retry that got through.
+   * end; then each is applied and answered, as the client's retry that got through. Heal
+   * before a test ends: a hanging call holds the process open, as a real one does.
    */
   hang(ops?: number): void;
   /**
@@ -128,12 +134,17 @@ export interface RemoteStore extends Deno.Kv {
   readonly log: readonly RemoteOp[];
   /** Starts a measurement: `trips()`, `sinceMark()` and `log` count from here. */
   mark(): void;
-  /** Sequential round trips (waves) since the last `mark()`. */
+  /**
+   * Sequential round trips since the last `mark()`: the longest chain of operations each
+   * started after the one before it answered (see the module documentation).
+   */
   trips(): number;
   /** Counts since the last `mark()`. */
   sinceMark(): RemoteStats;
   /** Operations started and not answered yet. */
   readonly inFlight: number;
+  /** The messages of the calls refused by a limit (the first 20), for a test to show. */
+  readonly refusals: readonly string[];
   readonly faults: RemoteFaults;
   /** The wrapped store, for tests that look behind the latency. */
   readonly local: Deno.Kv;
@@ -161,7 +172,7 @@ function _zeroStats(): RemoteStats {
 
 /** Refused as Deno refuses: a `TypeError`, its message Deno's own. */
 function _refuse(store: _RemoteKv, message: string): never {
-  store.refused();
+  store.refused(message);
   throw new TypeError(message);
 }
 
@@ -174,8 +185,18 @@ class _RemoteKv {
   #marked = _zeroStats();
   #log: RemoteOp[] = [];
   #inFlight = 0;
+  /** Marks so far: an operation started before the last one counts toward no chain. */
+  #epoch = 0;
+  /** The deepest operation that has answered since the mark, and the deepest started. */
+  #answeredDepth = 0;
+  #maxDepth = 0;
   #hangLeft = 0;
   #heldOps: (() => void)[] = [];
+  /**
+   * While operations hang, a timer keeps the process alive, as the connection of a real
+   * call that hangs does (the service's deadline timer does not hold the process).
+   */
+  #keepAlive: ReturnType<typeof setInterval> | undefined;
   #lostLeft = 0;
   #burst = { delayMs: 0, left: 0 };
   readonly faults: RemoteFaults;
@@ -198,6 +219,8 @@ class _RemoteKv {
         this.#hangLeft = 0;
         this.#lostLeft = 0;
         this.#burst = { delayMs: 0, left: 0 };
+        clearInterval(this.#keepAlive);
+        this.#keepAlive = undefined;
         for (const release of this.#heldOps.splice(0)) release();
       },
       get held() {
@@ -221,10 +244,13 @@ class _RemoteKv {
   mark(): void {
     this.#marked = { ...this.#stats };
     this.#log = [];
+    this.#epoch++;
+    this.#answeredDepth = 0;
+    this.#maxDepth = 0;
   }
 
   trips(): number {
-    return this.#stats.waves - this.#marked.waves;
+    return this.#maxDepth;
   }
 
   sinceMark(): RemoteStats {
@@ -235,8 +261,11 @@ class _RemoteKv {
     return out;
   }
 
-  refused(): void {
+  readonly refusals: string[] = [];
+
+  refused(message: string): void {
     this.#stats.refused++;
+    if (this.refusals.length < 20) this.refusals.push(message);
   }
 
   /**
@@ -248,10 +277,16 @@ class _RemoteKv {
     this.#inFlight++;
     this.#stats[kind]++;
     if (eventual) this.#stats.eventual++;
-    if (this.#log.length < LOG_MAX) this.#log.push({ kind, wave: this.#stats.waves, eventual });
+    const epoch = this.#epoch;
+    const depth = this.#answeredDepth + 1;
+    this.#maxDepth = Math.max(this.#maxDepth, depth);
+    if (this.#log.length < LOG_MAX) {
+      this.#log.push({ kind, wave: this.#stats.waves, depth, eventual });
+    }
     try {
       if (this.#hangLeft > 0) {
         this.#hangLeft--;
+        this.#keepAlive ??= setInterval(() => {}, 60_000);
         await new Promise<void>((release) => this.#heldOps.push(release));
       }
       if (this.#burst.left > 0) {
@@ -270,6 +305,7 @@ class _RemoteKv {
       return result;
     } finally {
       this.#inFlight--;
+      if (epoch === this.#epoch) this.#answeredDepth = Math.max(this.#answeredDepth, depth);
     }
   }
 

@@ -172,3 +172,34 @@ export function arrayLiteralHeads(file: string, text = Deno.readTextFileSync(fil
   });
   return heads;
 }
+
+/** A call whose callee is a chain of names, such as `Deno.openKv(…)` or `ctx.kv.get(…)`. */
+export interface MemberCall {
+  file: string;
+  /** The callee as written, its parts joined by dots: `ctx.kv.get`. */
+  callee: string;
+  line: number;
+}
+
+/** Every call of `file` whose callee is a member chain of plain names (`a.b.c(…)`). */
+export function memberCalls(file: string, text = Deno.readTextFileSync(file)): MemberCall[] {
+  const calls: MemberCall[] = [];
+  const lineOf = (offset: number) => text.slice(0, offset).split("\n").length;
+  const chain = (node: Node): string | undefined => {
+    if (node.type === "Identifier") return String((node as { name?: string }).name);
+    if (node.type === "ThisExpression") return "this";
+    if (node.type !== "MemberExpression" || node.computed) return undefined;
+    const head = chain(node.object as Node);
+    const name = (node.property as { name?: string }).name;
+    return head === undefined || name === undefined ? undefined : `${head}.${name}`;
+  };
+  _walk(file, text, {
+    CallExpression(node) {
+      const callee = node.callee as Node;
+      if (callee.type !== "MemberExpression") return;
+      const name = chain(callee);
+      if (name !== undefined) calls.push({ file, callee: name, line: lineOf(node.range[0]) });
+    },
+  });
+  return calls;
+}

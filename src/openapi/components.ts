@@ -31,8 +31,8 @@ export const ApiErrorBody = z.strictObject({
   ok: z.literal(false).describe("false: the request failed; nothing was stored"),
   error: z.string().describe(
     "Machine-readable code, such as validation_failed, invalid_query, rate_limited, " +
-      "idempotency_key_reused, forbidden_origin, payload_too_large, not_found, overloaded or " +
-      "internal_error (each response below lists its own)",
+      "idempotency_key_reused, forbidden_origin, payload_too_large, not_found, overloaded, " +
+      "temporarily_unavailable or internal_error (each response below lists its own)",
   ),
   message: z.string().describe("For people and agents: what went wrong and how to fix it"),
   issues: z.array(
@@ -119,13 +119,9 @@ export const LocationsOutput = z.looseObject({ ok: z.boolean(), locations: z.arr
 
 export const Health = z.strictObject({ ok: z.literal(true) });
 export const Readiness = z.strictObject({
-  ready: z.boolean(),
-  store: z.strictObject({ ok: z.boolean(), ms: z.number().int() }),
-  notices: z.strictObject({
-    oldest_age_s: z.number().int().nullable(),
-    stale: z.boolean(),
-    stale_after_s: z.number().int(),
-  }),
+  ready: z.boolean().describe(
+    "true when the store answered a ping within its deadline and its breaker is closed",
+  ),
 });
 
 /** SPEC §2.6, loosely: the tool entries are detailed in the descriptor itself. */

@@ -112,8 +112,9 @@ estimates are non-binding.
 Errors: the OAuth endpoints answer \`{error, error_description}\` (RFC 6749 §5.2), every other
 endpoint \`{ok: false, error, message, issues?}\`. Besides the responses listed per operation, any
 request may get \`500 internal_error\`, \`503 unavailable\` with \`Retry-After\` while the service
-shuts down, or \`503 overloaded\` with \`Retry-After\` when MAX_IN_FLIGHT requests are already being
-handled; a method a path does not serve is \`405\` with \`Allow\`; a \`Host\` header that is not a host
+shuts down, \`503 overloaded\` with \`Retry-After\` when MAX_IN_FLIGHT requests are already being
+handled, or \`503 temporarily_unavailable\` with \`Retry-After\` when the store does not answer within
+its deadline (2.5 s a call); a method a path does not serve is \`405\` with \`Allow\`; a \`Host\` header that is not a host
 name is \`400 invalid_request\`. \`HEAD\` works wherever \`GET\`
 does, and \`OPTIONS\` answers CORS preflights.`;
 

@@ -1,37 +1,21 @@
 /**
  * @module
- * Readiness (`GET /readyz`): whether this instance can serve what needs the store, and how
- * old the oldest waiting review notice is. Liveness (`GET /healthz`) is the process alone
- * and never waits on the store; see docs/operations.md.
+ * Readiness (`GET /readyz`): whether this instance can serve what needs the store, and
+ * nothing else. Ready means the store's breaker is closed (store/deadline.ts) and a ping
+ * answered within the store's deadline. Anyone may ask, so the answer carries nothing
+ * that moves with submissions or the review webhook: the notice backlog is the
+ * operator's, through the `dcfs.review.notices.*` gauges and `deno task review notices`.
+ * Liveness (`GET /healthz`) is the process alone and never waits on the store; see
+ * docs/operations.md.
  */
 
 import type { Context } from "../context.ts";
 import { CACHE_CONTROL, json } from "../http/json.ts";
-import { noticeBacklog } from "../review/backlog.ts";
+import { breakerClosed } from "../store/deadline.ts";
 import { pingStore } from "../store/open.ts";
-import { MINUTE_MS } from "../time.ts";
 
-/** How long the store may take to answer both reads before the instance is not ready. */
-export const STORE_TIMEOUT_MS = 2_000;
 /** An answer is reused this long (by the injected clock), and one check runs at a time. */
 export const READY_CACHE_MS = 1_000;
-/**
- * A waiting notice older than this is reported stale: the webhook has been failing for
- * longer than the backoff explains (its longest wait is 10 minutes).
- */
-export const NOTICE_STALE_MS = 15 * MINUTE_MS;
-
-interface Readiness {
-  /** True when the store answered within {@linkcode STORE_TIMEOUT_MS}. */
-  ready: boolean;
-  store: { ok: boolean; ms: number };
-  /**
-   * The oldest review notice not yet sent. Stale notices leave `ready` as it is: every
-   * instance shares the one outbox, so taking instances out of rotation would not send
-   * them; alert on it instead.
-   */
-  notices: { oldest_age_s: number | null; stale: boolean; stale_after_s: number };
-}
 
 /**
  * `GET /healthz`: liveness is the process alone. It answers at once after start, whatever
@@ -42,57 +26,34 @@ export function liveness(): Response {
 }
 
 /**
- * `GET /readyz` for one handler: 200 when ready, else 503. Anyone may call it, so however
- * often it is asked, the store sees at most one check a second, and one at a time.
+ * `GET /readyz` for one handler: `200 {"ready":true}`, else `503 {"ready":false}` with
+ * `Retry-After`. However often it is asked, the store sees at most one ping a second, and
+ * one at a time.
  */
 export function readinessEndpoint(): (req: Request, ctx: Context) => Promise<Response> {
-  let last: { at: number; answer: Promise<Readiness> } | undefined;
+  let last: { at: number; answer: Promise<boolean> } | undefined;
   return async (_req, ctx) => {
     const at = ctx.now();
     if (!last || at - last.at >= READY_CACHE_MS || at < last.at) {
-      last = { at, answer: readiness(ctx.kv, ctx.now) };
+      last = { at, answer: _ready(ctx.kv) };
     }
-    const state = await last.answer;
-    return json(state, {
-      status: state.ready ? 200 : 503,
-      headers: { "Cache-Control": CACHE_CONTROL.noStore },
-    });
+    const ready = await last.answer;
+    const headers: Record<string, string> = { "Cache-Control": CACHE_CONTROL.noStore };
+    if (!ready) headers["Retry-After"] = "1";
+    return json({ ready }, { status: ready ? 200 : 503, headers });
   };
 }
 
 /**
- * Pings the store, then reads the age of the oldest waiting notice (two reads of one key
- * each), both under one deadline: a store that stalls makes the answer `ready: false`
- * after {@linkcode STORE_TIMEOUT_MS}, never a request that hangs.
+ * The ping, under the store's deadline: a store that stalls makes the answer `false` once
+ * the deadline passes, never a request that hangs. While the breaker is open the ping
+ * fails at once, and may start the breaker's probe.
  */
-async function readiness(kv: Deno.Kv, now: () => number): Promise<Readiness> {
-  const started = performance.now();
-  const checks = (async () => {
-    await pingStore(kv);
-    return (await noticeBacklog(kv, now(), 0)).oldestAgeMs;
-  })();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), STORE_TIMEOUT_MS);
-  });
-  let age: number | null | "timeout" | "failed";
+async function _ready(kv: Deno.Kv): Promise<boolean> {
   try {
-    age = await Promise.race([checks, deadline]);
+    await pingStore(kv);
   } catch {
-    age = "failed";
-  } finally {
-    clearTimeout(timer);
+    return false;
   }
-  checks.catch(() => {}); // a late failure after the deadline is already answered
-  const ok = age !== "timeout" && age !== "failed";
-  const oldest = ok ? age as number | null : null;
-  return {
-    ready: ok,
-    store: { ok, ms: Math.round(performance.now() - started) },
-    notices: {
-      oldest_age_s: oldest === null ? null : Math.round(oldest / 1000),
-      stale: oldest !== null && oldest > NOTICE_STALE_MS,
-      stale_after_s: NOTICE_STALE_MS / 1000,
-    },
-  };
+  return breakerClosed(kv);
 }

@@ -9,6 +9,7 @@
 
 import { parseArgs } from "node:util";
 import { isClientId, isRequestId, requestIdTime } from "../intake/ids.ts";
+import { printNoticeBacklog } from "./backlog.ts";
 import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
 import { ReviewError, type ReviewIo } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
@@ -30,6 +31,7 @@ import {
   notificationState,
 } from "./list.ts";
 import { openStore } from "../store/open.ts";
+import { isStoreUnavailable } from "../store/deadline.ts";
 
 const USAGE = `usage: deno task review <command>
   list [--status pending|approved|rejected] [--kind lead|quote] [--limit N | --before <request_id> | --all] [--json]
@@ -40,6 +42,7 @@ const USAGE = `usage: deno task review <command>
   erase --email <address> [--dry-run]
   purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
   disable-client <client_id>
+  notices [--json]
 Run "deno task review <command> --help" for what a command does.`;
 
 /** What each command does, for `<command> --help`. */
@@ -68,9 +71,20 @@ the service do this on its own.`,
   "disable-client": `usage: deno task review disable-client <client_id>
 Disables an agent client: every token it holds stops working at once on every instance,
 and its token requests get invalid_client. Use it when a client secret leaked.`,
+  notices: `usage: deno task review notices [--json]
+How many review notices wait to be sent (counted up to 10,000), how old the oldest is,
+and whether that is stale (over 15 minutes: the webhook has been failing). The same as the
+dcfs.review.notices.* gauges; /readyz does not say it.`,
 };
 
 const NOTE_MAX = 1000;
+
+/**
+ * The CLI's store deadline: a person waits and can stop it, and the first read of a store
+ * holding a million expired keys takes ~10 s (Deno KV clears them first; docs/operations.md),
+ * which the service's 2.5 s would refuse. A store that never answers still ends the run.
+ */
+const CLI_STORE_DEADLINE_MS = 30_000;
 
 class UsageError extends Error {}
 
@@ -122,6 +136,10 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
         await purge(safe, before, values["dry-run"] ?? false);
         return 0;
       }
+      case "notices":
+        if (id) throw new UsageError("notices takes no argument");
+        await printNoticeBacklog(safe, values.json ?? false);
+        return 0;
       case "disable-client":
         if (!id) throw new UsageError("a client id is required");
         if (!isClientId(id)) throw new UsageError(`"${oneLine(id)}" is not a client id`);
@@ -139,6 +157,10 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
     }
     if (err instanceof ReviewError) {
       safe.err(`error: ${err.message}`);
+      return 1;
+    }
+    if (isStoreUnavailable(err)) {
+      safe.err("error: the store did not answer in time; try again (a write may have landed)");
       return 1;
     }
     throw err;
@@ -316,7 +338,7 @@ async function _disable(io: ReviewIo, clientId: string): Promise<void> {
 
 if (import.meta.main) {
   const path = Deno.env.get("KV_PATH") || undefined;
-  const kv = await openStore(path);
+  const kv = await openStore(path, { deadlineMs: CLI_STORE_DEADLINE_MS });
   const code = await runReview(Deno.args, {
     kv,
     store: path ?? "Deno's default store for this project (KV_PATH is not set)",

@@ -2,8 +2,8 @@
  * @module
  * Erasing decided submissions past a date: `review purge` and the service's own retention
  * pass (`SUBMISSION_RETENTION_DAYS`). Ids come a page at a time from the decision index,
- * and are erased {@linkcode ERASE_BATCH} to a commit, each with everything that points to
- * it (store/erasure.ts).
+ * and are erased {@linkcode ERASE_BATCH} at a time (in commits within KV's limits), each
+ * with everything that points to it (store/erasure.ts).
  */
 
 import type { Config } from "../config.ts";
@@ -30,7 +30,7 @@ export async function* decidedIdsBefore(
 }
 
 /**
- * Erases the submissions of `ids`, {@linkcode ERASE_BATCH} to a commit, each with
+ * Erases the submissions of `ids`, {@linkcode ERASE_BATCH} at a time, each with
  * everything that points to it; those already gone are left out.
  */
 export async function eraseAll(

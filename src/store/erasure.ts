@@ -1,6 +1,6 @@
 /**
  * @module
- * Erasing submissions: one, or up to {@linkcode ERASE_BATCH} in one commit, each with
+ * Erasing submissions: one, or up to {@linkcode ERASE_BATCH} at once, each with
  * everything that points to it (payload chunks, review notice, idempotency record and its
  * pointer, index keys). Every key read is checked, so a notifier or reviewer writing
  * meanwhile makes it read again and retry. Which submissions to erase is review/'s
@@ -16,6 +16,8 @@ import {
   payloadKey,
   timeIndexKey,
 } from "./keys.ts";
+import { isStoreUnavailable } from "./deadline.ts";
+import { KV_LIMITS } from "./limits.ts";
 import { findLegacyIdempotency } from "./migrations.ts";
 import { getOutboxEntry } from "./outbox.ts";
 import { retryLocked } from "./retry_locked.ts";
@@ -56,18 +58,21 @@ export async function eraseSubmission(
 }
 
 /**
- * Submissions erased together, per commit, by {@linkcode eraseSubmissions}: each adds at
- * most three checks and about a dozen deletions, well inside KV's limits of 100 checks and
- * 1,000 mutations a commit.
+ * Submissions erased together by {@linkcode eraseSubmissions}: read at once, and committed
+ * in as few commits as KV's limits allow (limits.ts). Each adds two or three checks (its
+ * record, its notice, its idempotency record) and about a dozen deletions, so a commit
+ * holds three to five of them under denokv's 10 checks, and the commits go out together.
  */
 export const ERASE_BATCH = 25;
 
 /**
- * Erases up to {@linkcode ERASE_BATCH} submissions in one commit, each with everything
- * that points to it, as {@linkcode eraseSubmission} would; when anything read changed
- * meanwhile, each is erased on its own instead. Fewer, larger commits are what keeps a
- * large purge quick and small (docs/performance.md, "Cost as the store grows"). Those
- * already gone are left out.
+ * Erases up to {@linkcode ERASE_BATCH} submissions, each with everything that points to it,
+ * as {@linkcode eraseSubmission} would. What each reads is read for all at once; the
+ * deletions go out in commits of at most 10 checks, all at once; when anything a commit
+ * read changed meanwhile, each of its submissions is erased on its own instead. Fewer,
+ * larger commits and no read waiting on another submission's are what keep a large purge
+ * quick and small (docs/performance.md, "Cost as the store grows"), on a far-away store
+ * above all. Those already gone are left out.
  */
 export async function eraseSubmissions(
   kv: Deno.Kv,
@@ -76,16 +81,43 @@ export async function eraseSubmissions(
 ): Promise<Erased[]> {
   const unique = new Set(ids);
   if (unique.size > ERASE_BATCH) throw new RangeError(`at most ${ERASE_BATCH} a commit`);
-  const plans: ErasePlan[] = [];
-  for (const id of unique) {
-    const plan = await _erasePlan(kv, id, now);
-    if (plan) plans.push(plan);
+  const plans = (await Promise.all([...unique].map((id) => _erasePlan(kv, id, now))))
+    .filter((p) => p !== null);
+  const erased = await Promise.all(_commitsOf(plans).map((group) => _eraseGroup(kv, group, now)));
+  return erased.flat();
+}
+
+/** `plans` cut, in order, into groups that each fit one atomic operation (limits.ts). */
+function _commitsOf(plans: readonly ErasePlan[]): ErasePlan[][] {
+  const groups: ErasePlan[][] = [];
+  let group: ErasePlan[] = [];
+  let checks = 0;
+  let mutations = 0;
+  for (const plan of plans) {
+    if (
+      group.length && (checks + plan.checks.length > KV_LIMITS.checks ||
+        mutations + plan.keys.length > KV_LIMITS.mutations)
+    ) {
+      groups.push(group);
+      group = [];
+      checks = mutations = 0;
+    }
+    group.push(plan);
+    checks += plan.checks.length;
+    mutations += plan.keys.length;
   }
+  if (group.length) groups.push(group);
+  return groups;
+}
+
+/** One commit for `plans`; when a check fails (or KV refuses it), each on its own. */
+async function _eraseGroup(kv: Deno.Kv, plans: ErasePlan[], now: number): Promise<Erased[]> {
   const op = kv.atomic();
   for (const plan of plans) _addPlan(op, plan);
-  // A failed check, or a commit KV refuses (a limit): each on its own then.
-  const together = plans.length > 0 &&
-    await retryLocked(() => op.commit()).then((r) => r.ok, () => false);
+  const together = await retryLocked(() => op.commit()).then((r) => r.ok, (err) => {
+    if (isStoreUnavailable(err)) throw err; // alone, each would only wait again
+    return false;
+  });
   if (together) return plans.map((p) => p.erased);
   const erased: Erased[] = [];
   for (const { erased: { request_id } } of plans) {

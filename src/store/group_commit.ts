@@ -8,50 +8,93 @@
  * `commit()` joins the next group instead of committing on its own.
  *
  * - **No timer.** When no commit is in flight, a write commits at once, alone. Writes
- *   that arrive while {@linkcode PIPELINE} groups are in flight wait, then go out
- *   together in the next `atomic()`: the group grows with the load and costs nothing
- *   without it.
+ *   that arrive while {@linkcode PIPELINE} groups are in flight ({@linkcode REMOTE_PIPELINE}
+ *   on a remote store) wait, then go out together in the next `atomic()`: the group grows
+ *   with the load and costs nothing without it.
  * - **Durable before answered.** Each `commit()` resolves only after the commit that
  *   holds its writes succeeded, so a request answered `200` or `202` survives a SIGKILL
  *   just as before.
- * - **Within KV's limits.** A group is cut before it would pass 1,000 mutations, 100
- *   checks or the 800 KiB mutation size (counted with a margin, and only once a group is
- *   big enough to come near it).
+ * - **Within KV's limits** (limits.ts). A group is cut before it would pass 1,000
+ *   mutations, 10 checks (100 on a local SQLite store: {@linkcode groupLimitsFor}), the
+ *   800 KiB mutation size or the 80 KiB of keys it writes (both counted with a margin, and
+ *   only once a group is big enough to come near them).
  * - **Each learns its own outcome.** A group whose checks fail, or whose commit throws,
  *   is committed again member by member, so the one whose check failed gets
  *   `ok: false` (or the error) and the others commit. A member that checks a key an
  *   earlier member of the group writes starts a new group: in one `atomic()` every check
  *   is made before any write, which would let both pass.
- * - **Any order of concurrent writes.** Two groups in flight hold requests none of which
- *   has been answered, so whichever the store applies first is a valid order; a check
- *   against a key the other group writes fails and is retried by its caller, as it would
- *   without grouping.
+ * - **Any order of concurrent writes.** Groups in flight together hold requests none of
+ *   which has been answered, so whichever the store applies first is a valid order; a
+ *   check against a key another group writes fails and is retried by its caller, as it
+ *   would without grouping.
  *
  * Reads, `list`, `watch` and everything else go straight to the store.
  *
- * Two differences from KV's own atomic operation, neither reachable from the service's
+ * One difference from KV's own atomic operation, not reachable from the service's
  * writes: a value is serialised at `commit()`, not at `set()` (do not change it in
- * between), and KV's 80 KiB limit on the keys of one operation is not counted, so a
- * group of many long keys is refused and then committed member by member.
+ * between).
  */
 
 import { recordCommit } from "../telemetry/metrics.ts";
+import { isStoreUnavailable, withDeadline } from "./deadline.ts";
+import { isLocalStore, KV_LIMITS, SQLITE_CHECKS } from "./limits.ts";
 
 /**
- * Groups in flight at once. The store applies them one after the other; with two, the
- * next group is already queued when the store finishes one, while this thread answers
- * the requests of the group before.
+ * Groups in flight at once on a local store. SQLite applies them one after the other;
+ * with two, the next group is already queued when the store finishes one, while this
+ * thread answers the requests of the group before.
  */
 export const PIPELINE = 2;
 
-/** KV's limits on one atomic operation (denokv), with a margin on the size. */
-export const GROUP_LIMITS = { mutations: 1000, checks: 100, bytes: 700 * 1024 } as const;
+/**
+ * Groups in flight at once on a remote store (KV Connect, Deploy). There a commit is a
+ * round trip (~90 ms from Europe to Deploy's primary) and commits of different keys do not
+ * wait for each other, so each group in flight adds a group's worth of writes per round
+ * trip: with 10 checks a group (3 submissions), 16 in flight reach about the throughput
+ * that 100 checks and 2 in flight would (docs/performance.md, "Group commit on a remote
+ * store").
+ */
+export const REMOTE_PIPELINE = 16;
+
+/** What one group may hold (KV's limits, limits.ts, with a margin on both sizes), and how many fly. */
+interface GroupLimits {
+  /** Groups in flight at once. */
+  inFlight: number;
+  mutations: number;
+  checks: number;
+  /** Bytes as KV counts them, an upper bound (see `_size`). */
+  bytes: number;
+  /** Bytes of the keys the group sets or sums, an upper bound. */
+  keyBytes: number;
+}
+
+/** The limits of a group on any store: 10 checks, as denokv allows; two in flight. */
+export const GROUP_LIMITS: Readonly<GroupLimits> = {
+  inFlight: PIPELINE,
+  mutations: KV_LIMITS.mutations,
+  checks: KV_LIMITS.checks,
+  bytes: 700 * 1024,
+  keyBytes: 72 * 1024,
+};
+
+/**
+ * The limits of a group on the store `KV_PATH` names: on local SQLite, 100 checks, so that
+ * a burst of submissions (3 checks each) shares one `fsync` 33 at a time instead of 3;
+ * elsewhere 10 checks, and {@linkcode REMOTE_PIPELINE} groups in flight.
+ */
+export function groupLimitsFor(kvPath: string | undefined): Readonly<GroupLimits> {
+  return isLocalStore(kvPath)
+    ? { ...GROUP_LIMITS, checks: SQLITE_CHECKS }
+    : { ...GROUP_LIMITS, inFlight: REMOTE_PIPELINE };
+}
 
 /**
  * Mutations a group may hold without counting bytes: each is at most a 2 KiB key and a
- * 64 KiB value (KV's own limits), so this many cannot pass `GROUP_LIMITS.bytes`.
+ * 64 KiB value (KV's own limits), so this many cannot pass either size limit.
  */
-const UNCOUNTED = Math.floor(GROUP_LIMITS.bytes / (66 * 1024));
+function _uncounted(limits: GroupLimits): number {
+  return Math.min(Math.floor(limits.bytes / (68 * 1024)), Math.floor(limits.keyBytes / 2048));
+}
 
 type Mutation =
   | { type: "set"; key: Deno.KvKey; value: unknown; expireIn?: number }
@@ -61,8 +104,8 @@ type Mutation =
 interface Member {
   checks: Deno.AtomicCheck[];
   mutations: Mutation[];
-  /** The member's size as KV counts it (an upper bound), once asked for. */
-  bytes?: number;
+  /** The member's size as KV counts it, and its written keys' (upper bounds), once asked for. */
+  size?: { bytes: number; keyBytes: number };
   resolve(result: Deno.KvCommitResult | Deno.KvCommitError): void;
   reject(err: unknown): void;
 }
@@ -75,16 +118,22 @@ interface GroupStats {
   split: number;
 }
 
-/** `kv` with group commit (see the module documentation). */
-export function groupCommit(kv: Deno.Kv): Deno.Kv & { groupStats: GroupStats } {
+/** `kv` with group commit (see the module documentation), its groups within `limits`. */
+export function groupCommit(
+  store: Deno.Kv,
+  limits: Readonly<GroupLimits> = GROUP_LIMITS,
+): Deno.Kv & { groupStats: GroupStats } {
+  // Every call, a group's own commit included, under the deadline (deadline.ts): a commit
+  // that never answers fails and frees its place in the pipeline.
+  const kv = withDeadline(store);
   const queue: Member[] = [];
   const stats: GroupStats = { commits: 0, writes: 0, split: 0 };
   let inFlight = 0;
 
   const flush = () => {
-    while (queue.length && inFlight < PIPELINE) {
+    while (queue.length && inFlight < limits.inFlight) {
       inFlight++;
-      void _commitGroup(kv, _takeGroup(queue), stats).finally(() => {
+      void _commitGroup(kv, _takeGroup(queue, limits), stats).finally(() => {
         inFlight--;
         flush();
       });
@@ -106,23 +155,30 @@ export function groupCommit(kv: Deno.Kv): Deno.Kv & { groupStats: GroupStats } {
 }
 
 /** The members of the next group, taken off the queue within the limits. */
-function _takeGroup(queue: Member[]): Member[] {
+function _takeGroup(queue: Member[], limits: Readonly<GroupLimits>): Member[] {
+  const uncounted = _uncounted(limits);
   let taken = 0;
   let mutations = 0;
   let checks = 0;
-  let bytes = 0;
+  let size: { bytes: number; keyBytes: number } | undefined;
   let written: Set<string> | undefined;
   while (taken < queue.length) {
     const next = queue[taken]!;
     if (taken > 0) {
       if (
-        mutations + next.mutations.length > GROUP_LIMITS.mutations ||
-        checks + next.checks.length > GROUP_LIMITS.checks
+        mutations + next.mutations.length > limits.mutations ||
+        checks + next.checks.length > limits.checks
       ) break;
-      if (mutations + next.mutations.length > UNCOUNTED) {
-        // Near the size limit: count every member so far, once.
-        if (bytes === 0) { for (let i = 0; i < taken; i++) bytes += _size(queue[i]!); }
-        if (bytes + _size(next) > GROUP_LIMITS.bytes) break;
+      if (mutations + next.mutations.length > uncounted) {
+        // Near a size limit: count every member so far, once.
+        if (!size) {
+          size = { bytes: 0, keyBytes: 0 };
+          for (let i = 0; i < taken; i++) _addSize(size, queue[i]!);
+        }
+        const more = _size(next);
+        if (
+          size.bytes + more.bytes > limits.bytes || size.keyBytes + more.keyBytes > limits.keyBytes
+        ) break;
       }
       if (next.checks.length) {
         if (!written) {
@@ -135,10 +191,16 @@ function _takeGroup(queue: Member[]): Member[] {
     taken++;
     mutations += next.mutations.length;
     checks += next.checks.length;
-    if (bytes) bytes += _size(next);
+    if (size) _addSize(size, next);
     if (written) _addWritten(written, next);
   }
   return queue.splice(0, taken);
+}
+
+function _addSize(size: { bytes: number; keyBytes: number }, member: Member): void {
+  const more = _size(member);
+  size.bytes += more.bytes;
+  size.keyBytes += more.keyBytes;
 }
 
 function _addWritten(written: Set<string>, member: Member) {
@@ -164,6 +226,11 @@ async function _commitGroup(kv: Deno.Kv, group: Member[], stats: GroupStats): Pr
   }
   if (result?.ok) {
     for (const m of group) m.resolve(result);
+    return;
+  }
+  if (isStoreUnavailable(error)) {
+    // The store did not answer: committing each member alone would only wait again.
+    for (const m of group) m.reject(error);
     return;
   }
   // A check failed somewhere, or one member's write could not be committed: each member
@@ -243,15 +310,25 @@ function _id(key: Deno.KvKey): string {
   return id;
 }
 
-/** An upper bound of a member's size as KV counts it: UTF-8 takes at most 3 bytes a char. */
-function _size(m: Member): number {
-  if (m.bytes !== undefined) return m.bytes;
+/**
+ * Upper bounds of a member's size as KV counts it (every key, and a set or sum's key again
+ * with its value) and of the keys it sets or sums: UTF-8 takes at most 3 bytes a char.
+ */
+function _size(m: Member): { bytes: number; keyBytes: number } {
+  if (m.size) return m.size;
   let bytes = 0;
+  let keyBytes = 0;
   for (const c of m.checks) bytes += _keyBytes(c.key);
   for (const x of m.mutations) {
-    bytes += _keyBytes(x.key) + (x.type === "set" ? _valueBytes(x.value) : 8);
+    const key = _keyBytes(x.key);
+    if (x.type === "delete") {
+      bytes += key;
+      continue;
+    }
+    bytes += 2 * key + (x.type === "set" ? _valueBytes(x.value) : 8);
+    keyBytes += key;
   }
-  return m.bytes = bytes;
+  return m.size = { bytes, keyBytes };
 }
 
 function _keyBytes(key: Deno.KvKey): number {

@@ -3,16 +3,20 @@
  * Opening the store, and the cheap read that proves it answers.
  */
 
+import { type DeadlineOptions, withDeadline } from "./deadline.ts";
 import { healthKey } from "./keys.ts";
 import { retryLocked } from "./retry_locked.ts";
 
 /**
- * Opens the store: a file path, `:memory:`, a KV Connect URL, or the platform default.
- * A SQLite file that another process is writing to can refuse even the open with
- * "database is locked", so that is retried too.
+ * Opens the store: a file path, `:memory:`, a KV Connect URL, or the platform default,
+ * with every call under its deadline (deadline.ts). A SQLite file that another process is
+ * writing to can refuse even the open with "database is locked", so that is retried too.
  */
-export function openStore(path: string | undefined): Promise<Deno.Kv> {
-  return retryLocked(() => Deno.openKv(path));
+export async function openStore(
+  path: string | undefined,
+  deadline: DeadlineOptions = {},
+): Promise<Deno.Kv> {
+  return withDeadline(await retryLocked(() => Deno.openKv(path)), deadline);
 }
 
 /** A cheap read that proves the store answers, for `GET /readyz`. */

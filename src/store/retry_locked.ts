@@ -9,7 +9,9 @@ const _LOCKED = /database is (locked|busy)/i;
 /**
  * Runs one KV call, retrying while SQLite reports the file locked by another process
  * (several instances or the review CLI on one KV file): Deno KV's SQLite backend
- * throws at once instead of waiting for the lock. Gives up after a few seconds.
+ * throws at once instead of waiting for the lock. Gives up after a few seconds. Each
+ * attempt is a call of the store handed in, which puts it under its deadline
+ * (deadline.ts); a store that did not answer in time is not retried here.
  */
 export async function retryLocked<T>(call: () => Promise<T>): Promise<T> {
   for (let attempt = 1;; attempt++) {

@@ -50,6 +50,11 @@ const groupSize = meter.createHistogram("dcfs.kv.commit.group_size", {
   unit: "{write}",
   advice: { explicitBucketBoundaries: [1, 2, 4, 8, 16, 32, 64, 128] },
 });
+const storeUnavailable = meter.createCounter("dcfs.kv.unavailable", {
+  description:
+    "Store calls failed with 503: a deadline missed, or refused at once while the breaker was open",
+  unit: "{call}",
+});
 const cacheLookups = meter.createCounter("dcfs.cache.lookups", {
   description: "Token and client cache lookups, by kind and result (hit or miss)",
   unit: "{lookup}",
@@ -142,6 +147,11 @@ export function recordCommit(seconds: number, writes: number, ok: boolean): void
   const outcome = ok ? "ok" : "failed";
   commitDuration.record(seconds, { outcome });
   groupSize.record(writes, { outcome });
+}
+
+/** A store call that failed with 503: it missed its deadline, or the breaker was open. */
+export function countStoreUnavailable(reason: "deadline" | "breaker"): void {
+  storeUnavailable.add(1, { reason });
 }
 
 export function countNotice(outcome: "sent" | "failed"): void {

@@ -5,7 +5,15 @@
  */
 
 import assert from "node:assert/strict";
-import { GROUP_LIMITS, groupCommit, PIPELINE } from "../../src/store/group_commit.ts";
+import {
+  GROUP_LIMITS,
+  groupCommit,
+  groupLimitsFor,
+  PIPELINE,
+  REMOTE_PIPELINE,
+} from "../../src/store/group_commit.ts";
+import { KV_LIMITS, SQLITE_CHECKS } from "../../src/store/limits.ts";
+import { remoteStore } from "../_remote_store.ts";
 
 async function store() {
   const raw = await Deno.openKv(":memory:");
@@ -127,4 +135,67 @@ Deno.test("group commit: a second commit() commits again, as KV's own does", asy
   assert.ok((await op.commit()).ok);
   assert.ok((await op.commit()).ok);
   assert.equal((await s.raw.get<Deno.KvU64>(["count"])).value?.value, 2n);
+});
+
+/** Group commit over the far-away test store, which refuses what denokv or Deploy would. */
+async function remote() {
+  const local = await Deno.openKv(":memory:");
+  const far = remoteStore(local, { latencyMs: 1 });
+  return { far, kv: groupCommit(far), [Symbol.dispose]: () => local.close() };
+}
+
+Deno.test("group commit: a group holds at most 10 checks, as denokv allows", async () => {
+  using s = await remote();
+  const n = PIPELINE + 60;
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      s.kv.atomic().check({ key: ["c", i], versionstamp: null })
+        .check({ key: ["d", i], versionstamp: null }).set(["c", i], i).commit()),
+  );
+  assert.ok(results.every((r) => r.ok));
+  assert.equal(s.far.stats.refused, 0, "no group passed a limit");
+  assert.equal(s.kv.groupStats.split, 0);
+  // Two checks each: five to a group.
+  assert.equal(s.kv.groupStats.commits, PIPELINE + 60 / 5);
+});
+
+Deno.test("group commit: a group is cut before its keys pass 80 KiB", async () => {
+  using s = await remote();
+  const long = "k".repeat(1900);
+  const results = await Promise.all(
+    Array.from({ length: PIPELINE + 120 }, (_, i) => setOne(s.kv, [long, i], i)),
+  );
+  assert.ok(results.every((r) => r.ok));
+  // 120 keys of ~1.9 KiB are 230 KiB: one atomic operation would be refused.
+  assert.equal(s.far.stats.refused, 0);
+  assert.equal(s.kv.groupStats.split, 0);
+  assert.ok(s.kv.groupStats.commits >= PIPELINE + 3, `${s.kv.groupStats.commits} commits`);
+});
+
+Deno.test("group commit: on a remote store, 16 groups fly at once", async () => {
+  const local = await Deno.openKv(":memory:");
+  const far = remoteStore(local, { latencyMs: 20 });
+  const kv = groupCommit(far, groupLimitsFor(undefined));
+  far.mark();
+  const n = REMOTE_PIPELINE + 10;
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) => setOne(kv, ["f", i], i)),
+  );
+  assert.ok(results.every((r) => r.ok));
+  // Sixteen go out alone at once; the ten that came while they flew, together after.
+  assert.equal(far.sinceMark().commit, REMOTE_PIPELINE + 1);
+  assert.equal(far.trips(), 2);
+  local.close();
+});
+
+Deno.test("group commit: 100 checks a group only on a local SQLite store", () => {
+  assert.equal(GROUP_LIMITS.checks, KV_LIMITS.checks);
+  assert.ok(GROUP_LIMITS.keyBytes < KV_LIMITS.keyBytes);
+  assert.ok(GROUP_LIMITS.bytes < KV_LIMITS.mutationBytes);
+  assert.equal(groupLimitsFor("/var/lib/dcfs/kv.sqlite3").checks, SQLITE_CHECKS);
+  assert.equal(groupLimitsFor(":memory:").checks, SQLITE_CHECKS);
+  assert.equal(groupLimitsFor(undefined).checks, 10, "Deno Deploy's KV");
+  assert.equal(groupLimitsFor(undefined).inFlight, REMOTE_PIPELINE);
+  assert.equal(groupLimitsFor(":memory:").inFlight, PIPELINE);
+  assert.equal(groupLimitsFor("https://kv.example.com/db").checks, 10, "KV Connect");
 });

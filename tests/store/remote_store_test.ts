@@ -80,10 +80,10 @@ Deno.test("remote store: sequential operations are trips, parallel ones count on
     kv.atomic().set(["c"], 1).commit(),
   ]);
   assert.equal(kv.trips(), 1);
-  assert.deepEqual(kv.log.map((o) => [o.kind, o.wave]), [
-    ["get", kv.stats.waves],
-    ["getMany", kv.stats.waves],
-    ["commit", kv.stats.waves],
+  assert.deepEqual(kv.log.map((o) => [o.kind, o.wave, o.depth]), [
+    ["get", kv.stats.waves, 1],
+    ["getMany", kv.stats.waves, 1],
+    ["commit", kv.stats.waves, 1],
   ]);
   assert.deepEqual(kv.sinceMark(), {
     get: 1,
@@ -95,6 +95,15 @@ Deno.test("remote store: sequential operations are trips, parallel ones count on
     refused: 0,
     waves: 1,
   });
+  // Chains that overlap count by their length, not as one wave.
+  kv.mark();
+  await Promise.all([0, 1, 2].map(async (i) => {
+    await new Promise((r) => setTimeout(r, i * 5));
+    await kv.get(["a"]);
+    await kv.get(["b"]);
+    await kv.get(["c"]);
+  }));
+  assert.equal(kv.trips(), 3);
 });
 
 Deno.test("remote store: a list costs one trip a batch, with Deno's batches and cursors", async () => {
@@ -127,9 +136,10 @@ Deno.test("remote store: a group commit over it commits a group in one trip", as
     Array.from({ length: 10 }, (_, i) => grouped.atomic().set(["g", i], i).commit()),
   );
   assert.ok(results.every((r) => r.ok));
-  // Two commits go out at once (the pipeline), the other eight together after the first.
+  // Two commits go out at once (the pipeline), the other eight together after the first:
+  // those eight waited for two round trips.
   assert.equal(kv.sinceMark().commit, 3);
-  assert.equal(kv.trips(), 1);
+  assert.equal(kv.trips(), 2);
 });
 
 Deno.test("remote store: the limits refuse what denokv or Deploy refuses, as Deno does", async () => {

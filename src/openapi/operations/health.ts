@@ -21,11 +21,14 @@ export function healthOperations() {
       operationId: "getReadiness",
       summary: "Readiness",
       description:
-        "200 when the KV store answers within 2 s, 503 when it does not. Also says how old the oldest waiting review notice is, and whether that is stale (older than 15 minutes); a stale notice does not make the answer 503, since every instance shares one outbox. No personal data. Never cached.",
+        "200 {ready: true} when the KV store answers a ping within its 2.5 s deadline and its circuit breaker is closed; 503 {ready: false} with Retry-After when it does not. Says nothing else: the review notice backlog is for operators (metrics and the review CLI). Never cached.",
       tags: ["Operations"],
       responses: {
         "200": { description: "The store answers", schema: Readiness },
-        "503": { description: "The store does not answer in time", schema: Readiness },
+        "503": {
+          description: "The store does not answer in time, or its breaker is open",
+          schema: Readiness,
+        },
       },
     },
     openApi: {
