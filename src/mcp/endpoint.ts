@@ -64,9 +64,11 @@ export function createMcpEndpoint(catalog: Catalog) {
     contexts.set(key, ctx);
     try {
       const res = await mcp.fetch(new Request(req.url, { method: "POST", headers, body }));
-      // A legacy client's answer is a stream, returned before the tool has run: read it
-      // whole (one event), so the request's rate counts settle once its tool has finished.
-      return res.body ? new Response(await res.bytes(), res) : res;
+      // A legacy client's answer is an event stream, returned before the tool has run: read
+      // it whole (one event), so the request's rate counts settle once its tool has
+      // finished. A JSON answer is returned with the tool's result, as it is.
+      const stream = res.headers.get("content-type")?.startsWith("text/event-stream");
+      return stream && res.body ? new Response(await res.bytes(), res) : res;
     } finally {
       contexts.delete(key);
     }

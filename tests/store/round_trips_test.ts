@@ -136,3 +136,54 @@ Deno.test("round trips with every rate limit off: a commit alone where nothing e
     assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, { trips: 2, ops: ["get~", "commit"] });
   });
 });
+
+Deno.test("MCP 2026-07-28 (a JSON answer, not a stream): the same round trips, counted in the tool's commit", async (t) => {
+  await using kv = await farAway();
+  await using app = await warmed(kv);
+  const call = (name: string, args: unknown) =>
+    app.request("/api/v1/mcp", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": name,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name,
+          arguments: args,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "trips", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+      address: "198.51.100.200",
+    }).then(async (res) => {
+      assert.equal(res.headers.get("content-type"), "application/json");
+      assert.equal((await res.json()).result.isError, undefined);
+    });
+  await t.step("submit_lead: the reads, then one commit with both counts", async () => {
+    const m = await measured(
+      kv,
+      () => call("submit_lead", { email: "j@example.com", description: "x" }),
+    );
+    assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, {
+      trips: 2,
+      ops: ["get~", "getMany~", "commit"],
+    });
+  });
+  await t.step(
+    "list_services from the same address: the count alone, its counter known",
+    async () => {
+      const m = await measured(kv, () => call("list_services", {}));
+      assert.deepEqual(shown(m.ops), ["commit"]);
+    },
+  );
+});
