@@ -182,13 +182,14 @@ async function _commitCharges(
     // A lease committed while this request waited may have left a place.
     for (const c of charges) if (c.global && takePlace(rc, c)) locks.get(c.id)?.();
     const counting = await _plan(ctx, charges.filter((c) => !c.placed));
-    const op = ctx.kv.atomic();
-    write?.write(op);
-    for (const k of counting) {
-      k.next = addCount(op, k.charge.key, k.seen, k.by, k.nonce, _expireIn(ctx, k.charge));
-    }
+    const build = (op: Deno.AtomicOperation) => {
+      write?.write(op);
+      for (const k of counting) {
+        k.next = addCount(op, k.charge.key, k.seen, k.by, k.nonce, _expireIn(ctx, k.charge));
+      }
+    };
     const keys = counting.map((k) => k.charge.key);
-    const res = await commitOrReadBack(ctx.kv, op, [...keys, ...(write?.proof.keys ?? [])]);
+    const res = await commitOrReadBack(ctx.kv, build, [...keys, ...(write?.proof.keys ?? [])]);
     if (res.ok) {
       _counted(ctx, charges, counting, res.versionstamp);
       return { ok: true, versionstamp: res.versionstamp, readBack: null };

@@ -33,17 +33,19 @@ export type Committed =
   | { ok: false; readBack: Deno.KvEntryMaybe<unknown>[] };
 
 /**
- * Commits `op`; when it comes back `ok: false`, reads `keys` back strongly in one call, so
- * the caller learns whether its commit landed after all (its answer lost and the re-send
- * refused) and, if not, what changed.
+ * Commits the atomic operation `build` makes; when it comes back `ok: false`, reads `keys`
+ * back strongly in one call, so the caller learns whether its commit landed after all (its
+ * answer lost and the re-send refused) and, if not, what changed.
  */
 export async function commitOrReadBack(
   kv: Deno.Kv,
-  op: Deno.AtomicOperation,
+  build: (op: Deno.AtomicOperation) => void,
   keys: readonly Deno.KvKey[],
 ): Promise<
   { ok: true; versionstamp: string } | { ok: false; entries: Deno.KvEntryMaybe<unknown>[] }
 > {
+  const op = kv.atomic();
+  build(op);
   const res = await retryLocked(() => op.commit());
   if (res.ok) return { ok: true, versionstamp: res.versionstamp };
   const entries = keys.length ? await retryLocked(() => kv.getMany([...keys])) : [];
@@ -52,9 +54,7 @@ export async function commitOrReadBack(
 
 /** Commits one write alone, and tells whether it landed (see {@linkcode commitOrReadBack}). */
 export async function commitWrite(kv: Deno.Kv, write: Write): Promise<Committed> {
-  const op = kv.atomic();
-  write.write(op);
-  const res = await commitOrReadBack(kv, op, write.proof.keys);
+  const res = await commitOrReadBack(kv, write.write, write.proof.keys);
   if (res.ok) return { ok: true, versionstamp: res.versionstamp, readBack: null };
   if (write.proof.landed(res.entries)) {
     return { ok: true, versionstamp: null, readBack: res.entries };
