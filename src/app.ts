@@ -34,9 +34,9 @@ interface ServiceHandler extends Handler {
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
 export function createHandler(deps: Deps): ServiceHandler {
   const log = deps.log ?? createJsonLineLogger();
-  // Every write of a request joins a group commit (see store/group_commit.ts), sized for the
-  // store KV_PATH names; reads are direct. Every call has its deadline (store/deadline.ts).
-  const kv = groupCommit(deps.kv, groupLimitsFor(deps.config.kvPath));
+  // Every write of a request joins a group commit (see store/group_commit.ts), sized for a
+  // local or a remote store; reads are direct. Every call has its deadline (store/deadline.ts).
+  const kv = groupCommit(deps.kv, groupLimitsFor(deps.kv, deps.config.kvPath));
   const shared = {
     kv,
     config: deps.config,
