@@ -136,7 +136,7 @@ export async function sendNotices(deps: NotifierDeps, signal?: AbortSignal): Pro
   const seen = new Set(fresh.map((e) => e.value.request_id));
   const due = [
     ...fresh,
-    ...(await listDueOutbox(deps.kv, deps.now(), BATCH)).filter((e) =>
+    ...(await listDueOutbox(deps.kv, deps.now(), BATCH)).due.filter((e) =>
       !seen.has(e.value.request_id)
     ),
   ];
