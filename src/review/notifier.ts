@@ -54,7 +54,7 @@ export function signWebhook(secret: string, unixSeconds: number, body: string): 
 /** Wait before the next attempt after the n-th failure; the last value repeats forever. */
 export const REVIEW_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
 /** How long a claimed entry is left to the instance that claimed it. */
-const LEASE_MS = MINUTE_MS;
+export const LEASE_MS = MINUTE_MS;
 const WEBHOOK_TIMEOUT_MS = 10_000;
 /**
  * How long an idle loop sleeps when it knows of no notice due sooner: a notice another
@@ -75,7 +75,11 @@ interface ReviewNotifier {
    * during a pass, another follows it at once.
    */
   wake(): void;
-  /** Stops the loop: the notices being sent are finished, no new one is started. */
+  /**
+   * Stops the loop and returns promptly: a webhook POST in flight is aborted and its notice
+   * left under its lease, so that the next pass anywhere after the lease sends it again.
+   * Nothing is marked sent that was not.
+   */
   stop(): Promise<void>;
 }
 
@@ -169,7 +173,8 @@ function _watchBacklog(deps: NotifierDeps): () => void {
 /**
  * One pass: delivers the notices never tried yet, newest first (a new submission's notice
  * is not queued behind a backlog), then those due, earliest first, a few at a time.
- * Returns how many were delivered. After `signal` aborts, no further notice is started.
+ * Returns how many were delivered. After `signal` aborts, no further notice is started and
+ * the POSTs in flight are aborted, their notices left under their lease.
  */
 export async function sendNotices(deps: NotifierDeps, signal?: AbortSignal): Promise<number> {
   return (await _pass(deps, signal)).delivered;
@@ -190,11 +195,11 @@ async function _pass(deps: NotifierDeps, signal?: AbortSignal): Promise<PassResu
   let next = page.later ?? Infinity;
   let [delivered, taken, failed] = [0, 0, 0];
   const worker = async () => {
-    // A stop lets the notices being sent finish and takes no new one.
+    // A stop takes no new notice, and aborts those in flight.
     while (taken < due.length && !signal?.aborted) {
       const entry = due[taken++]!;
       try {
-        const outcome = await _deliver(deps, entry);
+        const outcome = await _deliver(deps, entry, signal);
         if (outcome === "sent") delivered++;
         else if (outcome !== null) next = Math.min(next, outcome);
       } catch (err) {
@@ -221,6 +226,7 @@ async function _pass(deps: NotifierDeps, signal?: AbortSignal): Promise<PassResu
 async function _deliver(
   deps: NotifierDeps,
   entry: Deno.KvEntry<OutboxEntry>,
+  signal?: AbortSignal,
 ): Promise<"sent" | number | null> {
   const { request_id } = entry.value;
   // Claim: push next_attempt_at past a lease, so other instances skip it meanwhile.
@@ -239,7 +245,7 @@ async function _deliver(
   }
   let via = "log";
   if (deps.config.reviewWebhookUrl) {
-    const posted = await _sendWebhook(deps, claimed, submission.value);
+    const posted = await _sendWebhook(deps, claimed, submission.value, signal);
     if (posted !== "sent") return posted;
     via = "webhook";
   }
@@ -248,20 +254,27 @@ async function _deliver(
 }
 
 /**
- * POSTs the notice. Returns "sent" on a 2xx; otherwise the time the notice is due again,
- * its backoff (written here), or null when another instance changed it meanwhile.
+ * POSTs the notice. Returns "sent" on a 2xx; otherwise the time the notice is due again:
+ * after a failure, its backoff (written here); after a stop, its lease.
  */
 async function _sendWebhook(
   deps: NotifierDeps,
   claimed: Deno.KvEntry<OutboxEntry>,
   record: SubmissionRecord,
+  stop?: AbortSignal,
 ): Promise<"sent" | number | null> {
-  const { request_id, attempts } = claimed.value;
+  const { request_id, attempts, next_attempt_at: leaseEnd } = claimed.value;
+  const timeout = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
+  const signal = stop ? AbortSignal.any([stop, timeout]) : timeout;
   try {
     const attributes = { "dcfs.kind": record.kind, "dcfs.attempt": attempts };
-    await inSpan("dcfs review webhook", attributes, () => _postWebhook(deps, record));
+    await inSpan("dcfs review webhook", attributes, () => _postWebhook(deps, record, signal));
     return "sent";
   } catch (err) {
+    if (stop?.aborted) {
+      deps.log({ level: "info", msg: "review notice cut by a stop", submission_id: request_id });
+      return leaseEnd;
+    }
     countNotice("failed");
     const wait = REVIEW_BACKOFF_MS[Math.min(attempts, REVIEW_BACKOFF_MS.length) - 1]!;
     const retryAt = deps.now() + wait;
@@ -323,7 +336,11 @@ export function webhookBody(record: SubmissionRecord): Record<string, unknown> {
   };
 }
 
-async function _postWebhook(deps: NotifierDeps, record: SubmissionRecord): Promise<void> {
+async function _postWebhook(
+  deps: NotifierDeps,
+  record: SubmissionRecord,
+  signal: AbortSignal,
+): Promise<void> {
   const body = JSON.stringify(webhookBody(record));
   const headers: Record<string, string> = {
     "Content-Type": "application/json",
@@ -339,8 +356,9 @@ async function _postWebhook(deps: NotifierDeps, record: SubmissionRecord): Promi
     body,
     // A signed body is never re-sent to wherever a redirect points.
     redirect: "manual",
-    signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+    signal,
   });
-  await res.body?.cancel();
+  // The answer is its status: an abort after it (a stop) no longer makes it a failure.
+  await res.body?.cancel().catch(() => {});
   if (res.status < 200 || res.status > 299) throw new Error(`webhook answered ${res.status}`);
 }

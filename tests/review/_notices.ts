@@ -1,7 +1,8 @@
 /**
  * @module
  * Tools for the notifier tests and bench/notifier_idle.ts: a store that counts the
- * operations made on it, and a sleep that moves a fake clock instead of waiting.
+ * operations made on it, a sleep that moves a fake clock instead of waiting, a webhook
+ * receiver, and a webhook that takes requests and never answers.
  */
 
 import type { FakeClock } from "../_helpers.ts";
@@ -73,6 +74,68 @@ export function virtualSleep(clock: FakeClock, until: number) {
       naps.push(ms);
       clock.advance(ms);
       return Promise.resolve();
+    },
+  };
+}
+
+/** A webhook receiver on a real port that records each POST and answers `status()`. */
+export function receiver(status: () => number = () => 204) {
+  const hits: { body: string; headers: Headers }[] = [];
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    hits.push({ body: await req.text(), headers: req.headers });
+    return new Response(null, { status: status() });
+  });
+  return {
+    hits,
+    url: `http://127.0.0.1:${server.addr.port}/hooks/review`,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+/**
+ * A webhook on a real port that reads each request and never answers, until disposed:
+ * a receiver that hangs. `received` resolves once a first request has arrived.
+ */
+export function silentWebhook() {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const conns: Deno.Conn[] = [];
+  const readers: Promise<void>[] = [];
+  const received = Promise.withResolvers<void>();
+  let requests = 0;
+  const accepting = (async () => {
+    for await (const conn of listener) {
+      conns.push(conn);
+      readers.push((async () => {
+        const buffer = new Uint8Array(4096);
+        try {
+          while ((await conn.read(buffer)) !== null) {
+            requests++;
+            received.resolve();
+          }
+        } catch {
+          // Closed at dispose.
+        }
+      })());
+    }
+  })().catch(() => {});
+  return {
+    url: `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}/hooks/review`,
+    received: received.promise,
+    /** Reads that brought bytes, from every connection. */
+    get requests() {
+      return requests;
+    },
+    async [Symbol.asyncDispose]() {
+      listener.close();
+      for (const conn of conns) {
+        try {
+          conn.close();
+        } catch {
+          // The client closed it first.
+        }
+      }
+      await accepting;
+      await Promise.all(readers);
     },
   };
 }
