@@ -10,8 +10,8 @@
  * least once. No free text of the submitter ever leaves the store here.
  *
  * Passes run in each process's loop, woken by each submission and asleep until the next
- * notice it knows is due, and on the schedule of ops/background.ts (docs/architecture.md,
- * "Background work").
+ * notice it knows is due, and on the schedule of ops/background.ts; the lease and clock
+ * skew bound is {@linkcode MAX_CLOCK_SKEW_MS}'s (docs/architecture.md, "Background work").
  */
 
 import { createHmac } from "node:crypto";
@@ -20,6 +20,7 @@ import { type Logger, reason } from "../http/log.ts";
 import { indexOutbox } from "../store/migrations.ts";
 import {
   dropOutbox,
+  getOutboxEntry,
   listDueOutbox,
   listNewOutbox,
   type OutboxEntry,
@@ -53,8 +54,23 @@ export function signWebhook(secret: string, unixSeconds: number, body: string): 
 }
 /** Wait before the next attempt after the n-th failure; the last value repeats forever. */
 export const REVIEW_BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000];
-/** How long a claimed entry is left to the instance that claimed it. */
+/**
+ * How long a claimed notice is left to the instance that claimed it, by that instance's
+ * clock: another instance takes it over once its own clock passes the claim's time plus
+ * this. The claimant is done with it well before (see {@linkcode MAX_CLOCK_SKEW_MS}).
+ */
 export const LEASE_MS = MINUTE_MS;
+/**
+ * How far apart two instances' clocks may be with every lease still holding. An instance
+ * whose clock runs this far ahead of the claimant's takes a lease over this much early, so
+ * the claimant ends its POST within {@linkcode LEASE_MS} − this − {@linkcode COMPLETE_RESERVE_MS}
+ * of its claim, and leaves {@linkcode COMPLETE_RESERVE_MS} for the commits that mark it sent.
+ */
+export const MAX_CLOCK_SKEW_MS = 10_000;
+/** Kept, after the POST, for the commits that mark the notice sent (about 2 to 12 round trips). */
+const COMPLETE_RESERVE_MS = 10_000;
+/** The POST ends this long after the claim at the latest: 40 s, by the claimant's clock. */
+const SEND_BY_MS = LEASE_MS - MAX_CLOCK_SKEW_MS - COMPLETE_RESERVE_MS;
 const WEBHOOK_TIMEOUT_MS = 10_000;
 /**
  * How long an idle loop sleeps when it knows of no notice due sooner: a notice another
@@ -229,11 +245,12 @@ async function _deliver(
   signal?: AbortSignal,
 ): Promise<"sent" | number | null> {
   const { request_id } = entry.value;
+  const claimedAt = deps.now();
   // Claim: push next_attempt_at past a lease, so other instances skip it meanwhile.
   const claimed = await updateOutbox(deps.kv, entry, {
     ...entry.value,
     attempts: entry.value.attempts + 1,
-    next_attempt_at: deps.now() + LEASE_MS,
+    next_attempt_at: claimedAt + LEASE_MS,
   });
   if (!claimed) return null;
   const submission = await getSubmission(deps.kv, request_id);
@@ -245,7 +262,7 @@ async function _deliver(
   }
   let via = "log";
   if (deps.config.reviewWebhookUrl) {
-    const posted = await _sendWebhook(deps, claimed, submission.value, signal);
+    const posted = await _sendWebhook(deps, claimed, submission.value, claimedAt, signal);
     if (posted !== "sent") return posted;
     via = "webhook";
   }
@@ -254,17 +271,25 @@ async function _deliver(
 }
 
 /**
- * POSTs the notice. Returns "sent" on a 2xx; otherwise the time the notice is due again:
- * after a failure, its backoff (written here); after a stop, its lease.
+ * POSTs the notice, ending by {@linkcode SEND_BY_MS} after the claim. Returns "sent" on a
+ * 2xx; otherwise the time the notice is due again: after a failure, its backoff (written
+ * here); after a stop, or with too little of the lease left to send it, its lease.
  */
 async function _sendWebhook(
   deps: NotifierDeps,
   claimed: Deno.KvEntry<OutboxEntry>,
   record: SubmissionRecord,
+  claimedAt: number,
   stop?: AbortSignal,
 ): Promise<"sent" | number | null> {
   const { request_id, attempts, next_attempt_at: leaseEnd } = claimed.value;
-  const timeout = AbortSignal.timeout(WEBHOOK_TIMEOUT_MS);
+  const left = claimedAt + SEND_BY_MS - deps.now();
+  if (left <= 0) {
+    // The store took most of the lease: a POST now could outlast it and go out twice.
+    deps.log({ level: "warn", msg: "review notice left to its lease", submission_id: request_id });
+    return leaseEnd;
+  }
+  const timeout = AbortSignal.timeout(Math.min(WEBHOOK_TIMEOUT_MS, left));
   const signal = stop ? AbortSignal.any([stop, timeout]) : timeout;
   try {
     const attributes = { "dcfs.kind": record.kind, "dcfs.attempt": attempts };
@@ -297,8 +322,8 @@ async function _sendWebhook(
 
 /**
  * Marks the submission notified and removes the notice, in one commit. A reviewer may
- * decide meanwhile: the record is read again until the commit holds. If the submission was
- * erased meanwhile, its erasure removed the notice too.
+ * decide meanwhile: the record is read again until the commit holds. If the notice itself
+ * changed (its lease was taken over, or the submission erased), it is no longer ours.
  */
 async function _markSent(
   deps: NotifierDeps,
@@ -316,6 +341,13 @@ async function _markSent(
       const msg = "submission queued for review";
       deps.log({ level: "info", msg, submission_id: request_id, via });
       return true;
+    }
+    const notice = await getOutboxEntry(deps.kv, request_id);
+    if (notice.versionstamp !== claimed.versionstamp) {
+      // Past the lease: another instance took it over and sends it again, or it was erased.
+      const msg = "review notice outlasted its lease";
+      if (notice.value) deps.log({ level: "warn", msg, submission_id: request_id });
+      return false;
     }
     record = await getSubmission(deps.kv, request_id);
   }
