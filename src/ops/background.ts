@@ -41,9 +41,10 @@ type Scheduler = (
 
 /** The jobs, their `Deno.cron` names and schedules (UTC, five fields). */
 export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[] = [
-  // The safety net of the notifier loop: on a host that stops idle processes, a notice
-  // whose first attempt failed is retried within a minute of its backoff.
-  { pass: "review_notices", name: "dcfs review notices", schedule: "* * * * *" },
+  // The safety net of the notifier loops: what a stopped instance left (a retry, a lease
+  // run out, a notice never tried) is sent within 5 minutes of its due time. Each run is a
+  // billed request on Deno Deploy: 288 a day (docs/operations.md, "What the crons cost").
+  { pass: "review_notices", name: "dcfs review notices", schedule: "*/5 * * * *" },
   { pass: "retention", name: "dcfs retention", schedule: "17 * * * *" },
   // Rate-limit windows are one minute long; a finished window is swept within the next.
   { pass: "rate_limit_sweep", name: "dcfs rate-limit sweep", schedule: "* * * * *" },
