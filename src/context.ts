@@ -25,7 +25,7 @@ export interface Deps {
   cut?: AbortSignal;
   /**
    * Called once a submission and its review notice are stored, so that a notifier in this
-   * process tries the notice at once instead of at its next poll (main.ts).
+   * process tries the notice at once instead of when its loop next wakes (main.ts).
    */
   submitted?: () => void;
 }
