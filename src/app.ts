@@ -90,7 +90,9 @@ export function createHandler(deps: Deps): ServiceHandler {
     } catch (err) {
       out = failed(err);
     }
-    return out instanceof Response ? finish(out) : out.then(undefined, failed).then(finish);
+    if (out instanceof Response) return finish(out);
+    const answer = out.then(undefined, failed);
+    return (deps.cut ? _orCut(answer, deps.cut) : answer).then(finish);
   };
 
   return _inFlightCounted(handle, admission);
@@ -138,6 +140,22 @@ function _internalError(ctx: Context, err: unknown): Response {
 function _notAHost(): Response {
   const err = new HttpError(400, "invalid_request", "the Host header is not a host name");
   return errorResponse(err, "api");
+}
+
+/**
+ * `answer`, or 503 as soon as `cut` is aborted (the drain's grace ended, ops/drain.ts): the
+ * request is answered, and what it was waiting for (a body, the store) goes on unheard.
+ */
+function _orCut(answer: Promise<Response>, cut: AbortSignal): Promise<Response> {
+  return new Promise((resolve) => {
+    const onCut = () => resolve(_shuttingDown());
+    if (cut.aborted) return onCut();
+    cut.addEventListener("abort", onCut, { once: true });
+    void answer.then((res) => {
+      cut.removeEventListener("abort", onCut);
+      resolve(res);
+    });
+  });
 }
 
 function _shuttingDown(): Response {

@@ -88,13 +88,8 @@ export const dueKey = (entry: { next_attempt_at: number; request_id: string }): 
   entry.next_attempt_at,
   entry.request_id,
 ];
-/** Every due key. */
+/** Every due key, earliest first: those due now, then the retries and leases to come. */
 export const allDue = (): Deno.KvListSelector => ({ prefix: ["review_due"] });
-/** The due keys whose time is at most `now`. */
-export const dueBy = (now: number): Deno.KvListSelector => ({
-  start: ["review_due"],
-  end: ["review_due", now + 1],
-});
 /** The new-notice lane: a notice not tried yet, by its submission's time. */
 export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
   "review_new",

@@ -26,3 +26,12 @@ export async function openStore(
 export async function pingStore(kv: Deno.Kv): Promise<void> {
   await retryLocked(() => kv.get(healthKey()));
 }
+
+/**
+ * Writes the health key once and returns the commit's versionstamp: on Deno Deploy, what
+ * tells the attached database from a store that lives in the instance (ops/platform.ts).
+ */
+export async function stampHealth(kv: Deno.Kv, now: number): Promise<string> {
+  const res = await retryLocked(() => kv.set(healthKey(), { started_at: now }));
+  return res.versionstamp;
+}
