@@ -75,8 +75,8 @@ const WEBHOOK_TIMEOUT_MS = 10_000;
 /**
  * How long an idle loop sleeps when it knows of no notice due sooner: a notice another
  * instance wrote and could not send is the schedule's (ops/background.ts) to find, so this
- * is only the loop's own safety net, under the 15 minutes after which readiness calls a
- * notice stale.
+ * is only the loop's own safety net, under the 15 minutes after which `review notices`
+ * and the backlog gauge call a notice stale.
  */
 export const IDLE_MS = 10 * MINUTE_MS;
 /** The wait after a pass failed (the store did not answer), doubled up to the idle sleep. */

@@ -23,7 +23,7 @@
  * | `["submissions_by_email", email_hash, request_id]` | index, submission_index.ts                    |
  * | `["email_index_key"]`                              | the email hash's key, submission_index.ts     |
  * | `["migrations", name]`                             | a migration done, migrations.ts               |
- * | `["health"]`                                       | never written: the ping of `/readyz`, open.ts |
+ * | `["health"]`                                       | the ping of `/readyz`; on Deploy, once a start |
  */
 
 // Credentials (credentials.ts)
