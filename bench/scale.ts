@@ -284,10 +284,8 @@ async function _sweepWhileServing(path: string, n: number): Promise<[string, str
     let sweeping = true;
     const sweepStarted = performance.now();
     // As the service runs it: the scheduled pass of ops/background.ts, paced.
-    const background = declareBackground(
-      () => {},
-      Promise.resolve({ kv, config, now: Date.now, log: () => {} }),
-    );
+    const background = declareBackground(() => {});
+    background.start({ kv, config, now: Date.now, log: () => {} });
     const sweep = background.run("rate_limit_sweep").finally(() => sweeping = false);
     const during = await served(() => !sweeping);
     await sweep;

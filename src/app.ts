@@ -34,9 +34,9 @@ interface ServiceHandler extends Handler {
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
 export function createHandler(deps: Deps): ServiceHandler {
   const log = deps.log ?? createJsonLineLogger();
-  // Every write of a request joins a group commit (see store/group_commit.ts), sized for the
-  // store KV_PATH names; reads are direct. Every call has its deadline (store/deadline.ts).
-  const kv = groupCommit(deps.kv, groupLimitsFor(deps.config.kvPath));
+  // Every write of a request joins a group commit (see store/group_commit.ts), sized for a
+  // local or a remote store; reads are direct. Every call has its deadline (store/deadline.ts).
+  const kv = groupCommit(deps.kv, groupLimitsFor(deps.kv, deps.config.kvPath));
   const shared = {
     kv,
     config: deps.config,
@@ -90,7 +90,9 @@ export function createHandler(deps: Deps): ServiceHandler {
     } catch (err) {
       out = failed(err);
     }
-    return out instanceof Response ? finish(out) : out.then(undefined, failed).then(finish);
+    if (out instanceof Response) return finish(out);
+    const answer = out.then(undefined, failed);
+    return (deps.cut ? _orCut(answer, deps.cut) : answer).then(finish);
   };
 
   return _inFlightCounted(handle, admission);
@@ -138,6 +140,22 @@ function _internalError(ctx: Context, err: unknown): Response {
 function _notAHost(): Response {
   const err = new HttpError(400, "invalid_request", "the Host header is not a host name");
   return errorResponse(err, "api");
+}
+
+/**
+ * `answer`, or 503 as soon as `cut` is aborted (the drain's grace ended, ops/drain.ts): the
+ * request is answered, and what it was waiting for (a body, the store) goes on unheard.
+ */
+function _orCut(answer: Promise<Response>, cut: AbortSignal): Promise<Response> {
+  return new Promise((resolve) => {
+    const onCut = () => resolve(_shuttingDown());
+    if (cut.aborted) return onCut();
+    cut.addEventListener("abort", onCut, { once: true });
+    void answer.then((res) => {
+      cut.removeEventListener("abort", onCut);
+      resolve(res);
+    });
+  });
 }
 
 function _shuttingDown(): Response {

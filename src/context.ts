@@ -21,9 +21,11 @@ export interface Deps {
   log?: Logger;
   /** True once a shutdown began: new requests then get 503. */
   draining?: () => boolean;
+  /** Aborted when a shutdown's grace ends: requests still in flight then get 503. */
+  cut?: AbortSignal;
   /**
    * Called once a submission and its review notice are stored, so that a notifier in this
-   * process tries the notice at once instead of at its next poll (main.ts).
+   * process tries the notice at once instead of when its loop next wakes (main.ts).
    */
   submitted?: () => void;
 }

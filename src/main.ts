@@ -1,9 +1,14 @@
 /**
  * @module
- * The entry point, wiring only, in the order things start: config, the `Deno.cron`
- * schedules (ops/background.ts), the store, the review notifier loop, the handler, the
- * server, the start-up work (indexing an older store, a retention pass), and the drain on
- * SIGTERM/SIGINT (ops/drain.ts).
+ * The entry point, wiring only, in the order things start: the `Deno.cron` schedules
+ * (ops/background.ts), config, the store (ops/platform.ts decides which), the review
+ * notifier loop, the handler, the server, the start-up work (indexing an older store, a
+ * retention pass, on Deno Deploy the check of the attached database), and the drain on
+ * SIGINT/SIGTERM (ops/drain.ts).
+ *
+ * Deno Deploy runs this file as it is, `deno run --allow-all src/main.ts`, with no other
+ * flag, on Deno {@linkcode OLDEST_DENO}; it finds the schedules by evaluating this
+ * module's top level, and stops an instance with SIGINT, killing it 5 s later.
  */
 
 import { createHandler } from "./app.ts";
@@ -11,30 +16,34 @@ import { loadCatalog } from "./catalog/catalog.ts";
 import { type Config, ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { createJsonLineLogger, type Logger, reason } from "./http/log.ts";
 import { type ResilientServer, serveResilient } from "./http/serve.ts";
-import {
-  type BackgroundDeps,
-  declareBackground,
-  indexOlderStoreInBackground,
-} from "./ops/background.ts";
+import { declareBackground, indexOlderStoreInBackground } from "./ops/background.ts";
 import { createDrain } from "./ops/drain.ts";
+import {
+  looksAttached,
+  OLDEST_DENO,
+  onDeploy,
+  PLATFORM_ENV_NAMES,
+  type PlatformEnv,
+  storeLocation,
+  StoreLocationError,
+} from "./ops/platform.ts";
 import { startReviewNotifier } from "./review/notifier.ts";
-import { openStore } from "./store/open.ts";
+import { openStore, stampHealth } from "./store/open.ts";
+
+// Deno Deploy finds the schedules by evaluating this module's top level, so they are
+// declared here, unconditionally, before anything is awaited or served. A run waits
+// until main() has opened the store.
+const background = declareBackground((name, schedule, signal, run) =>
+  Deno.cron(name, schedule, { signal }, run)
+);
 
 async function main(): Promise<void> {
   const config = _loadConfig();
   const catalog = loadCatalog();
   const log = createJsonLineLogger();
-  // The schedules are declared before anything is awaited: Deno Deploy finds the
-  // `Deno.cron` calls made while the main module loads. Each run waits for the store.
-  const ready = Promise.withResolvers<BackgroundDeps>();
-  const schedules = new AbortController();
-  const background = declareBackground(
-    (name, schedule, run) => Deno.cron(name, schedule, { signal: schedules.signal }, run),
-    ready.promise,
-  );
-  const kv = await openStore(config.kvPath).catch((err) =>
-    _fail(`KV_PATH ${config.kvPath ?? "(default)"} cannot be opened: ${reason(err)}`)
-  );
+  const platform = Object.fromEntries(PLATFORM_ENV_NAMES.map((n) => [n, Deno.env.get(n)]));
+  const deploy = onDeploy(platform);
+  const kv = await _openStore(config, platform);
   // While the process is awake, the notifier loop sends a notice as soon as its
   // submission is stored (`submitted`), and retries on its backoff.
   const notifier = startReviewNotifier({ kv, config, now: Date.now, log });
@@ -45,18 +54,20 @@ async function main(): Promise<void> {
     catalog,
     log,
     draining: drain.begun,
+    cut: drain.cut,
     submitted: () => notifier.wake(),
   });
-  const server = _serve(config, log, handler);
+  const server = _serve(config, log, handler, deploy);
   const indexing = indexOlderStoreInBackground(kv, log);
-  ready.resolve({ kv, config, now: Date.now, log });
+  background.start({ kv, config, now: Date.now, log });
   // Retention also runs once at start: the hourly schedule may be most of an hour away.
   void background.run("retention");
+  if (deploy) void _checkAttached(kv, log);
   drain.onSignals({
     handler,
     server,
     kv,
-    background: [() => schedules.abort(), indexing.stop, notifier.stop, background.stop],
+    background: [indexing.stop, notifier.stop, background.stop],
   });
   await server.finished;
 }
@@ -71,7 +82,45 @@ function _loadConfig(): Config {
   }
 }
 
-function _serve(config: Config, log: Logger, handler: Deno.ServeHandler): ResilientServer {
+async function _openStore(config: Config, platform: PlatformEnv): Promise<Deno.Kv> {
+  let path: string | undefined;
+  try {
+    path = storeLocation(config.kvPath, platform);
+  } catch (err) {
+    if (!(err instanceof StoreLocationError)) throw err;
+    _fail(err.message);
+  }
+  if (typeof Deno.openKv !== "function") {
+    _fail("Deno KV is not available here: on Deno Deploy, attach a Deno KV database to the app");
+  }
+  return await openStore(path).catch((err) =>
+    _fail(`KV_PATH ${path ?? "(the attached database)"} cannot be opened: ${reason(err)}`)
+  );
+}
+
+/**
+ * On Deno Deploy, says loudly when the store is not the attached database: with none
+ * attached, Deploy gives no error and every instance keeps its own data (ops/platform.ts).
+ */
+async function _checkAttached(kv: Deno.Kv, log: Logger): Promise<void> {
+  try {
+    if (await looksAttached(() => stampHealth(kv, Date.now()))) return;
+    log({
+      level: "error",
+      msg: "no Deno KV database is attached to this app: each instance keeps its own " +
+        "data, which is lost when it stops. Attach one (Databases → Assign) and redeploy.",
+    });
+  } catch (err) {
+    log({ level: "warn", msg: "could not check the attached database", error: reason(err) });
+  }
+}
+
+function _serve(
+  config: Config,
+  log: Logger,
+  handler: Deno.ServeHandler,
+  deploy: boolean,
+): ResilientServer {
   const onListen = ({ hostname, port }: Deno.NetAddr) =>
     log({
       level: "info",
@@ -79,6 +128,9 @@ function _serve(config: Config, log: Logger, handler: Deno.ServeHandler): Resili
       address: `${hostname}:${port}`,
       base_url: config.baseUrl,
       max_in_flight: config.maxInFlight,
+      deno: Deno.version.deno,
+      oldest_deno: OLDEST_DENO,
+      deploy,
     });
   try {
     return serveResilient({ port: config.port, hostname: config.hostname, log, onListen }, handler);
@@ -93,4 +145,4 @@ function _fail(message: string): never {
   Deno.exit(2);
 }
 
-if (import.meta.main) await main();
+await main();

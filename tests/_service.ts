@@ -60,6 +60,11 @@ export function freePort(): number {
 export interface StartOptions {
   /** Start under `ulimit -n` of this many descriptors (soft and hard), through bash. */
   openFiles?: number;
+  /**
+   * Start as Deno Deploy does, `<deno> run --allow-all src/main.ts` and no other flag,
+   * instead of `deno task start`; `deno` defaults to the Deno running the tests.
+   */
+  asDeploy?: { deno?: string };
 }
 
 export async function startService(
@@ -68,7 +73,9 @@ export async function startService(
 ): Promise<Service> {
   const port = freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
-  const task = [Deno.execPath(), "task", "--quiet", "start"];
+  const task = options.asDeploy
+    ? [options.asDeploy.deno ?? Deno.execPath(), "run", "--allow-all", "src/main.ts"]
+    : [Deno.execPath(), "task", "--quiet", "start"];
   const [command, ...args] = options.openFiles === undefined
     ? task
     : ["bash", "-c", `ulimit -n ${options.openFiles} && exec "$@"`, "bash", ...task];
@@ -176,9 +183,12 @@ export async function memoryMiB(pid: number, field: "VmRSS" | "VmHWM"): Promise<
 }
 
 /** {@link startService} on a temporary KV file, removed again on dispose. */
-export async function startServiceOnTempKv(env: Record<string, string> = {}): Promise<Service> {
+export async function startServiceOnTempKv(
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<Service> {
   const dir = await Deno.makeTempDir({ prefix: "dcfs-e2e-" });
-  const service = await startService({ KV_PATH: `${dir}/kv.sqlite3`, ...env });
+  const service = await startService({ KV_PATH: `${dir}/kv.sqlite3`, ...env }, options);
   return {
     ...service,
     async [Symbol.asyncDispose]() {

@@ -23,6 +23,8 @@ const NOT_RUN: Record<string, string> = {
   "docker build -t dcfs .": "needs a Docker engine; the Dockerfile is reviewed by reading it",
   "KV_PATH=https://kv.internal.example:4512 DENO_KV_ACCESS_TOKEN=… BASE_URL=https://api.example.com \\":
     "needs a KV Connect server; tests/e2e/instances_test.ts runs two instances on one store",
+  "KV_PATH=https://api.deno.com/v2/databases/<database-id>/connect DENO_KV_ACCESS_TOKEN=ddo_… \\":
+    "needs a database on Deno Deploy and its token; the same CLI runs against a file in tests/review/",
   "OTEL_DENO=true OTEL_SERVICE_NAME=dcfs OTEL_EXPORTER_OTLP_ENDPOINT=http://localhost:4318 \\":
     "serves until stopped; tests/e2e/telemetry_test.ts starts the service with this block's variables",
   "npx --yes deno@2.9.6 run -A npm:@modelcontextprotocol/inspector@2.12.0 --cli \\":

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { ENV_NAMES } from "../src/config.ts";
+import { PLATFORM_ENV_NAMES } from "../src/ops/platform.ts";
 import { root, startService } from "./_service.ts";
 
 Deno.test("deno task start fails at start-up with one clear line for bad configuration", async () => {
@@ -91,6 +92,9 @@ Deno.test("deno task start grants env access to exactly the documented variables
   const denoJson = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
   for (const task of ["start", "dev"]) {
     const granted = String(denoJson.tasks[task]).match(/--allow-env=(\S+)/)?.[1]?.split(",");
-    assert.deepEqual(granted?.sort(), [...ENV_NAMES, "DENO_KV_ACCESS_TOKEN"].sort(), task);
+    const expected = [...ENV_NAMES, ...PLATFORM_ENV_NAMES, "DENO_KV_ACCESS_TOKEN"];
+    assert.deepEqual(granted?.sort(), expected.sort(), task);
+    // Where the default store lives must not depend on how the service is started.
+    assert.doesNotMatch(String(denoJson.tasks[task]), /--location/, task);
   }
 });

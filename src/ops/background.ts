@@ -2,7 +2,7 @@
  * @module
  * The background work and the schedules that keep it alive wherever the service runs:
  * review notices, the retention pass and the rate-limit sweep, each declared with
- * `Deno.cron` (main.ts) so that a host that stops idle processes (Deno Deploy) still wakes
+ * `Deno.cron` at the top level of main.ts so that a host that stops idle processes (Deno Deploy) still wakes
  * one to run it, and run the same way by `deno task start` on a server. The outbox stays
  * the one record of what is to be sent (leases, backoff, due order, `review show`); a
  * schedule only decides when a pass looks at it. Why `Deno.cron` and not KV queues, with
@@ -29,16 +29,23 @@ export interface BackgroundDeps {
 
 /**
  * Declares one job: `Deno.cron` in main.ts, a fake in tests. Deno Deploy reads the
- * declarations made while the main module loads, so every one is made before the store
- * is opened, and each run waits for the dependencies instead.
+ * declarations made while the main module's top level runs, so every one is made before
+ * the store is opened, and each run waits for the dependencies instead. `signal` ends the
+ * schedule (the drain).
  */
-type Scheduler = (name: string, schedule: string, run: () => Promise<void>) => void;
+type Scheduler = (
+  name: string,
+  schedule: string,
+  signal: AbortSignal,
+  run: () => Promise<void>,
+) => void;
 
 /** The jobs, their `Deno.cron` names and schedules (UTC, five fields). */
 export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[] = [
-  // The safety net of the notifier loop: on a host that stops idle processes, a notice
-  // whose first attempt failed is retried within a minute of its backoff.
-  { pass: "review_notices", name: "dcfs review notices", schedule: "* * * * *" },
+  // The safety net of the notifier loops: what a stopped instance left (a retry, a lease
+  // run out, a notice never tried) is sent within 5 minutes of its due time. Each run is a
+  // billed request on Deno Deploy: 288 a day (docs/operations.md, "What the crons cost").
+  { pass: "review_notices", name: "dcfs review notices", schedule: "*/5 * * * *" },
   { pass: "retention", name: "dcfs retention", schedule: "17 * * * *" },
   // Rate counters expire on their own; this removes those of older versions, which never
   // expire (store/migrations.ts says when it can go). Hourly: a run with nothing to do costs
@@ -47,6 +54,8 @@ export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[
 ];
 
 interface Background {
+  /** Hands the runs their dependencies, once the store is open; runs wait until then. */
+  start(deps: BackgroundDeps): void;
   /**
    * Runs one pass now, as its schedule would (start-up, tests). While a run of the same
    * pass is under way, this joins it: passes never overlap themselves in one process.
@@ -60,13 +69,12 @@ interface Background {
 }
 
 /**
- * Declares every job with `schedule`. A failed run is logged and left to the next (every
- * pass is safe to run again, and on several instances at once).
+ * Declares every job with `schedule`, at once. A failed run is logged and left to the next
+ * (every pass is safe to run again, and on several instances at once).
  */
-export function declareBackground(
-  schedule: Scheduler,
-  deps: Promise<BackgroundDeps>,
-): Background {
+export function declareBackground(schedule: Scheduler): Background {
+  const started = Promise.withResolvers<BackgroundDeps>();
+  const deps = started.promise;
   const stopping = new AbortController();
   const running = new Map<Pass, Promise<void>>();
   const run = (pass: Pass): Promise<void> => {
@@ -86,8 +94,11 @@ export function declareBackground(
     running.set(pass, done);
     return done;
   };
-  for (const job of SCHEDULES) schedule(job.name, job.schedule, () => run(job.pass));
+  for (const job of SCHEDULES) {
+    schedule(job.name, job.schedule, stopping.signal, () => run(job.pass));
+  }
   return {
+    start: (d) => started.resolve(d),
     run,
     async stop() {
       stopping.abort();

@@ -1,16 +1,27 @@
 /**
  * @module
- * The graceful drain on SIGTERM or SIGINT. New requests get 503 while those in flight,
- * their bodies included, finish (Deno's `shutdown()` alone would cut off bodies still
- * arriving); background work stops at once, between notices and pages; then the server is
- * shut down, the store closed and the process exits 0. A drain that outlasts its time
- * limit exits 1.
+ * The drain on SIGINT or SIGTERM, bounded so that the process is gone before Deno Deploy
+ * kills it (SIGKILL 5 s after its SIGINT) or Docker does (10 s after SIGTERM by default).
+ *
+ * At the signal, new requests get 503 and background work stops at once (a webhook
+ * delivery in flight is abandoned: its notice stays leased, and the lease sends it again).
+ * Requests in flight, their bodies included, have {@linkcode GRACE_MS} to finish; then
+ * `cut` is aborted and the handler answers every one still in flight with 503 and
+ * `Retry-After` (a slow upload, a store that does not answer). A submission is answered
+ * 2xx only after its commit, so every one answered so is kept; one cut during its commit
+ * may still land, and the client's retry replays it. Then the server is shut down, the
+ * store closed and the process exits 0, at most {@linkcode EXIT_MS} after the signal;
+ * past that it exits 1 whatever is left.
  */
 
 import type { Logger } from "../http/log.ts";
 
-/** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
-const DRAIN_MS = 10_000;
+/** How long requests in flight may take to finish after the signal. */
+const GRACE_MS = 3_000;
+/** The latest the process exits after the signal: 1 s under Deno Deploy's 5 s. */
+const EXIT_MS = 4_000;
+/** How long the server's shutdown may wait for connections once no request is in flight. */
+const SHUTDOWN_MS = 300;
 
 /** What a drain stops, in order. */
 interface DrainParts {
@@ -25,37 +36,46 @@ interface DrainParts {
 interface Drain {
   /** True once a signal arrived. */
   readonly begun: () => boolean;
+  /** Aborted when the grace ends: the handler then answers what is still in flight. */
+  readonly cut: AbortSignal;
   /** Drains `parts` at the first SIGTERM or SIGINT. */
   onSignals(parts: DrainParts): void;
 }
 
-export function createDrain(log: Logger, timeoutMs = DRAIN_MS): Drain {
+export function createDrain(log: Logger): Drain {
   let begun = false;
+  const cut = new AbortController();
   const drain = async (parts: DrainParts, signal: string) => {
     if (begun) return;
     begun = true;
     const { handler, server, kv } = parts;
     log({ level: "info", msg: "draining", signal, in_flight: handler.inFlight });
-    const timer = setTimeout(() => {
+    const exit = setTimeout(() => {
       log({ level: "warn", msg: "drain timed out; exiting", in_flight: handler.inFlight });
       Deno.exit(1);
-    }, timeoutMs);
+    }, EXIT_MS);
+    const grace = setTimeout(() => {
+      log({ level: "warn", msg: "grace ended; answering requests in flight with 503" });
+      cut.abort();
+    }, GRACE_MS);
     const stopped = Promise.all(parts.background.map((stop) => stop()));
     // The 503 answered during the drain is itself in flight while it is sent.
     while (handler.inFlight > 0) await handler.idle();
-    await server.shutdown();
+    clearTimeout(grace);
+    // Every request is answered; a connection still open (a client that keeps a body
+    // half sent after its answer) must not hold the process.
+    await _within(server.shutdown(), SHUTDOWN_MS);
     await stopped;
-    clearTimeout(timer);
+    clearTimeout(exit);
     kv.close();
     log({ level: "info", msg: "stopped" });
-    // Every request was answered; an idle connection left by a listener that failed
-    // would otherwise keep the process alive. The log writes info lines on the next
-    // turn of the event loop: let it, then exit.
+    // The log writes info lines on the next turn of the event loop: let it, then exit.
     await new Promise((resolve) => setTimeout(resolve, 0));
     Deno.exit(0);
   };
   return {
     begun: () => begun,
+    cut: cut.signal,
     onSignals(parts) {
       for (const signal of ["SIGTERM", "SIGINT"] as const) {
         try {
@@ -66,4 +86,11 @@ export function createDrain(log: Logger, timeoutMs = DRAIN_MS): Drain {
       }
     },
   };
+}
+
+/** `work`, or nothing once `ms` have passed. */
+async function _within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work, new Promise((r) => timer = setTimeout(r, ms))]);
+  clearTimeout(timer);
 }

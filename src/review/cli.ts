@@ -32,6 +32,7 @@ import {
 } from "./list.ts";
 import { openStore } from "../store/open.ts";
 import { isStoreUnavailable } from "../store/deadline.ts";
+import { storeLocation } from "../ops/platform.ts";
 
 const USAGE = `usage: deno task review <command>
   list [--status pending|approved|rejected] [--kind lead|quote] [--limit N | --before <request_id> | --all] [--json]
@@ -337,11 +338,13 @@ async function _disable(io: ReviewIo, clientId: string): Promise<void> {
 }
 
 if (import.meta.main) {
-  const path = Deno.env.get("KV_PATH") || undefined;
+  const set = Deno.env.get("KV_PATH") || undefined;
+  // The same store the service opens off Deno Deploy: KV_PATH, or the checkout's default.
+  const path = storeLocation(set, {});
   const kv = await openStore(path, { deadlineMs: CLI_STORE_DEADLINE_MS });
   const code = await runReview(Deno.args, {
     kv,
-    store: path ?? "Deno's default store for this project (KV_PATH is not set)",
+    store: set ?? `${path} (the default: KV_PATH is not set)`,
     now: Date.now,
     out: (line) => console.log(line),
     err: (line) => console.error(line),

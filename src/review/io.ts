@@ -9,7 +9,7 @@ export interface ReviewIo {
   now: () => number;
   out: (line: string) => void;
   err: (line: string) => void;
-  /** Which store was opened, in words (a path, or Deno's default store), for `list`. */
+  /** Which store was opened, in words (a path, or the default file), for `list`. */
   store?: string;
 }
 

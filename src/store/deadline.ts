@@ -52,10 +52,15 @@ const RETRY_AFTER_S = 2;
 /** The error code of a store that did not answer in time, in both error styles. */
 export const STORE_UNAVAILABLE = "temporarily_unavailable";
 
-/** Deadline and breaker timings; tests shorten them. */
+/** Deadline and breaker timings (tests shorten them), and what the store is. */
 export interface DeadlineOptions {
   deadlineMs?: number;
   probeAfterMs?: number;
+  /**
+   * Whether the store is a local SQLite file or `:memory:`, as `openStore` knows from the
+   * path it opened; read back by {@linkcode storeIsLocal} (group commit sizes its groups by it).
+   */
+  local?: boolean;
 }
 
 const GUARD = Symbol("store deadline");
@@ -91,9 +96,12 @@ class Guard {
   #probing = false;
   #lastProbe = 0;
 
+  readonly local: boolean | undefined;
+
   constructor(private readonly kv: Deno.Kv, options: DeadlineOptions) {
     this.#deadlineMs = options.deadlineMs ?? STORE_DEADLINE_MS;
     this.#probeAfterMs = options.probeAfterMs ?? PROBE_AFTER_MS;
+    this.local = options.local;
   }
 
   get open(): boolean {
@@ -216,4 +224,12 @@ export function withDeadline(kv: Deno.Kv, options: DeadlineOptions = {}): Deno.K
  */
 export function breakerClosed(kv: Deno.Kv): boolean {
   return !(kv as { [GUARD]?: Guard })[GUARD]?.open;
+}
+
+/**
+ * Whether the store is local SQLite, as `openStore` recorded it from the path it opened;
+ * `undefined` for a store it did not open (a test's, or one opened elsewhere).
+ */
+export function storeIsLocal(kv: Deno.Kv): boolean | undefined {
+  return (kv as { [GUARD]?: Guard })[GUARD]?.local;
 }

@@ -36,7 +36,7 @@
  */
 
 import { recordCommit } from "../telemetry/metrics.ts";
-import { isStoreUnavailable, withDeadline } from "./deadline.ts";
+import { isStoreUnavailable, storeIsLocal, withDeadline } from "./deadline.ts";
 import { isLocalStore, KV_LIMITS, SQLITE_CHECKS } from "./limits.ts";
 
 /**
@@ -78,12 +78,13 @@ export const GROUP_LIMITS: Readonly<GroupLimits> = {
 };
 
 /**
- * The limits of a group on the store `KV_PATH` names: on local SQLite, 100 checks, so that
- * a burst of submissions (3 checks each) shares one `fsync` 33 at a time instead of 3;
- * elsewhere 10 checks, and {@linkcode REMOTE_PIPELINE} groups in flight.
+ * The limits of a group on `kv`: on local SQLite, 100 checks, so that a burst of
+ * submissions (3 checks each) shares one `fsync` 33 at a time instead of 3; elsewhere 10
+ * checks, and {@linkcode REMOTE_PIPELINE} groups in flight. Local is what `openStore`
+ * recorded from the path it opened (deadline.ts, `storeIsLocal`), else what `kvPath` says.
  */
-export function groupLimitsFor(kvPath: string | undefined): Readonly<GroupLimits> {
-  return isLocalStore(kvPath)
+export function groupLimitsFor(kv: Deno.Kv, kvPath?: string): Readonly<GroupLimits> {
+  return (storeIsLocal(kv) ?? isLocalStore(kvPath))
     ? { ...GROUP_LIMITS, checks: SQLITE_CHECKS }
     : { ...GROUP_LIMITS, inFlight: REMOTE_PIPELINE };
 }

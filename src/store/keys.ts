@@ -24,7 +24,7 @@
  * | `["submissions_by_email", email_hash, request_id]` | index, submission_index.ts                    |
  * | `["email_index_key"]`                              | the email hash's key, submission_index.ts     |
  * | `["migrations", name]`                             | a migration done, migrations.ts               |
- * | `["health"]`                                       | never written: the ping of `/readyz`, open.ts |
+ * | `["health"]`                                       | the ping of `/readyz`; on Deploy, once a start |
  */
 
 // Credentials (credentials.ts)
@@ -99,13 +99,8 @@ export const dueKey = (entry: { next_attempt_at: number; request_id: string }): 
   entry.next_attempt_at,
   entry.request_id,
 ];
-/** Every due key. */
+/** Every due key, earliest first: those due now, then the retries and leases to come. */
 export const allDue = (): Deno.KvListSelector => ({ prefix: ["review_due"] });
-/** The due keys whose time is at most `now`. */
-export const dueBy = (now: number): Deno.KvListSelector => ({
-  start: ["review_due"],
-  end: ["review_due", now + 1],
-});
 /** The new-notice lane: a notice not tried yet, by its submission's time. */
 export const newNoticeKey = (createdMs: number, id: string): Deno.KvKey => [
   "review_new",

@@ -35,9 +35,9 @@ export const KV_LIMITS = {
 export const SQLITE_CHECKS = 100;
 
 /**
- * Whether `KV_PATH` names a local SQLite store (a file or `:memory:`) rather than a KV
- * Connect URL or the platform's default store (Deno Deploy's KV). Unset counts as remote:
- * off Deploy that is a local file in Deno's cache, which only costs it bigger groups.
+ * Whether the path `Deno.openKv` is given names a local SQLite store (a file or
+ * `:memory:`) rather than a KV Connect URL or, unset, the platform's store (Deno Deploy's
+ * KV). Unset counts as remote: a local store opened that way only pays smaller groups.
  */
 export function isLocalStore(kvPath: string | undefined): boolean {
   return kvPath !== undefined && !/^https?:\/\//i.test(kvPath);

@@ -13,15 +13,7 @@
  *   goes first whatever the backlog; deleted when the notice is first claimed
  */
 
-import {
-  allDue,
-  allNewNotices,
-  dueBy,
-  dueKey,
-  newNoticeKey,
-  outboxKey,
-  outboxOfKind,
-} from "./keys.ts";
+import { allDue, allNewNotices, dueKey, newNoticeKey, outboxKey, outboxOfKind } from "./keys.ts";
 import { retryLocked } from "./retry_locked.ts";
 
 /** A review notification waiting to be sent (transactional outbox). */
@@ -36,30 +28,47 @@ export interface OutboxEntry {
   last_error: string | null;
 }
 
+/** A page of the due index, as the notifier reads it. */
+interface DuePage {
+  /** The entries due at `now`, earliest first. */
+  due: Deno.KvEntry<OutboxEntry>[];
+  /** True when every key read was due: more may be due than one page holds. */
+  full: boolean;
+  /**
+   * The next attempt time of the first key after `now` in the page (a retry's backoff or a
+   * lease), or null when the page held none: when the notifier may next find work.
+   */
+  later: number | null;
+}
+
 /**
- * Up to `limit` outbox entries due at `now`, earliest first, read through the due index.
- * An index key whose entry is gone or has moved on (left by an older version of the
- * service, which moved entries without their key) is deleted here, checked against the
- * entry, so it is never read twice; `indexOutbox` (migrations.ts) gives the entry its key again.
+ * Up to `limit` keys of the due index, earliest first, in one list read: the entries due
+ * at `now`, and the time the first one not due yet is (so an idle notifier knows how long
+ * it may sleep without a second read). An index key whose entry is gone or has moved on
+ * (left by an older version of the service, which moved entries without their key) is
+ * deleted here, checked against the entry, so it is never read twice; `indexOutbox`
+ * (migrations.ts) gives the entry its key again.
  */
-export async function listDueOutbox(
-  kv: Deno.Kv,
-  now: number,
-  limit: number,
-): Promise<Deno.KvEntry<OutboxEntry>[]> {
-  const due = await retryLocked(() => Array.fromAsync(kv.list(dueBy(now), { limit })));
-  const out: Deno.KvEntry<OutboxEntry>[] = [];
-  for (const { key } of due) {
+export async function listDueOutbox(kv: Deno.Kv, now: number, limit: number): Promise<DuePage> {
+  const page = await retryLocked(() => Array.fromAsync(kv.list(allDue(), { limit })));
+  const firstLater = page.findIndex(({ key }) => Number(key[1]) > now);
+  const dueKeys = firstLater < 0 ? page : page.slice(0, firstLater);
+  const due: Deno.KvEntry<OutboxEntry>[] = [];
+  for (const { key } of dueKeys) {
     const entry = await getOutboxEntry(kv, String(key[2]));
     if (entry.value && entry.value.next_attempt_at === key[1]) {
-      out.push(entry as Deno.KvEntry<OutboxEntry>);
+      due.push(entry as Deno.KvEntry<OutboxEntry>);
     } else {
       await retryLocked(() =>
         kv.atomic().check({ key: entry.key, versionstamp: entry.versionstamp }).delete(key).commit()
       );
     }
   }
-  return out;
+  return {
+    due,
+    full: dueKeys.length === limit,
+    later: firstLater < 0 ? null : Number(page[firstLater]!.key[1]),
+  };
 }
 
 /**

@@ -3,8 +3,9 @@
  * The home page for people and browser agents (WebMCP): one HTML page, one script (the
  * module `app.js` and the modules it imports) and one stylesheet, served with a strict CSP
  * ('self' only). The files live in `src/web/` as what they are (`home.html`, `*.js` with
- * `// @ts-check`, `styles.css`), imported as text, so `deno lint`, `deno check` and
- * `deno fmt` see them.
+ * `// @ts-check`, `styles.css`), so `deno lint`, `deno check` and `deno fmt` see them, and
+ * read once when this module loads. They are read, not imported as text: text imports need
+ * `--unstable-raw-imports`, which Deno Deploy cannot pass (docs/operations.md, "Deno Deploy").
  *
  * The page is rendered once per catalog: the catalog, the covered cities and the
  * choices of the forms are written into the HTML, so it is useful with JavaScript off.
@@ -12,18 +13,6 @@
  */
 
 import { CACHE_CONTROL } from "../http/json.ts";
-import HOME_HTML from "./home.html" with { type: "text" };
-import APP_JS from "./app.js" with { type: "text" };
-import STYLES_CSS from "./styles.css" with { type: "text" };
-import FAVICON_SVG from "./favicon.svg" with { type: "text" };
-import RESULT_HTML from "./result.html" with { type: "text" };
-import WORDS_JS from "./words.js" with { type: "text" };
-import API_JS from "./api.js" with { type: "text" };
-import COVERAGE_JS from "./coverage.js" with { type: "text" };
-import DOM_JS from "./dom.js" with { type: "text" };
-import FORMS_JS from "./forms.js" with { type: "text" };
-import NOTICES_JS from "./notices.js" with { type: "text" };
-import WEBMCP_JS from "./webmcp.js" with { type: "text" };
 import { inWords, money, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Location, Service } from "../catalog/records.ts";
@@ -47,20 +36,28 @@ export const CONTENT_SECURITY_POLICY = [
 
 const _JS = "text/javascript; charset=utf-8";
 
+/** A file beside this module, as text. */
+function _file(name: string): string {
+  return Deno.readTextFileSync(new URL(name, import.meta.url));
+}
+
+const HOME_HTML = _file("home.html");
+const RESULT_HTML = _file("result.html");
+
 /** The files under /assets/: the script is app.js and the modules it imports. */
 // A Map, not an object: a caller's name is looked up, and `toString` or `constructor` must
 // not find what every object inherits.
 const _ASSETS = new Map<string, { body: string; type: string }>(Object.entries({
-  "app.js": { body: APP_JS, type: _JS },
-  "styles.css": { body: STYLES_CSS, type: "text/css; charset=utf-8" },
-  "words.js": { body: WORDS_JS, type: _JS },
-  "api.js": { body: API_JS, type: _JS },
-  "coverage.js": { body: COVERAGE_JS, type: _JS },
-  "dom.js": { body: DOM_JS, type: _JS },
-  "forms.js": { body: FORMS_JS, type: _JS },
-  "notices.js": { body: NOTICES_JS, type: _JS },
-  "webmcp.js": { body: WEBMCP_JS, type: _JS },
-  "favicon.svg": { body: FAVICON_SVG, type: "image/svg+xml" },
+  "app.js": { body: _file("app.js"), type: _JS },
+  "styles.css": { body: _file("styles.css"), type: "text/css; charset=utf-8" },
+  "words.js": { body: _file("words.js"), type: _JS },
+  "api.js": { body: _file("api.js"), type: _JS },
+  "coverage.js": { body: _file("coverage.js"), type: _JS },
+  "dom.js": { body: _file("dom.js"), type: _JS },
+  "forms.js": { body: _file("forms.js"), type: _JS },
+  "notices.js": { body: _file("notices.js"), type: _JS },
+  "webmcp.js": { body: _file("webmcp.js"), type: _JS },
+  "favicon.svg": { body: _file("favicon.svg"), type: "image/svg+xml" },
 }));
 
 const _PAGE_HEADERS = {

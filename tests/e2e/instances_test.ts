@@ -272,7 +272,7 @@ Deno.test({
           while (ids.some((id) => !hook.received.has(id)) && Date.now() < deadline) {
             await new Promise((r) => setTimeout(r, 100));
           }
-          // Two more poll periods of both instances, for any duplicate to arrive.
+          // A while longer, for a duplicate from either instance to arrive.
           await new Promise((r) => setTimeout(r, 2_500));
           assert.deepEqual(
             Object.fromEntries(hook.received),

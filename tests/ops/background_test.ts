@@ -27,7 +27,7 @@ function fakeCron() {
   const jobs = new Map<string, { schedule: string; run: () => Promise<void> }>();
   return {
     jobs,
-    schedule: (name: string, schedule: string, run: () => Promise<void>) => {
+    schedule: (name: string, schedule: string, _signal: AbortSignal, run: () => Promise<void>) => {
       assert.ok(!jobs.has(name), `${name} declared twice`);
       // Deno.cron's rules for a name: at most 64 of [A-Za-z0-9_ -].
       assert.match(name, /^[A-Za-z0-9_ -]{1,64}$/);
@@ -55,20 +55,19 @@ async function submit(app: TestApp): Promise<string> {
 
 Deno.test("the three jobs are declared before the store is there, each on its schedule", async () => {
   const cron = fakeCron();
-  const { promise, resolve } = Promise.withResolvers<BackgroundDeps>();
-  const background = declareBackground(cron.schedule, promise);
+  const background = declareBackground(cron.schedule);
   assert.deepEqual(
     [...cron.jobs].map(([name, { schedule }]) => [name, schedule]),
     SCHEDULES.map((s) => [s.name, s.schedule]),
   );
-  assert.deepEqual(SCHEDULES.map((s) => s.schedule), ["* * * * *", "17 * * * *", "43 * * * *"]);
+  assert.deepEqual(SCHEDULES.map((s) => s.schedule), ["*/5 * * * *", "17 * * * *", "43 * * * *"]);
   // A run that starts before the store is open waits for it.
   await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
   let waited = false;
   const early = cron.fire("dcfs rate-limit sweep").then(() => waited = true);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(waited, false);
-  resolve(deps(app, {}));
+  background.start(deps(app, {}));
   await early;
   await background.stop();
 });
@@ -89,7 +88,8 @@ Deno.test("under the schedules: a failed notice is retried by the minute job, re
     },
   );
   const cron = fakeCron();
-  const background = declareBackground(cron.schedule, Promise.resolve(d));
+  const background = declareBackground(cron.schedule);
+  background.start(d);
   try {
     const id = await submit(app);
     // The first attempt fails; the notice moves to its backoff and stays in the outbox.
@@ -154,7 +154,8 @@ Deno.test("a failing pass is logged, and not thrown into the scheduler", async (
     } as never,
   };
   const cron = fakeCron();
-  const background = declareBackground(cron.schedule, Promise.resolve(broken));
+  const background = declareBackground(cron.schedule);
+  background.start(broken);
   await cron.fire("dcfs rate-limit sweep");
   assert.ok(app.logs.some((l) => l.msg === "rate limit sweep failed" && l.level === "warn"));
   await background.stop();
@@ -217,10 +218,8 @@ Deno.test("a pass never overlaps itself in one process, and a stop ends a sweep 
     },
   });
   const cron = fakeCron();
-  const background = declareBackground(
-    cron.schedule,
-    Promise.resolve({ ...deps(app, {}), kv: counting }),
-  );
+  const background = declareBackground(cron.schedule);
+  background.start({ ...deps(app, {}), kv: counting });
   // The start-up run and a tick at once: one pass, joined.
   const first = background.run("rate_limit_sweep");
   const second = cron.fire("dcfs rate-limit sweep");

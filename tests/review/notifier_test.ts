@@ -10,6 +10,7 @@ import {
   startReviewNotifier,
 } from "../../src/review/notifier.ts";
 import { createApp, outboxEntries, post, type TestApp } from "../_helpers.ts";
+import { receiver } from "./_notices.ts";
 
 const LEAD = {
   email: "jane.doe@example.com",
@@ -53,20 +54,6 @@ function deps(
     now: app.clock.now,
     log: (r) => app.logs.push(r),
     ...(fetcher ? { fetch: fetcher } : {}),
-  };
-}
-
-/** A webhook receiver on a real port that records each POST and answers `status()`. */
-function receiver(status: () => number = () => 204) {
-  const hits: { body: string; headers: Headers }[] = [];
-  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
-    hits.push({ body: await req.text(), headers: req.headers });
-    return new Response(null, { status: status() });
-  });
-  return {
-    hits,
-    url: `http://127.0.0.1:${server.addr.port}/hooks/review`,
-    [Symbol.asyncDispose]: () => server.shutdown(),
   };
 }
 

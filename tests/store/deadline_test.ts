@@ -244,7 +244,10 @@ Deno.test("every store the service uses has the deadline: only openStore opens o
     ["src/store/open.ts"],
   );
   const open = Deno.readTextFileSync("src/store/open.ts");
-  assert.match(open, /withDeadline\(await retryLocked\(\(\) => Deno\.openKv\(path\)\)/);
+  assert.match(
+    open,
+    /const kv = await retryLocked\(\(\) => Deno\.openKv\(path\)\);\n\s+return withDeadline\(kv, /,
+  );
   // Outside the store layer nothing calls a store: every call is a store module's, on the
   // store handed in (openStore's, or createHandler's under groupCommit, both with the deadline).
   assert.deepEqual(

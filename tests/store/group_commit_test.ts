@@ -13,6 +13,8 @@ import {
   REMOTE_PIPELINE,
 } from "../../src/store/group_commit.ts";
 import { KV_LIMITS, SQLITE_CHECKS } from "../../src/store/limits.ts";
+import { withDeadline } from "../../src/store/deadline.ts";
+import { openStore } from "../../src/store/open.ts";
 import { remoteStore } from "../_remote_store.ts";
 
 async function store() {
@@ -175,7 +177,7 @@ Deno.test("group commit: a group is cut before its keys pass 80 KiB", async () =
 Deno.test("group commit: on a remote store, 16 groups fly at once", async () => {
   const local = await Deno.openKv(":memory:");
   const far = remoteStore(local, { latencyMs: 20 });
-  const kv = groupCommit(far, groupLimitsFor(undefined));
+  const kv = groupCommit(far, groupLimitsFor(far));
   far.mark();
   const n = REMOTE_PIPELINE + 10;
   const results = await Promise.all(
@@ -188,14 +190,27 @@ Deno.test("group commit: on a remote store, 16 groups fly at once", async () => 
   local.close();
 });
 
-Deno.test("group commit: 100 checks a group only on a local SQLite store", () => {
+Deno.test("group commit: 100 checks a group only on a local SQLite store, as openStore found it", async () => {
   assert.equal(GROUP_LIMITS.checks, KV_LIMITS.checks);
   assert.ok(GROUP_LIMITS.keyBytes < KV_LIMITS.keyBytes);
   assert.ok(GROUP_LIMITS.bytes < KV_LIMITS.mutationBytes);
-  assert.equal(groupLimitsFor("/var/lib/dcfs/kv.sqlite3").checks, SQLITE_CHECKS);
-  assert.equal(groupLimitsFor(":memory:").checks, SQLITE_CHECKS);
-  assert.equal(groupLimitsFor(undefined).checks, 10, "Deno Deploy's KV");
-  assert.equal(groupLimitsFor(undefined).inFlight, REMOTE_PIPELINE);
-  assert.equal(groupLimitsFor(":memory:").inFlight, PIPELINE);
-  assert.equal(groupLimitsFor("https://kv.example.com/db").checks, 10, "KV Connect");
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = await openStore(`${dir}/kv.sqlite3`);
+    const memory = await openStore(":memory:");
+    assert.equal(groupLimitsFor(file).checks, SQLITE_CHECKS);
+    assert.equal(groupLimitsFor(file).inFlight, PIPELINE);
+    assert.equal(groupLimitsFor(memory).checks, SQLITE_CHECKS);
+    file.close();
+    memory.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+  // A store openStore did not open: by KV_PATH, and remote when it is unset (Deploy's KV).
+  using raw = await Deno.openKv(":memory:");
+  assert.equal(groupLimitsFor(raw).checks, 10, "Deno Deploy's KV");
+  assert.equal(groupLimitsFor(raw).inFlight, REMOTE_PIPELINE);
+  assert.equal(groupLimitsFor(raw, "https://kv.example.com/db").checks, 10, "KV Connect");
+  assert.equal(groupLimitsFor(raw, "/var/lib/dcfs/kv.sqlite3").checks, SQLITE_CHECKS);
+  assert.equal(groupLimitsFor(withDeadline(raw, { local: false }), ":memory:").checks, 10);
 });
