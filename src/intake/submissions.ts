@@ -321,7 +321,13 @@ async function _commitOrReplay(
       return { result, replayed: false };
     }
   }
-  throw new Error("submission commit kept failing its idempotency check");
+  // Requests with the same key kept racing this one: a retry will find the winner's answer.
+  throw new HttpError(
+    503,
+    "temporarily_unavailable",
+    "other requests with this idempotency key kept arriving at the same moment; retry",
+    { headers: { "Retry-After": "1" } },
+  );
 }
 
 /**

@@ -3,7 +3,7 @@
  * Where the service runs, and what that decides before anything starts: the oldest Deno it
  * runs on (Deno Deploy's runtime), whether it runs on Deno Deploy, and which store it opens.
  *
- * - **On Deno Deploy** (`DENO_DEPLOYMENT_ID` is set by the platform) the store is the Deno
+ * - **On Deno Deploy** (`DENO_DEPLOY` or `DENO_DEPLOYMENT_ID` is set by the platform) the store is the Deno
  *   KV database attached to the app: `Deno.openKv()` with no argument. `KV_PATH` is refused
  *   there: a file or `:memory:` would live in one instance and vanish with it, and a KV
  *   Connect URL needs `DENO_KV_ACCESS_TOKEN`, a name Deploy does not let anyone set.
@@ -27,16 +27,16 @@ export const DEFAULT_STORE = new URL("../../.kv/kv.sqlite3", import.meta.url);
 
 /**
  * The variables the platform sets that the service reads (beside config.ts's, which the
- * operator sets): `DENO_DEPLOYMENT_ID`, set by Deno Deploy in every context but builds
- * (denoland/docs deploy/reference/env_vars_and_contexts.md).
+ * operator sets): Deno Deploy sets `DENO_DEPLOY=true` and `DENO_DEPLOYMENT_ID` in every
+ * context (denoland/docs deploy/reference/env_vars_and_contexts.md); either one says so.
  */
-export const PLATFORM_ENV_NAMES = ["DENO_DEPLOYMENT_ID"] as const;
+export const PLATFORM_ENV_NAMES = ["DENO_DEPLOY", "DENO_DEPLOYMENT_ID"] as const;
 
 export type PlatformEnv = Readonly<Record<string, string | undefined>>;
 
 /** True on Deno Deploy. */
 export function onDeploy(env: PlatformEnv): boolean {
-  return Boolean(env.DENO_DEPLOYMENT_ID);
+  return env.DENO_DEPLOY === "true" || Boolean(env.DENO_DEPLOYMENT_ID);
 }
 
 /** Thrown when the store's location cannot be used where the service runs. */

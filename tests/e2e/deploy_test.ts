@@ -136,6 +136,7 @@ Deno.test("the default store is one file in the checkout, whatever the working d
   assert.equal(storeLocation("/data/kv.sqlite3", {}), "/data/kv.sqlite3");
   // On Deploy: the attached database (Deno.openKv() with no argument).
   assert.equal(storeLocation(undefined, { DENO_DEPLOYMENT_ID: "x" }), undefined);
+  assert.equal(storeLocation(undefined, { DENO_DEPLOY: "true" }), undefined);
 });
 
 Deno.test("a store created in the instance is told from Deploy's attached database", async () => {

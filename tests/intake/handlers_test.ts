@@ -579,3 +579,35 @@ Deno.test("retries are safe by default over MCP too: an identical submit_lead re
   assert.deepEqual(again, { ...first, replayed: true });
   assert.equal(await countSubmissions(app), 1);
 });
+
+Deno.test("a submission that keeps losing its idempotency race is a 503 with Retry-After, not a 500", async () => {
+  // A store on which every commit that writes a submission fails its checks, as when other
+  // requests with the same key keep committing first.
+  const real = await Deno.openKv(":memory:");
+  const losingAtomic = () => {
+    const op = real.atomic();
+    let submission = false;
+    const set = op.set.bind(op);
+    op.set = (key, value, options) => {
+      if (key[0] === "submissions") submission = true;
+      return set(key, value, options);
+    };
+    const commit = op.commit.bind(op);
+    op.commit = () => submission ? Promise.resolve({ ok: false } as Deno.KvCommitError) : commit();
+    return op;
+  };
+  const losing = new Proxy(real, {
+    get(target, prop) {
+      if (prop === "atomic") return losingAtomic;
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  await using app = await createApp({ kv: losing });
+  const res = await post(app, "/api/v1/quotes", QUOTE, { "Idempotency-Key": "race-1" });
+  assert.equal(res.status, 503, await res.clone().text());
+  assert.ok(res.headers.get("retry-after"));
+  assert.equal((await res.json()).error, "temporarily_unavailable");
+  assert.equal(await countSubmissions(app), 0);
+  real.close();
+});
