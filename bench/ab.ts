@@ -57,25 +57,24 @@ const SCENARIOS: { id: string; label: string; shape(s: Setup): Shape }[] = [
     // the checks of a group decides how many share a commit.
     id: "token",
     label: "token issuance POST /oauth2/token (group commit)",
-    shape: (s) => ({
-      method: "POST",
-      path: "/oauth2/token",
-      headers: { Authorization: s.basic, "Content-Type": "application/x-www-form-urlencoded" },
-      body: "grant_type=client_credentials",
-    }),
+    shape: (s) => _tokenRequest(s),
   },
   {
     id: "cycle",
     label: "issue + revoke cycle (cycles/s)",
-    shape: (s) => ({
-      method: "POST",
-      path: "/oauth2/token",
-      headers: { Authorization: s.basic, "Content-Type": "application/x-www-form-urlencoded" },
-      body: "grant_type=client_credentials",
-      revokePath: "/oauth2/revoke",
-    }),
+    shape: (s) => ({ ..._tokenRequest(s), revokePath: "/oauth2/revoke" }),
   },
 ];
+
+/** A client-credentials token request of the client `setupService` registered. */
+function _tokenRequest(s: Setup): Shape {
+  return {
+    method: "POST",
+    path: "/oauth2/token",
+    headers: { Authorization: s.basic, "Content-Type": "application/x-www-form-urlencoded" },
+    body: "grant_type=client_credentials",
+  };
+}
 
 type Side = "base" | "current";
 

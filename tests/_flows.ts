@@ -7,7 +7,7 @@
  */
 
 import { LEAD, QUOTE } from "./_fixtures.ts";
-import { basic, type Client } from "./_helpers.ts";
+import { bearerGet, type Client, mcpPost, post, revokeRequest, tokenRequest } from "./_helpers.ts";
 
 /** What the flows send requests through: an in-process app (tests/_helpers.ts `createApp`). */
 export interface FlowApp {
@@ -23,36 +23,21 @@ async function expect(res: Promise<Response>, expected: number, what: string): P
   return r;
 }
 
-const JSON_TYPE = { "Content-Type": "application/json" };
-const FORM_TYPE = { "Content-Type": "application/x-www-form-urlencoded" };
-
 /** POST /agent/identity: a new client. */
 export async function register(app: FlowApp, address: string): Promise<Client> {
-  const res = app.request("/agent/identity", {
-    method: "POST",
-    headers: JSON_TYPE,
-    body: '{"type":"anonymous"}',
-    address,
-  });
+  const res = post(app, "/agent/identity", { type: "anonymous" }, {}, address);
   return await (await expect(res, 201, "registration")).json();
 }
 
 /** POST /oauth2/token: an access token for `client`. */
 export async function token(app: FlowApp, client: Client, address: string): Promise<string> {
-  const res = app.request("/oauth2/token", {
-    method: "POST",
-    headers: { Authorization: basic(client.client_id, client.client_secret), ...FORM_TYPE },
-    body: "grant_type=client_credentials",
-    address,
-  });
+  const res = tokenRequest(app, client, "grant_type=client_credentials", {}, address);
   return (await (await expect(res, 200, "token")).json()).access_token;
 }
 
 /** GET /api/v1/agent/services with the token. */
 export async function protectedRead(app: FlowApp, accessToken: string): Promise<void> {
-  const res = app.request("/api/v1/agent/services", {
-    headers: { Authorization: `Bearer ${accessToken}` },
-  });
+  const res = bearerGet(app, "/api/v1/agent/services", accessToken);
   await (await expect(res, 200, "protected read")).body?.cancel();
 }
 
@@ -63,35 +48,30 @@ export async function revoke(
   accessToken: string,
   address: string,
 ): Promise<void> {
-  const res = app.request("/oauth2/revoke", {
-    method: "POST",
-    headers: { Authorization: basic(client.client_id, client.client_secret), ...FORM_TYPE },
-    body: new URLSearchParams({ token: accessToken }).toString(),
-    address,
-  });
+  const res = revokeRequest(app, client, accessToken, address);
   await (await expect(res, 200, "revocation")).body?.cancel();
 }
 
 /** POST /api/v1/intake: a lead, made a new request by `n`; its request id. */
-export async function lead(app: FlowApp, address: string, n: number): Promise<string> {
-  const res = app.request("/api/v1/intake", {
-    method: "POST",
-    headers: JSON_TYPE,
-    body: JSON.stringify({ ...LEAD, description: `${LEAD.description} #${n}` }),
-    address,
-  });
-  return (await (await expect(res, 202, "lead")).json()).request_id;
+export function lead(app: FlowApp, address: string, n: number): Promise<string> {
+  return _submit(app, "/api/v1/intake", LEAD, address, n);
 }
 
 /** POST /api/v1/quotes: a quote request, made a new request by `n`; its request id. */
-export async function quote(app: FlowApp, address: string, n: number): Promise<string> {
-  const res = app.request("/api/v1/quotes", {
-    method: "POST",
-    headers: JSON_TYPE,
-    body: JSON.stringify({ ...QUOTE, description: `${QUOTE.description} #${n}` }),
-    address,
-  });
-  return (await (await expect(res, 202, "quote")).json()).request_id;
+export function quote(app: FlowApp, address: string, n: number): Promise<string> {
+  return _submit(app, "/api/v1/quotes", QUOTE, address, n);
+}
+
+async function _submit(
+  app: FlowApp,
+  path: string,
+  fixture: { description: string },
+  address: string,
+  n: number,
+): Promise<string> {
+  const body = { ...fixture, description: `${fixture.description} #${n}` };
+  const res = post(app, path, body, {}, address);
+  return (await (await expect(res, 202, path)).json()).request_id;
 }
 
 /** An MCP `tools/call` (stateless 2025-11-25); its `structuredContent`. */
@@ -101,21 +81,17 @@ export async function mcpCall(
   name: string,
   args: unknown,
 ): Promise<Record<string, unknown>> {
-  const res = app.request("/api/v1/mcp", {
-    method: "POST",
-    headers: {
-      ...JSON_TYPE,
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2025-11-25",
-    },
-    body: JSON.stringify({
+  const res = mcpPost(
+    app,
+    {
       jsonrpc: "2.0",
       id: 1,
       method: "tools/call",
       params: { name, arguments: args },
-    }),
+    },
+    { "MCP-Protocol-Version": "2025-11-25" },
     address,
-  });
+  );
   const text = await (await expect(res, 200, `MCP ${name}`)).text();
   return JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent;
 }

@@ -171,18 +171,17 @@ export function tokenRequest(
   client: Client,
   form: Record<string, string> | string | ReadableStream<Uint8Array>,
   headers: Record<string, string> = {},
+  address?: string,
 ): Promise<Response> {
   const body = typeof form === "string" || form instanceof ReadableStream
     ? form
     : new URLSearchParams(form).toString();
-  return app.request(
-    "/oauth2/token",
-    postOf({
-      "Authorization": basic(client.client_id, client.client_secret),
-      "Content-Type": "application/x-www-form-urlencoded",
-      ...headers,
-    }, body),
-  );
+  const init = postOf({
+    "Authorization": basic(client.client_id, client.client_secret),
+    "Content-Type": "application/x-www-form-urlencoded",
+    ...headers,
+  }, body);
+  return app.request("/oauth2/token", address === undefined ? init : { ...init, address });
 }
 
 /** Issues an access token, asserting success. */
@@ -194,16 +193,22 @@ export async function issueToken(app: Requester, client: Client, scope?: string)
   return (await res.json()).access_token;
 }
 
-/** Sends a revocation request with the client's Basic credentials. */
-export function revokeRequest(app: Requester, client: Client, token: string): Promise<Response> {
-  return app.request("/oauth2/revoke", {
+/** Sends a revocation request with the client's Basic credentials; in-process, from `address`. */
+export function revokeRequest(
+  app: Requester,
+  client: Client,
+  token: string,
+  address?: string,
+): Promise<Response> {
+  const init = {
     method: "POST",
     headers: {
       "Authorization": basic(client.client_id, client.client_secret),
       "Content-Type": "application/x-www-form-urlencoded",
     },
     body: new URLSearchParams({ token, token_type_hint: "access_token" }).toString(),
-  });
+  };
+  return app.request("/oauth2/revoke", address === undefined ? init : { ...init, address });
 }
 
 /** GET with a Bearer token. */
@@ -244,11 +249,12 @@ export function mcpPost(
   app: Requester,
   message: unknown,
   headers: Record<string, string> = {},
+  address?: string,
 ): Promise<Response> {
   return post(app, "/api/v1/mcp", message, {
     Accept: "application/json, text/event-stream",
     ...headers,
-  });
+  }, address);
 }
 
 /**

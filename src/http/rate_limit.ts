@@ -25,7 +25,7 @@
  * The guarantees and the effect of instance clock skew: docs/architecture.md, "Rate limits".
  */
 
-import { HttpError } from "./errors.ts";
+import { storeUnavailable } from "../store/deadline.ts";
 import { commitOrReadBack, type Committed, commitWrite, type Write } from "../store/commits.ts";
 import {
   addCount,
@@ -84,15 +84,11 @@ async function _limited<T>(
   work: () => Promise<T>,
 ): Promise<T> {
   const own = openCharge(ctx, bucket, limit, false);
-  let result: T;
   try {
-    result = await work();
-  } catch (err) {
+    return await work();
+  } finally {
     await _settle(ctx, own);
-    throw err;
   }
-  await _settle(ctx, own);
-  return result;
 }
 
 /**
@@ -153,9 +149,7 @@ export async function commitCounted(ctx: RateContext, write?: Write): Promise<Co
     const outcome = await _commitCharges(ctx, charges, write);
     if (outcome !== "again") return outcome;
     if (attempt >= MAX_ATTEMPTS) {
-      throw new HttpError(503, "unavailable", "the store is busy; retry shortly", {
-        headers: { "Retry-After": "1" },
-      });
+      throw storeUnavailable("the store is busy; retry shortly");
     }
   }
 }

@@ -13,6 +13,7 @@ import type { BudgetEstimate } from "../pricing/budget.ts";
 import { findService } from "../catalog/service_match.ts";
 import { HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
+import { storeUnavailable } from "../store/deadline.ts";
 import {
   type Channel,
   getIdempotency,
@@ -322,11 +323,8 @@ async function _commitOrReplay(
     }
   }
   // Requests with the same key kept racing this one: a retry will find the winner's answer.
-  throw new HttpError(
-    503,
-    "temporarily_unavailable",
+  throw storeUnavailable(
     "other requests with this idempotency key kept arriving at the same moment; retry",
-    { headers: { "Retry-After": "1" } },
   );
 }
 

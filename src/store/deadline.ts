@@ -65,14 +65,17 @@ export interface DeadlineOptions {
 
 const GUARD = Symbol("store deadline");
 
-/** The 503 a request gets when the store does not answer in time. */
-function _unavailable(): HttpError {
-  return new HttpError(
-    503,
-    STORE_UNAVAILABLE,
-    "the store did not answer in time; retry shortly",
-    { headers: { "Retry-After": String(RETRY_AFTER_S) } },
-  );
+/**
+ * The 503 a request gets when the store does not answer in time, or, with another
+ * `message`, when requests kept changing what this one was about to write: either way,
+ * retry shortly.
+ */
+export function storeUnavailable(
+  message = "the store did not answer in time; retry shortly",
+): HttpError {
+  return new HttpError(503, STORE_UNAVAILABLE, message, {
+    headers: { "Retry-After": String(RETRY_AFTER_S) },
+  });
 }
 
 /** Whether `err` is the 503 of a store that did not answer in time (or of the open breaker). */
@@ -113,7 +116,7 @@ class Guard {
     if (this.#open) {
       this.#probe();
       countStoreUnavailable("breaker");
-      return Promise.reject(_unavailable());
+      return Promise.reject(storeUnavailable());
     }
     return this.#track(call);
   }
@@ -159,7 +162,7 @@ class Guard {
       if (!this.#open) this.#lastProbe = now; // the first probe waits its turn
       this.#open = true;
       countStoreUnavailable("deadline");
-      entry.reject(_unavailable());
+      entry.reject(storeUnavailable());
     }
     const next = this.#pending.values().next().value;
     if (next) this.#arm(Math.max(0, next.due - now));

@@ -15,11 +15,12 @@ import {
   storeLocation,
 } from "../../src/ops/platform.ts";
 import { ENV_NAMES } from "../../src/config.ts";
-import { LEAD, QUOTE } from "../_fixtures.ts";
+import { initializeRequest, LEAD, QUOTE } from "../_fixtures.ts";
 import {
   bearerGet,
   issueToken,
   mcpPost,
+  mcpToolCall,
   overHttp,
   post,
   registerClient,
@@ -60,27 +61,13 @@ Deno.test(`started as Deno Deploy starts it, on ${Deno.env.get("DEPLOY_DENO") ? 
   assert.equal(quote.status, 202, await quote.clone().text());
   assert.ok((await quote.json()).budget_estimate);
 
-  const mcp = { "MCP-Protocol-Version": "2025-11-25" };
-  const init = await mcpPost(app, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "deploy-smoke", version: "1" },
-    },
-  }, mcp);
+  const init = await mcpPost(app, initializeRequest("deploy-smoke"), {
+    "MCP-Protocol-Version": "2025-11-25",
+  });
   assert.equal(init.status, 200);
   assert.match(await init.text(), /"serverInfo"/);
-  const call = await mcpPost(app, {
-    jsonrpc: "2.0",
-    id: 2,
-    method: "tools/call",
-    params: { name: "check_coverage", arguments: { city: "Frankfurt" } },
-  }, mcp);
-  assert.equal(call.status, 200);
-  assert.match(await call.text(), /"covered":true/);
+  const call = await mcpToolCall(app, "check_coverage", { city: "Frankfurt" });
+  assert.equal((call.structuredContent.coverage as { covered: boolean }).covered, true);
 
   const home = await app.request("/");
   assert.equal(home.status, 200);

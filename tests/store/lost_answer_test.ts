@@ -109,7 +109,7 @@ Deno.test("a submission over MCP whose answer was lost is stored once; the MCP l
   assert.equal(await counted(app, kv, "submit", "198.51.100.5"), 1);
 });
 
-Deno.test("a revocation whose answer was lost is a 200 and the token is refused", async () => {
+Deno.test("SPEC §3: a revocation whose answer was lost is a 200 and the token is refused at once", async () => {
   await using kv = await farAway();
   await using app = await createApp({ kv });
   const client = await register(app, "198.51.100.1");
