@@ -20,7 +20,9 @@ export function enhanceCatalog() {
 }
 
 // The form's named controls as a JSON object: empty fields are left out, numbers
-// are sent as numbers and the checkbox as a boolean.
+// are sent as numbers, and a ticked checkbox as true. An unticked box is left out too, as
+// the form posted without script leaves it out: "not said", so the server infers
+// out_of_hours from the date and time at the site, never a false that would underprice.
 /** @param {HTMLFormElement} form */
 function formPayload(form) {
   /** @type {Record<string, string | number | boolean>} */
@@ -33,7 +35,7 @@ function formPayload(form) {
     const name = control.name;
     if (!name || control.disabled) continue;
     if (control instanceof HTMLInputElement && control.type === "checkbox") {
-      payload[name] = control.checked;
+      if (control.checked) payload[name] = true;
       continue;
     }
     const value = typeof control.value === "string" ? control.value.trim() : "";
