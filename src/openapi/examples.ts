@@ -112,6 +112,16 @@ export const SERVICES_EXAMPLES: Examples = {
           call_out_fee: 0,
         },
       }],
+      terms: {
+        currency: "EUR",
+        tax_included: false,
+        statement: "Every rate, estimate and quotation is in euros (EUR), at every site " +
+          "whatever its country, and excludes tax. …",
+        tax: [
+          { tax: "VAT", countries: ["AT", "CH", "DE", "FR", "GB", "NL"] },
+          { tax: "sales tax", countries: ["US"] },
+        ],
+      },
     },
   },
 };
@@ -175,7 +185,7 @@ export const QUOTE_REQUEST_EXAMPLES: Examples = {
     },
   },
   outOfHours: {
-    summary: "Out of hours, with a date, a time and an attachment reference",
+    summary: "Out of hours, with a date, a time, an attachment reference and another currency",
     value: {
       company: "Acme",
       contact_name: "Jo Doe",
@@ -190,6 +200,7 @@ export const QUOTE_REQUEST_EXAMPLES: Examples = {
       engineer_count: 2,
       estimated_hours: 3,
       out_of_hours: true,
+      currency: "CHF",
       attachments_optional: ["https://files.acme.example/rack-elevation.pdf"],
     },
   },

@@ -100,6 +100,7 @@ export function webAsset(_req: Request, _ctx: unknown, params: Params): Response
 export function renderHome(catalog: Catalog): string {
   return _fill("home.html", HOME_HTML, {
     facts: _facts(catalog),
+    terms: _terms(catalog),
     services: catalog.services.map(_serviceCard).join("\n"),
     "service-options": catalog.services
       .map((s) => `<option value="${esc(s.id)}">${esc(s.name)}</option>`).join(""),
@@ -235,6 +236,19 @@ function _facts(catalog: Catalog): string {
     `<li>\n          <h2 class="assurance-title">${esc(title!)}</h2>\n` +
     `          <p>${esc(text!)}</p>\n        </li>`
   ).join("\n        ");
+}
+
+/** The catalog's terms: the currency and tax statement, then which tax is added where. */
+function _terms(catalog: Catalog): string {
+  const where = new Map<string, string[]>();
+  for (const [country, tax] of catalog.taxByCountry) {
+    where.set(tax, [...(where.get(tax) ?? []), _countryNames.of(country) ?? country]);
+  }
+  const taxes = [...where].map(([tax, names]) =>
+    `${tax} (${names.sort((a, b) => a.localeCompare(b, "en")).join(", ")})`
+  );
+  return `<p>${esc(catalog.terms.statement)}</p>\n        <p id="tax-by-country">` +
+    `${esc(`Tax added where it applies: ${taxes.join("; ")}.`)}</p>`;
 }
 
 function _serviceCard(s: Service): string {

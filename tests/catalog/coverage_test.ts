@@ -12,7 +12,11 @@ Deno.test("the shipped catalog has about 10 services and 30 covered cities", () 
   assert.equal(c.services.length, 10);
   assert.equal(c.locations.length, 30);
   assert.ok(c.locations.every((l) => /^[A-Z]{2}$/.test(l.country)));
-  assert.deepEqual(JSON.parse(c.servicesBody), { ok: true, services: c.services });
+  assert.deepEqual(JSON.parse(c.servicesBody), {
+    ok: true,
+    services: c.services,
+    terms: c.terms,
+  });
   assert.deepEqual(JSON.parse(c.locationsBody), { ok: true, locations: c.locations });
 });
 
