@@ -174,6 +174,7 @@ export const LeadOutput = z.looseObject({
   next_steps: z.string().optional().meta({
     description: "What happens next, in a sentence to relay to the user.",
   }),
+  expected_review: ExpectedReviewOutput.optional(),
   service_id: z.string().nullable().optional().meta({
     description: "The catalog service service_type was understood as; null when it named " +
       "none (kept as free text) or was not given.",
@@ -191,6 +192,8 @@ export const LeadOutput = z.looseObject({
 /** The non-binding estimate of a job, as `request_quote` stores it and `estimate_quote` answers. */
 const BudgetEstimateOutput = z.looseObject({
   currency: z.string().meta({ description: "ISO 4217 currency code of the amounts." }),
+  tax_included: z.boolean().optional().meta({ description: "false: the amounts exclude tax." }),
+  tax: z.string().optional().meta({ description: "Which tax the quotation adds at the site." }),
   low: _money("Lower end of the estimate"),
   high: _money("Upper end of the estimate, with a contingency for overruns"),
   non_binding: z.literal(true).meta({
@@ -278,6 +281,9 @@ export const StatusOutput = z.looseObject({
   }),
   created_at: z.string().meta({ description: "When it was received (ISO 8601)." }),
   decided_at: z.string().nullable().meta({ description: "When a person decided, or null." }),
+  expected_review: ExpectedReviewOutput.nullable().meta({
+    description: "While pending: when a person is expected to review it; else null.",
+  }),
   next_step: z.string().meta({ description: "What happens next, to relay to the user." }),
 }).meta({ description: "Where a submitted request stands. Personal data is never shown." });
 

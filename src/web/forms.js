@@ -7,7 +7,7 @@
 import { callApi, newIdempotencyKey, problemText } from "./api.js";
 import { byId, byIdAs, h, setBusy } from "./dom.js";
 import { clearFieldErrors, notice, showIssues, showResult } from "./notices.js";
-import { money, STATUS_WORDS } from "./words.js";
+import { money, reviewTime, STATUS_WORDS } from "./words.js";
 
 // The server renders the service cards; "Request a quote" on a card picks its service.
 export function enhanceCatalog() {
@@ -56,6 +56,7 @@ function formPayload(form) {
  */
 function receiptNode(data, kind) {
   const status = typeof data.status === "string" ? data.status : "pending_review";
+  const review = reviewTime(data.expected_review);
   const facts = h(
     "dl",
     { class: "facts" },
@@ -71,6 +72,7 @@ function receiptNode(data, kind) {
       h("dt", null, "Status"),
       h("dd", null, Object.hasOwn(STATUS_WORDS, status) ? STATUS_WORDS[status] : status),
     ),
+    review ? h("div", null, h("dt", null, "Expected review"), h("dd", null, review)) : null,
   );
   const parts = [facts];
   const estimate = data.budget_estimate;
@@ -87,6 +89,7 @@ function receiptNode(data, kind) {
       ),
       h("p", { class: "estimate-range" }, range),
       estimate.note ? h("p", { class: "estimate-note" }, estimate.note) : null,
+      typeof estimate.tax === "string" ? h("p", { class: "estimate-note" }, estimate.tax) : null,
       h(
         "p",
         { class: "estimate-note" },

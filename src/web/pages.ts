@@ -13,7 +13,7 @@
  */
 
 import { CACHE_CONTROL } from "../http/json.ts";
-import { inWords, money, STATUS_WORDS } from "./words.js";
+import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Location, Service } from "../catalog/records.ts";
 import { BUSINESS_HOURS } from "../pricing/budget.ts";
@@ -175,15 +175,21 @@ export function formResultPage(
     ? `<p class="small-title">Budget estimate (non-binding)</p><p class="estimate-range">${
       esc(money(r.budget_estimate.low, r.budget_estimate.currency))
     } – ${esc(money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
-      (r.budget_estimate.note ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>` : "")
+      (r.budget_estimate.note
+        ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>`
+        : "") +
+      (r.budget_estimate.tax ? `<p class="estimate-note">${esc(r.budget_estimate.tax)}</p>` : "")
     : "";
+  const review = reviewTime(r.expected_review);
   const title = kind === "quote" ? "Quote request received" : "Message received";
   const body = `<div class="notice notice-success"><h1 class="notice-title">${title}</h1>` +
     `<dl class="facts"><div><dt>Request id</dt><dd><code class="request-id">${
       esc(r.request_id)
     }</code></dd></div><div><dt>Status</dt><dd>${
       esc(STATUS_WORDS[r.status] ?? r.status)
-    }</dd></div></dl>${estimate}<p>${esc(r.next_steps)}</p>` +
+    }</dd></div>${
+      review ? `<div><dt>Expected review</dt><dd>${esc(review)}</dd></div>` : ""
+    }</dl>${estimate}<p>${esc(r.next_steps)}</p>` +
     `<p class="muted">Keep the request id for reference.</p></div>`;
   return _page(202, title, body, "Back to the home page");
 }

@@ -30,6 +30,7 @@ Deno.test("the status read shows a decision made with deno task review approve, 
       assert.deepEqual(Object.keys(s).sort(), [
         "created_at",
         "decided_at",
+        "expected_review",
         "kind",
         "next_step",
         "ok",
