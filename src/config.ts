@@ -44,6 +44,14 @@ export interface Config {
    * (the default) keeps them until staff erase or purge them.
    */
   readonly submissionRetentionDays: number | undefined;
+  /** Hours within which a submission is expected to be reviewed, stated in every answer. */
+  readonly reviewHours: ReviewHours;
+}
+
+/** `REVIEW_HOURS` and `REVIEW_HOURS_EMERGENCY`: `urgency: emergency` gets the second. */
+interface ReviewHours {
+  readonly standard: number;
+  readonly emergency: number;
 }
 
 /** Thrown for invalid configuration; `message` is the one line printed at start-up. */
@@ -67,6 +75,12 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
  * a full house holds at most about 16 MiB of bodies.
  */
 const DEFAULT_MAX_IN_FLIGHT = 256;
+
+/** Defaults of `REVIEW_HOURS` and `REVIEW_HOURS_EMERGENCY`. */
+export const DEFAULT_REVIEW_HOURS: ReviewHours = Object.freeze({ standard: 24, emergency: 2 });
+
+/** The longest review time either variable takes: 30 days. */
+const MAX_REVIEW_HOURS = 720;
 
 /** `RATE_LIMIT_*` variable of each limit. */
 const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
@@ -101,6 +115,8 @@ export const ENV_NAMES = [
   "REVIEW_WEBHOOK_URL",
   "REVIEW_WEBHOOK_SECRET",
   "SUBMISSION_RETENTION_DAYS",
+  "REVIEW_HOURS",
+  "REVIEW_HOURS_EMERGENCY",
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -142,7 +158,22 @@ export function loadConfig(env: Env): Config {
     reviewWebhookUrl,
     reviewWebhookSecret,
     submissionRetentionDays,
+    reviewHours: _reviewHours(env),
   });
+}
+
+/** The review times; an emergency's is at most the standard one (by default, 2 h or less). */
+function _reviewHours(env: Env): ReviewHours {
+  const defaults = DEFAULT_REVIEW_HOURS;
+  const standard = _integer(env, "REVIEW_HOURS", defaults.standard, 1, MAX_REVIEW_HOURS);
+  const fallback = Math.min(defaults.emergency, standard);
+  const emergency = _integer(env, "REVIEW_HOURS_EMERGENCY", fallback, 1, MAX_REVIEW_HOURS);
+  if (emergency > standard) {
+    throw new ConfigError(
+      `REVIEW_HOURS_EMERGENCY must be at most REVIEW_HOURS (${standard}), got "${emergency}"`,
+    );
+  }
+  return Object.freeze({ standard, emergency });
 }
 
 function _value(env: Env, name: string): string | undefined {

@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { ConfigError, DEFAULT_RATE_LIMITS, loadConfig } from "../src/config.ts";
+import {
+  ConfigError,
+  DEFAULT_RATE_LIMITS,
+  DEFAULT_REVIEW_HOURS,
+  loadConfig,
+} from "../src/config.ts";
 
 Deno.test("loadConfig applies the documented defaults", () => {
   const c = loadConfig({});
@@ -10,7 +15,10 @@ Deno.test("loadConfig applies the documented defaults", () => {
   assert.deepEqual(c.rateLimits, DEFAULT_RATE_LIMITS);
   assert.deepEqual(c.allowedOrigins, []);
   assert.equal(c.trustProxy, false);
+  assert.deepEqual(c.reviewHours, { standard: 24, emergency: 2 });
+  assert.deepEqual(c.reviewHours, DEFAULT_REVIEW_HOURS);
   assert.ok(Object.isFrozen(c));
+  assert.ok(Object.isFrozen(c.reviewHours));
 });
 
 Deno.test("loadConfig derives BASE_URL from PORT and normalises a trailing slash", () => {
@@ -38,6 +46,8 @@ Deno.test("loadConfig reads every variable", () => {
     TRUST_PROXY: "true",
     REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
     REVIEW_WEBHOOK_SECRET: "0123456789abcdef",
+    REVIEW_HOURS: "48",
+    REVIEW_HOURS_EMERGENCY: "4",
   });
   assert.equal(c.port, 0);
   assert.equal(c.hostname, "127.0.0.1");
@@ -55,6 +65,20 @@ Deno.test("loadConfig reads every variable", () => {
   assert.equal(c.trustProxy, true);
   assert.equal(c.reviewWebhookUrl, "https://hooks.example.com/review");
   assert.equal(c.reviewWebhookSecret, "0123456789abcdef");
+  assert.deepEqual(c.reviewHours, { standard: 48, emergency: 4 });
+});
+
+Deno.test("loadConfig keeps an emergency's review time at most the standard one", () => {
+  // The emergency default (2 h) follows a shorter standard time down, and equal is allowed.
+  assert.deepEqual(loadConfig({ REVIEW_HOURS: "1" }).reviewHours, { standard: 1, emergency: 1 });
+  assert.deepEqual(
+    loadConfig({ REVIEW_HOURS: "6", REVIEW_HOURS_EMERGENCY: "6" }).reviewHours,
+    { standard: 6, emergency: 6 },
+  );
+  assert.deepEqual(loadConfig({ REVIEW_HOURS_EMERGENCY: "1" }).reviewHours, {
+    standard: 24,
+    emergency: 1,
+  });
 });
 
 Deno.test("loadConfig rejects bad values with one line naming the variable", async (t) => {
@@ -72,6 +96,18 @@ Deno.test("loadConfig rejects bad values with one line naming the variable", asy
     [{ REVIEW_WEBHOOK_URL: "hooks.example.com" }, /^REVIEW_WEBHOOK_URL must be an absolute/],
     [{ REVIEW_WEBHOOK_URL: "ftp://hooks.example.com" }, /^REVIEW_WEBHOOK_URL must use http/],
     [{ REVIEW_WEBHOOK_SECRET: "short" }, /^REVIEW_WEBHOOK_SECRET must be at least 16/],
+    [{ REVIEW_HOURS: "0" }, /^REVIEW_HOURS must be a whole number from 1 to 720/],
+    [{ REVIEW_HOURS: "721" }, /^REVIEW_HOURS must be a whole number from 1 to 720/],
+    [{ REVIEW_HOURS: "1.5" }, /^REVIEW_HOURS must be a whole number/],
+    [{ REVIEW_HOURS_EMERGENCY: "soon" }, /^REVIEW_HOURS_EMERGENCY must be a whole number/],
+    [
+      { REVIEW_HOURS_EMERGENCY: "30" },
+      /^REVIEW_HOURS_EMERGENCY must be at most REVIEW_HOURS \(24\)/,
+    ],
+    [
+      { REVIEW_HOURS: "4", REVIEW_HOURS_EMERGENCY: "8" },
+      /^REVIEW_HOURS_EMERGENCY must be at most REVIEW_HOURS \(4\), got "8"/,
+    ],
   ];
   for (const [env, message] of cases) {
     await t.step(JSON.stringify(env), () => {

@@ -46,8 +46,9 @@ Deno.test("the README public walkthrough works as printed against deno task star
   assert.match(stdout, /\{"ok":true,"request_id":"quote_[0-9A-Z]{26}"[^\n]*"budget_estimate":\{/);
   assert.match(
     stdout,
-    /\{"ok":true,"stored":false,"service_id":"rack-and-stack","budget_estimate":\{/,
+    /\{"ok":true,"stored":false,"service_id":"rack-and-stack","budget_estimate":\{"currency":"EUR","tax_included":false,"tax":"Excludes tax: [^"]*sales tax[^"]*United States/,
   );
+  assert.match(stdout, /"expected_review":\{"within_hours":24,"by":"[^"]+"\}/);
   assert.equal(stdout.match(/"billable_order_created":false/g)?.length, 2);
 });
 

@@ -16,6 +16,7 @@ import {
   PlacesFile,
   type Service,
   ServicesFile,
+  type Terms,
 } from "./records.ts";
 
 interface CatalogData {
@@ -26,6 +27,10 @@ interface CatalogData {
 
 export interface Catalog {
   readonly services: readonly Service[];
+  /** Currency and tax of every price (data/services.v1.json `terms`). */
+  readonly terms: Terms;
+  /** Country code → the tax a quotation adds there ("VAT", "sales tax"). */
+  readonly taxByCountry: ReadonlyMap<string, string>;
   readonly locations: readonly Location[];
   /** Uncovered reference places, used to find the nearest covered city. */
   readonly places: readonly Place[];
@@ -34,7 +39,7 @@ export interface Catalog {
   readonly serviceByKey: ReadonlyMap<string, Service>;
   /** Normalised city names and aliases → locations and places. */
   readonly coverage: CoverageIndex;
-  /** Serialised once: `{"ok":true,"services":[…]}`. */
+  /** Serialised once: `{"ok":true,"services":[…],"terms":{…}}`. */
   readonly servicesBody: string;
   /** Serialised once: `{"ok":true,"locations":[…]}`. */
   readonly locationsBody: string;
@@ -42,7 +47,7 @@ export interface Catalog {
 
 /** Validates catalog data and builds the catalog; throws one readable error per problem. */
 export function buildCatalog(data: CatalogData): Catalog {
-  const services = _parse("services.v1.json", ServicesFile, data.services).services;
+  const { services, terms } = _parse("services.v1.json", ServicesFile, data.services);
   const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
   const places = _parse("places.v1.json", PlacesFile, data.places).places;
 
@@ -57,14 +62,17 @@ export function buildCatalog(data: CatalogData): Catalog {
       );
     }
   }
+  const taxByCountry = _taxByCountry(terms, services, locations);
   return Object.freeze({
     services,
+    terms,
+    taxByCountry,
     locations,
     places,
     serviceById,
     serviceByKey: indexServices(services),
     coverage: indexCoverage(locations, places),
-    servicesBody: JSON.stringify({ ok: true, services }),
+    servicesBody: JSON.stringify({ ok: true, services, terms }),
     locationsBody: JSON.stringify({ ok: true, locations }),
   });
 }
@@ -72,6 +80,37 @@ export function buildCatalog(data: CatalogData): Catalog {
 /** The catalog shipped in `data/` (imported as JSON modules: no read permission needed). */
 export function loadCatalog(): Catalog {
   return buildCatalog({ services: servicesFile, locations: locationsFile, places: placesFile });
+}
+
+/**
+ * The tax of each country, checked against the catalog: every price is in the terms'
+ * currency (an estimate says "EUR only" on that ground), no country has two taxes, and
+ * every covered country has one.
+ */
+function _taxByCountry(
+  terms: Terms,
+  services: readonly Service[],
+  locations: readonly Location[],
+): Map<string, string> {
+  const other = services.find((s) => s.pricing.currency !== terms.currency);
+  if (other) {
+    throw new Error(
+      `services.v1.json: ${other.id} is priced in ${other.pricing.currency}, not the terms' ` +
+        terms.currency,
+    );
+  }
+  const taxes = new Map<string, string>();
+  for (const rule of terms.tax) {
+    for (const country of rule.countries) {
+      if (taxes.has(country)) throw new Error(`services.v1.json: terms tax lists ${country} twice`);
+      taxes.set(country, rule.tax);
+    }
+  }
+  const untaxed = [...new Set(locations.map((l) => l.country))].filter((c) => !taxes.has(c));
+  if (untaxed.length) {
+    throw new Error(`services.v1.json: terms tax does not name ${untaxed.join(", ")}`);
+  }
+  return taxes;
 }
 
 function _parse<T>(file: string, schema: z.ZodType<T>, value: unknown): T {

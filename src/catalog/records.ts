@@ -1,7 +1,8 @@
 /**
  * @module
  * The records of the catalog's data files (`data/*.v1.json`) as zod schemas, and their
- * types: a service, a coverage location, a reference place, and each file's envelope.
+ * types: a service, the commercial terms, a coverage location, a reference place, and each
+ * file's envelope.
  */
 
 import { z } from "zod";
@@ -26,6 +27,18 @@ export const Service = z.strictObject({
   }),
 });
 
+/**
+ * The commercial terms of every price: one currency, tax excluded, and the tax each country
+ * adds (its name, never a rate: the quotation states the rate in force).
+ */
+export const Terms = z.strictObject({
+  currency: z.string().regex(/^[A-Z]{3}$/),
+  /** Prices exclude tax: the estimate's wording (pricing/terms.ts) says so. */
+  tax_included: z.literal(false),
+  statement: z.string().min(1).max(1000),
+  tax: z.array(z.strictObject({ tax: Name, countries: z.array(Country).min(1) })).min(1),
+});
+
 export const Location = z.strictObject({
   id: Id,
   city: Name,
@@ -48,7 +61,11 @@ export const Place = z.strictObject({
 });
 
 const Version = { version: z.literal(1), updated: z.iso.date() };
-export const ServicesFile = z.strictObject({ ...Version, services: z.array(Service).min(1) });
+export const ServicesFile = z.strictObject({
+  ...Version,
+  services: z.array(Service).min(1),
+  terms: Terms,
+});
 export const LocationsFile = z.strictObject({ ...Version, locations: z.array(Location).min(1) });
 export const PlacesFile = z.strictObject({
   ...Version,
@@ -57,5 +74,6 @@ export const PlacesFile = z.strictObject({
 });
 
 export type Service = z.infer<typeof Service>;
+export type Terms = z.infer<typeof Terms>;
 export type Location = z.infer<typeof Location>;
 export type Place = z.infer<typeof Place>;

@@ -171,6 +171,9 @@ export const LeadInput = z.looseObject({
 });
 export type LeadInput = z.infer<typeof LeadInput>;
 
+const _CURRENCY = "currency must be a three-letter ISO 4217 code such as EUR or USD (prices " +
+  "are in EUR; another code gets the estimate in EUR, noted for the reviewer)";
+
 /**
  * The fields of a quote that its price depends on (SPEC §2.5), `service_type` aside: its
  * description names the catalog's ids ({@linkcode serviceTypeField}). estimate_quote takes
@@ -224,6 +227,14 @@ export const JOB_FIELDS = {
       "inferred from requested_date and requested_time (false without them), and the " +
       "estimate's assumptions say so.",
   }),
+  // A refinement, not a pattern: "usd" is taken; the shape only, since any other code gets
+  // the estimate in the catalog's currency with a note (pricing/terms.ts).
+  currency: z.string({ error: (iss) => `${_CURRENCY}; got ${got(iss.input)}` }).trim()
+    .refine((c) => /^[A-Za-z]{3}$/.test(c), {
+      error: (iss) => `${_CURRENCY}; got ${got(iss.input)}`,
+    })
+    .transform((c) => c.toUpperCase())
+    .optional().meta({ description: "ISO 4217; prices are in EUR." }),
 };
 
 /** `service_type` as a quote takes it: a catalog id, name or alias, described by `description`. */
@@ -258,6 +269,7 @@ function _quoteInput(serviceIds: string) {
     engineer_count: JOB_FIELDS.engineer_count,
     estimated_hours: JOB_FIELDS.estimated_hours,
     out_of_hours: JOB_FIELDS.out_of_hours,
+    currency: JOB_FIELDS.currency,
     attachments_optional: z.array(
       z.string({ error: "each attachment must be a string reference" })
         .min(1, "an attachment reference must not be empty")

@@ -1,8 +1,8 @@
 /**
  * @module
  * The loop closed: `get_request_status` and `GET /api/v1/requests/{request_id}` say where a
- * submission stands (kind, status, urgency, when it came in and was decided, what happens
- * next). The unguessable request id is the only key; the answer holds no personal data and
+ * submission stands (kind, status, urgency, when it came in and was decided, when a review
+ * is expected while it is pending, what happens next). The unguessable request id is the only key; the answer holds no personal data and
  * no reviewer's note.
  */
 
@@ -13,6 +13,7 @@ import { CACHE_CONTROL, json } from "../http/json.ts";
 import type { Params } from "../http/router.ts";
 import { getSubmission, type SubmissionRecord } from "../store/submissions.ts";
 import { isRequestId } from "./ids.ts";
+import { expectedReview, reviewWords } from "./review_time.ts";
 
 export const StatusInput = z.strictObject({
   request_id: z.string({ error: "request_id is required and must be a string" }).meta({
@@ -22,12 +23,8 @@ export const StatusInput = z.strictObject({
   }),
 }).meta({ description: "The request to look up." });
 
-const _NEXT: Record<SubmissionRecord["status"], Record<SubmissionRecord["kind"], string>> = {
-  pending: {
-    lead: "Waiting for a person to review it; they reply by email. Nothing has been ordered.",
-    quote: "Waiting for a person to review it; they reply by email with a quotation. Nothing " +
-      "has been ordered or scheduled.",
-  },
+/** What happens next for a decided request; a pending one's says when ({@linkcode _pending}). */
+const _NEXT: Record<"approved" | "rejected", Record<SubmissionRecord["kind"], string>> = {
   approved: {
     lead: "Reviewed: our team is in touch by email. Nothing has been ordered.",
     quote: "Reviewed: the binding quotation comes by email; nothing is ordered until the " +
@@ -52,6 +49,9 @@ export async function requestStatus(ctx: Context, id: string): Promise<Record<st
         "answered it (lead_… or quote_… and 26 characters); an erased request is gone",
     );
   }
+  const { review, next } = record.status === "pending"
+    ? _pending(ctx, record)
+    : { review: null, next: _NEXT[record.status][record.kind] };
   return {
     ok: true,
     request_id: record.request_id,
@@ -60,8 +60,19 @@ export async function requestStatus(ctx: Context, id: string): Promise<Record<st
     urgency: record.urgency ?? null,
     created_at: record.created_at,
     decided_at: record.decision?.decided_at ?? null,
-    next_step: _NEXT[record.status][record.kind],
+    expected_review: review,
+    next_step: next,
   };
+}
+
+/** A pending request's expected review, from when it came in and its urgency, and its next step. */
+function _pending(ctx: Context, record: SubmissionRecord) {
+  const review = expectedReview(ctx.config, Date.parse(record.created_at), record.urgency);
+  const when = reviewWords(review, record.urgency, ctx.now());
+  const reply = record.kind === "lead"
+    ? "they reply by email. Nothing has been ordered."
+    : "they reply by email with a quotation. Nothing has been ordered or scheduled.";
+  return { review, next: `Waiting for a person to review it, ${when}; ${reply}` };
 }
 
 /** `GET /api/v1/requests/:request_id`. */

@@ -13,6 +13,7 @@ import type { BudgetEstimate } from "../pricing/budget.ts";
 import { findService } from "../catalog/service_match.ts";
 import { HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
+import { type ExpectedReview, expectedReview, reviewWords } from "./review_time.ts";
 import { storeUnavailable } from "../store/deadline.ts";
 import {
   type Channel,
@@ -56,7 +57,9 @@ export interface SubmissionResult {
   status: "pending_review";
   requires_human_approval: true;
   billable_order_created: false;
+  /** What happens next, the expected review time included, in a sentence to relay. */
   next_steps: string;
+  expected_review: ExpectedReview;
   /** The catalog service `service_type` was understood as, or null. */
   service_id: string | null;
   budget_estimate?: BudgetEstimate;
@@ -70,12 +73,15 @@ export interface SubmitOutcome {
   replayed: boolean;
 }
 
-const NEXT_STEPS: Record<SubmissionKind, string> = {
-  lead:
-    "A member of our team will review your request and reply by email; nothing has been ordered or scheduled.",
-  quote:
-    "A member of our team will review this request and reply by email with a quotation; the budget estimate is non-binding and nothing has been ordered or scheduled.",
-};
+/** What happens next, in words: who reviews it, when, and that nothing was ordered. */
+function _nextSteps(kind: SubmissionKind, review: ExpectedReview, urgency: unknown): string {
+  const when = reviewWords(review, urgency);
+  return kind === "lead"
+    ? `A member of our team will review your request and reply by email, ${when}; nothing ` +
+      "has been ordered or scheduled."
+    : `A member of our team will review this request and reply by email with a quotation, ` +
+      `${when}; the budget estimate is non-binding and nothing has been ordered or scheduled.`;
+}
 
 /**
  * Runs a submission request's work counted against `RATE_LIMIT_SUBMIT` per address. REST
@@ -211,13 +217,15 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   }
   const now = ctx.now();
   const requestId = newRequestId(sub.kind, now);
+  const review = expectedReview(ctx.config, now, sub.input.urgency);
   const result: SubmissionResult = {
     ok: true,
     request_id: requestId,
     status: "pending_review",
     requires_human_approval: true,
     billable_order_created: false,
-    next_steps: NEXT_STEPS[sub.kind],
+    next_steps: _nextSteps(sub.kind, review, sub.input.urgency),
+    expected_review: review,
     service_id: sub.facts.service_id,
     ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
     replayed: false,

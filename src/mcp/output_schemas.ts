@@ -7,6 +7,10 @@
 
 import { z } from "zod";
 
+const _city = z.string().meta({ description: "City name as published." });
+const _countryCode = () => z.string().meta({ description: "ISO 3166-1 alpha-2 country code." });
+const _country = _countryCode();
+
 const _money = (what: string) =>
   z.number().meta({ description: `${what}, in the service's currency (see currency).` });
 
@@ -37,17 +41,28 @@ const ServiceItem = z.looseObject({
   }).meta({ description: "Published rates; what a quote's budget estimate is computed from." }),
 }).meta({ description: "One field service of the catalog." });
 
+/** The commercial terms of every price (data/services.v1.json `terms`). */
+const TermsOutput = z.looseObject({
+  currency: z.string().meta({ description: "ISO 4217 code of every price, at every site." }),
+  tax_included: z.boolean().meta({ description: "false: prices exclude tax." }),
+  statement: z.string().meta({ description: "The terms in words, to relay." }),
+  tax: z.array(
+    z.looseObject({
+      tax: z.string().meta({ description: "The tax a quotation adds there, such as VAT." }),
+      countries: z.array(_countryCode()).meta({ description: "Where it applies." }),
+    }).meta({ description: "One tax and its countries." }),
+  ).meta({ description: "Which tax is added where; the quotation states the rate." }),
+}).meta({ description: "Currency and tax of every price." });
+
 /** SPEC §2.3: `ok` and `services`, both required. */
 export const ServicesOutput = z.looseObject({
   ok: z.boolean().meta({ description: "true: the catalog follows." }),
   services: z.array(ServiceItem).meta({ description: "Every service offered." }),
+  terms: TermsOutput.optional(),
 }).meta({
   description: "The service catalog: services, each with id (what service_type takes), name, " +
     "aliases and pricing.",
 });
-
-const _city = z.string().meta({ description: "City name as published." });
-const _country = z.string().meta({ description: "ISO 3166-1 alpha-2 country code." });
 
 /** The values of `coverage.match`, each explained where an agent reads the schema. */
 const COVERAGE_MATCHES = {
@@ -134,6 +149,12 @@ export const CoverageOutput = z.looseObject({
     "coverage.summary (a sentence to relay), location, services, nearest and candidates.",
 });
 
+/** When a person is expected to review a submission. */
+const ExpectedReviewOutput = z.looseObject({
+  within_hours: z.number().meta({ description: "Hours after it came in; fewer for emergency." }),
+  by: z.string().meta({ description: "That instant, ISO 8601 (UTC)." }),
+}).meta({ description: "When a person is expected to review it." });
+
 /** SPEC §2.4 output: the four fields are required. */
 export const LeadOutput = z.looseObject({
   ok: z.boolean().meta({ description: "true: the request was stored for review." }),
@@ -153,6 +174,7 @@ export const LeadOutput = z.looseObject({
   next_steps: z.string().optional().meta({
     description: "What happens next, in a sentence to relay to the user.",
   }),
+  expected_review: ExpectedReviewOutput.optional(),
   service_id: z.string().nullable().optional().meta({
     description: "The catalog service service_type was understood as; null when it named " +
       "none (kept as free text) or was not given.",
@@ -170,6 +192,8 @@ export const LeadOutput = z.looseObject({
 /** The non-binding estimate of a job, as `request_quote` stores it and `estimate_quote` answers. */
 const BudgetEstimateOutput = z.looseObject({
   currency: z.string().meta({ description: "ISO 4217 currency code of the amounts." }),
+  tax_included: z.boolean().optional().meta({ description: "false: the amounts exclude tax." }),
+  tax: z.string().optional().meta({ description: "Which tax the quotation adds at the site." }),
   low: _money("Lower end of the estimate"),
   high: _money("Upper end of the estimate, with a contingency for overruns"),
   non_binding: z.literal(true).meta({
@@ -198,9 +222,11 @@ const BudgetEstimateOutput = z.looseObject({
   assumptions: z.array(
     z.looseObject({
       field: z.string().meta({
-        description: "engineer_count, estimated_hours or out_of_hours.",
+        description: "engineer_count, estimated_hours, out_of_hours or currency.",
       }),
-      value: z.union([z.number(), z.boolean()]).meta({ description: "The value used." }),
+      value: z.union([z.number(), z.boolean(), z.string()]).meta({
+        description: "The value used.",
+      }),
       why: z.string().meta({
         description: "not given (a default), read from another argument name, or inferred " +
           "(out_of_hours from requested_date and requested_time at the site).",
@@ -255,6 +281,9 @@ export const StatusOutput = z.looseObject({
   }),
   created_at: z.string().meta({ description: "When it was received (ISO 8601)." }),
   decided_at: z.string().nullable().meta({ description: "When a person decided, or null." }),
+  expected_review: ExpectedReviewOutput.nullable().meta({
+    description: "While pending: when a person is expected to review it; else null.",
+  }),
   next_step: z.string().meta({ description: "What happens next, to relay to the user." }),
 }).meta({ description: "Where a submitted request stands. Personal data is never shown." });
 

@@ -87,7 +87,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     submits: false,
     run: (ctx, args) => {
       parseArguments(NoInput, args);
-      return Promise.resolve({ ok: true, services: [...ctx.catalog.services] });
+      return Promise.resolve({
+        ok: true,
+        services: [...ctx.catalog.services],
+        terms: ctx.catalog.terms,
+      });
     },
   },
   {

@@ -112,6 +112,16 @@ export const SERVICES_EXAMPLES: Examples = {
           call_out_fee: 0,
         },
       }],
+      terms: {
+        currency: "EUR",
+        tax_included: false,
+        statement: "Every rate, estimate and quotation is in euros (EUR), at every site " +
+          "whatever its country, and excludes tax. …",
+        tax: [
+          { tax: "VAT", countries: ["AT", "CH", "DE", "FR", "GB", "NL"] },
+          { tax: "sales tax", countries: ["US"] },
+        ],
+      },
     },
   },
 };
@@ -175,7 +185,7 @@ export const QUOTE_REQUEST_EXAMPLES: Examples = {
     },
   },
   outOfHours: {
-    summary: "Out of hours, with a date, a time and an attachment reference",
+    summary: "Out of hours, with a date, a time, an attachment reference and another currency",
     value: {
       company: "Acme",
       contact_name: "Jo Doe",
@@ -190,6 +200,7 @@ export const QUOTE_REQUEST_EXAMPLES: Examples = {
       engineer_count: 2,
       estimated_hours: 3,
       out_of_hours: true,
+      currency: "CHF",
       attachments_optional: ["https://files.acme.example/rack-elevation.pdf"],
     },
   },
@@ -209,8 +220,9 @@ export const LEAD_RESPONSE_EXAMPLES: Examples = {
     value: {
       ..._accepted,
       request_id: "lead_01KAKX2Q3M8Y6T0V5W9R4B7C1D",
-      next_steps: "A member of our team will review your request and reply by email; nothing " +
-        "has been ordered or scheduled.",
+      next_steps: "A member of our team will review your request and reply by email, expected " +
+        "within 24 hours, by 2026-11-23 09:30 UTC; nothing has been ordered or scheduled.",
+      expected_review: { within_hours: 24, by: "2026-11-23T09:30:00.000Z" },
       service_id: "structured-cabling",
     },
   },
@@ -223,10 +235,15 @@ export const QUOTE_RESPONSE_EXAMPLES: Examples = {
       ..._accepted,
       request_id: "quote_01KAKX2Q3M8Y6T0V5W9R4B7C1D",
       next_steps: "A member of our team will review this request and reply by email with a " +
-        "quotation; the budget estimate is non-binding and nothing has been ordered or scheduled.",
+        "quotation, expected as an emergency within 2 hours, by 2026-11-22 11:30 UTC; the " +
+        "budget estimate is non-binding and nothing has been ordered or scheduled.",
+      expected_review: { within_hours: 2, by: "2026-11-22T11:30:00.000Z" },
       service_id: "rack-and-stack",
       budget_estimate: {
         currency: "EUR",
+        tax_included: false,
+        tax: "Excludes tax: the quotation adds VAT where it applies in the site's country " +
+          "(Switzerland).",
         low: 1065,
         high: 1312.5,
         non_binding: true,

@@ -13,6 +13,12 @@ const CONTINGENCY = 0.25;
 
 export interface BudgetEstimate {
   currency: string;
+  /**
+   * false: the amounts exclude tax, and `tax` says which tax the quotation adds at the site
+   * (pricing/terms.ts). Absent on estimates stored before they were stated.
+   */
+  tax_included?: false;
+  tax?: string;
   low: number;
   high: number;
   non_binding: true;
@@ -40,8 +46,8 @@ export interface BudgetEstimate {
 
 /** One input of the estimate the caller did not choose as such, and why it has its value. */
 interface Assumption {
-  field: "engineer_count" | "estimated_hours" | "out_of_hours";
-  value: number | boolean;
+  field: "engineer_count" | "estimated_hours" | "out_of_hours" | "currency";
+  value: number | boolean | string;
   why: string;
 }
 

@@ -38,6 +38,7 @@ export const EstimateInput = z.strictObject({
   requested_time: JOB_FIELDS.requested_time.meta({
     description: "HH:MM, 24-hour, local at the site.",
   }),
+  currency: JOB_FIELDS.currency,
 }).meta({ description: "The job to price: the fields of request_quote the price depends on." });
 
 const ESTIMATE_LENIENCY: LenientFields = {

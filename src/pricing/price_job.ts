@@ -10,6 +10,7 @@ import type { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
 import { type BudgetEstimate, estimateBudget } from "./budget.ts";
+import { withTerms } from "./terms.ts";
 import type { Service } from "../catalog/records.ts";
 import { closestService, findService } from "../catalog/service_match.ts";
 import type { FieldIssue } from "../http/errors.ts";
@@ -32,6 +33,7 @@ interface Job {
   out_of_hours?: boolean | undefined;
   requested_date?: string | undefined;
   requested_time?: string | undefined;
+  currency?: string | undefined;
 }
 
 interface PricedJob<T extends Job> {
@@ -84,7 +86,12 @@ export function priceJob<T extends Job>(
   if (typo) issues.push(typo);
   if (!parsed.success || !service || !coverage || issues.length) throw validationFailed(issues);
   const input = parsed.data;
-  const budget_estimate = estimateBudget(service, input, coverage, synonyms.renamed);
+  const budget_estimate = withTerms(
+    estimateBudget(service, input, coverage, synonyms.renamed),
+    catalog,
+    coverage,
+    input.currency,
+  );
   return { raw, input, service, coverage, budget_estimate };
 }
 

@@ -7,7 +7,7 @@
 import { callApi, newIdempotencyKey, problemText } from "./api.js";
 import { byId, byIdAs, h, setBusy } from "./dom.js";
 import { clearFieldErrors, notice, showIssues, showResult } from "./notices.js";
-import { money, STATUS_WORDS } from "./words.js";
+import { money, reviewTime, STATUS_WORDS } from "./words.js";
 
 // The server renders the service cards; "Request a quote" on a card picks its service.
 export function enhanceCatalog() {
@@ -58,6 +58,7 @@ function formPayload(form) {
  */
 function receiptNode(data, kind) {
   const status = typeof data.status === "string" ? data.status : "pending_review";
+  const review = reviewTime(data.expected_review);
   const facts = h(
     "dl",
     { class: "facts" },
@@ -73,6 +74,7 @@ function receiptNode(data, kind) {
       h("dt", null, "Status"),
       h("dd", null, Object.hasOwn(STATUS_WORDS, status) ? STATUS_WORDS[status] : status),
     ),
+    review ? h("div", null, h("dt", null, "Expected review"), h("dd", null, review)) : null,
   );
   const parts = [facts];
   const estimate = data.budget_estimate;
@@ -89,6 +91,7 @@ function receiptNode(data, kind) {
       ),
       h("p", { class: "estimate-range" }, range),
       estimate.note ? h("p", { class: "estimate-note" }, estimate.note) : null,
+      typeof estimate.tax === "string" ? h("p", { class: "estimate-note" }, estimate.tax) : null,
       h(
         "p",
         { class: "estimate-note" },

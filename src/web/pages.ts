@@ -13,7 +13,7 @@
  */
 
 import { CACHE_CONTROL } from "../http/json.ts";
-import { inWords, money, STATUS_WORDS } from "./words.js";
+import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Location, Service } from "../catalog/records.ts";
 import { BUSINESS_HOURS } from "../pricing/budget.ts";
@@ -100,6 +100,7 @@ export function webAsset(_req: Request, _ctx: unknown, params: Params): Response
 export function renderHome(catalog: Catalog): string {
   return _fill("home.html", HOME_HTML, {
     facts: _facts(catalog),
+    terms: _terms(catalog),
     services: catalog.services.map(_serviceCard).join("\n"),
     "service-options": catalog.services
       .map((s) => `<option value="${esc(s.id)}">${esc(s.name)}</option>`).join(""),
@@ -174,15 +175,21 @@ export function formResultPage(
     ? `<p class="small-title">Budget estimate (non-binding)</p><p class="estimate-range">${
       esc(money(r.budget_estimate.low, r.budget_estimate.currency))
     } – ${esc(money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
-      (r.budget_estimate.note ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>` : "")
+      (r.budget_estimate.note
+        ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>`
+        : "") +
+      (r.budget_estimate.tax ? `<p class="estimate-note">${esc(r.budget_estimate.tax)}</p>` : "")
     : "";
+  const review = reviewTime(r.expected_review);
   const title = kind === "quote" ? "Quote request received" : "Message received";
   const body = `<div class="notice notice-success"><h1 class="notice-title">${title}</h1>` +
     `<dl class="facts"><div><dt>Request id</dt><dd><code class="request-id">${
       esc(r.request_id)
     }</code></dd></div><div><dt>Status</dt><dd>${
       esc(STATUS_WORDS[r.status] ?? r.status)
-    }</dd></div></dl>${estimate}<p>${esc(r.next_steps)}</p>` +
+    }</dd></div>${
+      review ? `<div><dt>Expected review</dt><dd>${esc(review)}</dd></div>` : ""
+    }</dl>${estimate}<p>${esc(r.next_steps)}</p>` +
     `<p class="muted">Keep the request id for reference.</p></div>`;
   return _page(202, title, body, "Back to the home page");
 }
@@ -235,6 +242,19 @@ function _facts(catalog: Catalog): string {
     `<li>\n          <h2 class="assurance-title">${esc(title!)}</h2>\n` +
     `          <p>${esc(text!)}</p>\n        </li>`
   ).join("\n        ");
+}
+
+/** The catalog's terms: the currency and tax statement, then which tax is added where. */
+function _terms(catalog: Catalog): string {
+  const where = new Map<string, string[]>();
+  for (const [country, tax] of catalog.taxByCountry) {
+    where.set(tax, [...(where.get(tax) ?? []), _countryNames.of(country) ?? country]);
+  }
+  const taxes = [...where].map(([tax, names]) =>
+    `${tax} (${names.sort((a, b) => a.localeCompare(b, "en")).join(", ")})`
+  );
+  return `<p>${esc(catalog.terms.statement)}</p>\n        <p id="tax-by-country">` +
+    `${esc(`Tax added where it applies: ${taxes.join("; ")}.`)}</p>`;
 }
 
 function _serviceCard(s: Service): string {

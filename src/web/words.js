@@ -36,3 +36,16 @@ export function inWords(message, path, label) {
   if (!label || !path || !message.startsWith(path + " ")) return message;
   return label + message.slice(path.length);
 }
+
+/**
+ * When a review is expected, as the answers and the receipts say it:
+ * "within 24 hours, by 2026-11-23 09:30 UTC"; "" for anything else.
+ * @param {unknown} review an answer's `expected_review`: `{within_hours, by}`
+ */
+export function reviewTime(review) {
+  if (!review || typeof review !== "object") return "";
+  const { within_hours: hours, by } = /** @type {Record<string, unknown>} */ (review);
+  if (typeof hours !== "number" || typeof by !== "string") return "";
+  const at = by.slice(0, 16).replace("T", " ");
+  return `within ${hours} ${hours === 1 ? "hour" : "hours"}, by ${at} UTC`;
+}

@@ -12,7 +12,11 @@ Deno.test("the shipped catalog has about 10 services and 30 covered cities", () 
   assert.equal(c.services.length, 10);
   assert.equal(c.locations.length, 30);
   assert.ok(c.locations.every((l) => /^[A-Z]{2}$/.test(l.country)));
-  assert.deepEqual(JSON.parse(c.servicesBody), { ok: true, services: c.services });
+  assert.deepEqual(JSON.parse(c.servicesBody), {
+    ok: true,
+    services: c.services,
+    terms: c.terms,
+  });
   assert.deepEqual(JSON.parse(c.locationsBody), { ok: true, locations: c.locations });
 });
 
@@ -145,6 +149,36 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
     assert.throws(
       () => buildCatalog({ services, locations: bad, places }),
       /locations\.v1\.json: locations\.0\.country/,
+    );
+  });
+  await t.step("a service priced in another currency than the terms'", () => {
+    const bad = clone(services);
+    bad.services[1]!.pricing.currency = "USD";
+    assert.throws(
+      () => buildCatalog({ services: bad, locations, places }),
+      /services\.v1\.json: smart-hands is priced in USD, not the terms' EUR/,
+    );
+  });
+  await t.step("a covered country without its tax, or a country with two", () => {
+    const untaxed = clone(services);
+    untaxed.terms.tax = untaxed.terms.tax.filter((rule) => !rule.countries.includes("JP"));
+    assert.throws(
+      () => buildCatalog({ services: untaxed, locations, places }),
+      /services\.v1\.json: terms tax does not name JP/,
+    );
+    const twice = clone(services);
+    twice.terms.tax.push({ tax: "sales tax", countries: ["DE"] });
+    assert.throws(
+      () => buildCatalog({ services: twice, locations, places }),
+      /services\.v1\.json: terms tax lists DE twice/,
+    );
+  });
+  await t.step("terms that say prices include tax", () => {
+    const bad = clone(services) as unknown as { terms: { tax_included: boolean } };
+    bad.terms.tax_included = true;
+    assert.throws(
+      () => buildCatalog({ services: bad, locations, places }),
+      /services\.v1\.json: terms\.tax_included/,
     );
   });
 });

@@ -22,6 +22,7 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
   const body = await res.json();
   assert.deepEqual(Object.keys(body).sort(), [
     "billable_order_created",
+    "expected_review",
     "next_steps",
     "ok",
     "replayed",

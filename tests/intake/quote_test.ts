@@ -42,6 +42,8 @@ Deno.test("POST /api/v1/quotes accepts a quote with 202 and a non-binding budget
   // rack-and-stack: 110 EUR/h, minimum 2 h, ×1.5 out of hours, 75 call-out.
   assert.deepEqual(body.budget_estimate, {
     currency: "EUR",
+    tax_included: false,
+    tax: "Excludes tax: the quotation adds VAT where it applies in the site's country (Germany).",
     low: 110 * 2 * 3 * 1.5 + 75,
     high: 110 * 2 * 3 * 1.5 * 1.25 + 75,
     non_binding: true,

@@ -30,6 +30,7 @@ Deno.test("the status read shows a decision made with deno task review approve, 
       assert.deepEqual(Object.keys(s).sort(), [
         "created_at",
         "decided_at",
+        "expected_review",
         "kind",
         "next_step",
         "ok",
@@ -57,6 +58,7 @@ Deno.test("the status read shows a decision made with deno task review approve, 
       const s = await status();
       assert.equal(s.status, "approved");
       assert.equal(typeof s.decided_at, "string");
+      assert.equal(s.expected_review, null, "decided: no review is expected any more");
       assert.ok(!JSON.stringify(s).includes("Alex"), "the note is not shown");
       const tool = await mcpToolCall(app, "get_request_status", { request_id: id });
       assert.deepEqual(tool.structuredContent, s);

@@ -216,7 +216,9 @@ Deno.test({
         // 95 EUR × 2 engineers × 3 h × 1.5 out of hours = 855, plus 25 % contingency.
         assert.match(shown, /€855 – €1,068\.75/);
         assert.match(shown, /non-binding/);
+        assert.match(shown, /Excludes tax: the quotation adds VAT where it applies/);
         assert.match(shown, /Waiting for review by our team/);
+        assert.match(shown, /Expected review\s*within 24 hours, by [\d-]+ [\d:]+ UTC/);
         assert.equal(await page.locator("#quote-form [aria-invalid]").count(), 0);
       },
     );
