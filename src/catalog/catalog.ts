@@ -1,15 +1,18 @@
 /**
  * @module
- * The service catalog and coverage locations, loaded once from the versioned
- * JSON files in `data/`, checked with zod, cross-checked, and serialised once.
+ * The service catalog, coverage locations and their public holidays, loaded once from the
+ * versioned JSON files in `data/`, checked with zod, cross-checked, and serialised once.
  */
 
 import { z } from "zod";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
 import placesFile from "../../data/places.v1.json" with { type: "json" };
+import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { normalizeName, serviceKeys } from "./names.ts";
+import { type HolidayIndex, indexHolidays } from "./holidays.ts";
 import {
+  HolidaysFile,
   type Location,
   LocationsFile,
   type Place,
@@ -22,6 +25,7 @@ interface CatalogData {
   services: unknown;
   locations: unknown;
   places: unknown;
+  holidays: unknown;
 }
 
 export interface Catalog {
@@ -34,6 +38,8 @@ export interface Catalog {
   readonly serviceByKey: ReadonlyMap<string, Service>;
   /** Normalised city names and aliases → locations and places. */
   readonly coverage: CoverageIndex;
+  /** Each location's public holidays, for the years the data covers. */
+  readonly holidays: HolidayIndex;
   /** Serialised once: `{"ok":true,"services":[…]}`. */
   readonly servicesBody: string;
   /** Serialised once: `{"ok":true,"locations":[…]}`. */
@@ -45,6 +51,7 @@ export function buildCatalog(data: CatalogData): Catalog {
   const services = _parse("services.v1.json", ServicesFile, data.services).services;
   const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
   const places = _parse("places.v1.json", PlacesFile, data.places).places;
+  const holidays = _parse("holidays.v1.json", HolidaysFile, data.holidays);
 
   const serviceById = new Map(services.map((s) => [s.id, s]));
   _unique("services.v1.json", services.map((s) => s.id));
@@ -56,6 +63,9 @@ export function buildCatalog(data: CatalogData): Catalog {
         `locations.v1.json: ${loc.id} offers unknown service(s) ${unknown.join(", ")}`,
       );
     }
+    if (loc.subdivision && !loc.subdivision.startsWith(`${loc.country}-`)) {
+      throw new Error(`locations.v1.json: ${loc.id} is in ${loc.country}, not ${loc.subdivision}`);
+    }
   }
   return Object.freeze({
     services,
@@ -64,6 +74,7 @@ export function buildCatalog(data: CatalogData): Catalog {
     serviceById,
     serviceByKey: indexServices(services),
     coverage: indexCoverage(locations, places),
+    holidays: indexHolidays(holidays, locations),
     servicesBody: JSON.stringify({ ok: true, services }),
     locationsBody: JSON.stringify({ ok: true, locations }),
   });
@@ -71,7 +82,12 @@ export function buildCatalog(data: CatalogData): Catalog {
 
 /** The catalog shipped in `data/` (imported as JSON modules: no read permission needed). */
 export function loadCatalog(): Catalog {
-  return buildCatalog({ services: servicesFile, locations: locationsFile, places: placesFile });
+  return buildCatalog({
+    services: servicesFile,
+    locations: locationsFile,
+    places: placesFile,
+    holidays: holidaysFile,
+  });
 }
 
 function _parse<T>(file: string, schema: z.ZodType<T>, value: unknown): T {
