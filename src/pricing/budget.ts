@@ -63,7 +63,7 @@ interface EstimateRequest {
 }
 
 /** Where and when the job is: the city's coverage, the start read there, its holidays. */
-export interface JobSite {
+interface JobSite {
   coverage: Coverage;
   start: JobStart;
   holidays: HolidayCalendar;
@@ -170,21 +170,23 @@ function _readJob(
 /** Why out_of_hours has the value it was inferred to have. */
 function _outOfHoursWhy(span: SpanSplit | undefined, site: JobSite): string {
   const zone = site.start.zone;
-  const hoursAt = `business hours at the site (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
-    `local time${zone ? ` in ${zone}` : ""}, Monday to Friday, public holidays excepted)`;
-  if (!span) return `not given, and no requested_date or requested_time: ${hoursAt} assumed`;
-  const unknown = span.holidaysUnknownFrom;
-  const holidays = !unknown
+  const hours = `business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} local time` +
+    `${zone ? ` in ${zone}` : ""}, Monday to Friday, public holidays excepted)`;
+  if (!span) {
+    return `not given, and no requested_date or requested_time: ${hours} at the site assumed`;
+  }
+  const holidays = !span.holidaysUnknownFrom
     ? ""
     : site.coverage.location
     ? `; the holiday data ends with ${site.holidaysUntil}: no public holiday assumed after it`
     : "; public holidays are known only at covered sites: none assumed";
   if (span.outside === 0) {
     return `inferred: the ${_number(span.inside)} h from the requested start are within ` +
-      `${hoursAt}${holidays}`;
+      `${hours}${holidays}`;
   }
-  return `inferred: ${_outside(span)} are outside ${hoursAt}: ` +
-    `${describeOutside(span, zone)}${holidays}`;
+  // The zone is named once, in the hours: not again in the reasons.
+  return `inferred: ${_outside(span)} are outside ${hours}: ${describeOutside(span, null)}` +
+    holidays;
 }
 
 /** What the estimate says about the hours billed and the time of the work. */

@@ -67,8 +67,8 @@ export function readStart(
     assume(
       "time_zone",
       null,
-      "the city's time zone is not known: requested_date and requested_time are read as " +
-        "given, and only a start that has passed in every time zone is refused",
+      "not known: the date and time are read as given, and refused only once past in " +
+        "every zone",
     );
   }
   start.minutes = time ? parseClock(time) : parseClock(BUSINESS_HOURS.from);

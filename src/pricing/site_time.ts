@@ -13,10 +13,10 @@ import { DAY_MS, MINUTE_MS } from "../time.ts";
 export const LATEST_ZONE = "Etc/GMT+12";
 
 /** How a local time was read: as written, or moved by a clock change. */
-export type Fold = "skipped" | "repeated" | null;
+type Fold = "skipped" | "repeated" | null;
 
 /** A local date (`YYYY-MM-DD`) and minutes since its midnight, at a site. */
-export interface LocalTime {
+interface LocalTime {
   date: string;
   minutes: number;
 }
@@ -28,10 +28,10 @@ export function localToInstant(
 ): { instant: number; fold: Fold } {
   const wall = _wallMs(local);
   // The offsets a day either side: every clock change near this time lies between them.
-  const before = offsetMs(zone, wall - DAY_MS);
-  const after = offsetMs(zone, wall + DAY_MS);
+  const before = _offsetMs(zone, wall - DAY_MS);
+  const after = _offsetMs(zone, wall + DAY_MS);
   const fits = [...new Set([wall - before, wall - after])]
-    .filter((t) => t + offsetMs(zone, t) === wall)
+    .filter((t) => t + _offsetMs(zone, t) === wall)
     .sort((a, b) => a - b);
   if (fits.length === 0) return { instant: wall - before, fold: "skipped" };
   return { instant: fits[0]!, fold: fits.length > 1 ? "repeated" : null };
@@ -39,7 +39,7 @@ export function localToInstant(
 
 /** The site's local date and time at an instant (to the minute). */
 export function instantToLocal(zone: string, instant: number): LocalTime {
-  const wall = instant + offsetMs(zone, instant);
+  const wall = instant + _offsetMs(zone, instant);
   const date = new Date(wall).toISOString().slice(0, 10);
   return { date, minutes: Math.floor((wall - Date.parse(date)) / MINUTE_MS) };
 }
@@ -66,7 +66,7 @@ export function formatClock(minutes: number): string {
 }
 
 /** How far the zone's clocks are ahead of UTC at an instant, in milliseconds. */
-export function offsetMs(zone: string, instant: number): number {
+function _offsetMs(zone: string, instant: number): number {
   const parts: Record<string, number> = {};
   for (const p of _formatter(zone).formatToParts(instant)) {
     if (p.type !== "literal") parts[p.type] = Number(p.value);

@@ -18,7 +18,7 @@ import { localToInstant, nextDate, parseClock, weekday } from "./site_time.ts";
 export const BUSINESS_HOURS = { from: "08:00", to: "18:00" } as const;
 
 /** At most this many days off are named in a description; the rest are counted. */
-const DAYS_NAMED = 3;
+const DAYS_NAMED = 2;
 const _OPEN = parseClock(BUSINESS_HOURS.from) * MINUTE_MS;
 const _CLOSE = parseClock(BUSINESS_HOURS.to) * MINUTE_MS;
 const _DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];

@@ -453,7 +453,7 @@ Deno.test("a 22:00 Saturday job is priced out of hours, with the assumption list
   assert.equal(inferred.value, true);
   assert.match(
     inferred.why,
-    /^inferred: 1 of 1 h are outside business hours at the site .*: 2026-11-28 is a Saturday$/,
+    /^inferred: 1 of 1 h are outside business hours \(.*\): 2026-11-28 is a Saturday$/,
   );
   assert.match(inferred.why, /Europe\/London/);
 });
