@@ -1,15 +1,18 @@
 /**
  * @module
- * The service catalog and coverage locations, loaded once from the versioned
- * JSON files in `data/`, checked with zod, cross-checked, and serialised once.
+ * The service catalog, coverage locations and their public holidays, loaded once from the
+ * versioned JSON files in `data/`, checked with zod, cross-checked, and serialised once.
  */
 
 import { z } from "zod";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
 import placesFile from "../../data/places.v1.json" with { type: "json" };
+import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { normalizeName, serviceKeys } from "./names.ts";
+import { type HolidayIndex, indexHolidays } from "./holidays.ts";
 import {
+  HolidaysFile,
   type Location,
   LocationsFile,
   type Place,
@@ -23,6 +26,7 @@ interface CatalogData {
   services: unknown;
   locations: unknown;
   places: unknown;
+  holidays: unknown;
 }
 
 export interface Catalog {
@@ -39,6 +43,8 @@ export interface Catalog {
   readonly serviceByKey: ReadonlyMap<string, Service>;
   /** Normalised city names and aliases → locations and places. */
   readonly coverage: CoverageIndex;
+  /** Each location's public holidays, for the years the data covers. */
+  readonly holidays: HolidayIndex;
   /** Serialised once: `{"ok":true,"services":[…],"terms":{…}}`. */
   readonly servicesBody: string;
   /** Serialised once: `{"ok":true,"locations":[…]}`. */
@@ -50,6 +56,7 @@ export function buildCatalog(data: CatalogData): Catalog {
   const { services, terms } = _parse("services.v1.json", ServicesFile, data.services);
   const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
   const places = _parse("places.v1.json", PlacesFile, data.places).places;
+  const holidays = _parse("holidays.v1.json", HolidaysFile, data.holidays);
 
   const serviceById = new Map(services.map((s) => [s.id, s]));
   _unique("services.v1.json", services.map((s) => s.id));
@@ -60,6 +67,9 @@ export function buildCatalog(data: CatalogData): Catalog {
       throw new Error(
         `locations.v1.json: ${loc.id} offers unknown service(s) ${unknown.join(", ")}`,
       );
+    }
+    if (loc.subdivision && !loc.subdivision.startsWith(`${loc.country}-`)) {
+      throw new Error(`locations.v1.json: ${loc.id} is in ${loc.country}, not ${loc.subdivision}`);
     }
   }
   const taxByCountry = _taxByCountry(terms, services, locations);
@@ -72,6 +82,7 @@ export function buildCatalog(data: CatalogData): Catalog {
     serviceById,
     serviceByKey: indexServices(services),
     coverage: indexCoverage(locations, places),
+    holidays: indexHolidays(holidays, locations),
     servicesBody: JSON.stringify({ ok: true, services, terms }),
     locationsBody: JSON.stringify({ ok: true, locations }),
   });
@@ -79,7 +90,12 @@ export function buildCatalog(data: CatalogData): Catalog {
 
 /** The catalog shipped in `data/` (imported as JSON modules: no read permission needed). */
 export function loadCatalog(): Catalog {
-  return buildCatalog({ services: servicesFile, locations: locationsFile, places: placesFile });
+  return buildCatalog({
+    services: servicesFile,
+    locations: locationsFile,
+    places: placesFile,
+    holidays: holidaysFile,
+  });
 }
 
 /**

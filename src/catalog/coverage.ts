@@ -68,6 +68,17 @@ const NEAREST = 3;
  * the country only when it names one where that city is.
  */
 export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
+  return siteCoverage(catalog, query).coverage;
+}
+
+/**
+ * The coverage of a city, and the site's IANA time zone: the covered location's, or the
+ * known place's outside coverage; null when the name resolves to no one city.
+ */
+export function siteCoverage(
+  catalog: Catalog,
+  query: CoverageQuery,
+): { coverage: Coverage; timeZone: string | null } {
   const { name, country, spellAs } = _resolveName(catalog, query);
   const allCovered = catalog.coverage.locations.get(name) ?? [];
   const allPlaces = catalog.coverage.places.get(name) ?? [];
@@ -80,13 +91,19 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
     // Echoed in summaries, which estimates store: at most 60 characters of it.
     asked: clip(query.city.trim(), 60),
   };
-  if (covered.length + places.length > 1) return _ambiguous(base, covered, places);
-  if (covered[0]) return _covered(catalog, base, covered[0]);
-  if (places[0]) return _knownUncovered(catalog, base, places[0]);
-  if (country && allCovered.length + allPlaces.length > 0) {
-    return _otherCountry(base, country, allCovered, allPlaces);
+  const unzoned = (coverage: Coverage) => ({ coverage, timeZone: null });
+  if (covered.length + places.length > 1) return unzoned(_ambiguous(base, covered, places));
+  const one = covered[0] ?? places[0];
+  if (one) {
+    const coverage = covered[0]
+      ? _covered(catalog, base, covered[0])
+      : _knownUncovered(catalog, base, places[0]!);
+    return { coverage, timeZone: one.timezone };
   }
-  return _unknown(catalog, base, spellAs ?? name, country);
+  if (country && allCovered.length + allPlaces.length > 0) {
+    return unzoned(_otherCountry(base, country, allCovered, allPlaces));
+  }
+  return unzoned(_unknown(catalog, base, spellAs ?? name, country));
 }
 
 /** What every answer starts from: the query as read, and the city as echoed back. */

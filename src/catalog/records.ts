@@ -10,6 +10,7 @@ import { z } from "zod";
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
 const Country = z.string().regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2, upper case");
 const Name = z.string().min(1).max(100);
+const TimeZone = z.string().refine(_isTimeZone, "an IANA time zone, such as Europe/Berlin");
 
 export const Service = z.strictObject({
   id: Id,
@@ -18,6 +19,8 @@ export const Service = z.strictObject({
   aliases: z.array(Name),
   description: z.string().min(1).max(1000),
   category: z.string().min(1).max(40),
+  /** Hours between a request and the earliest start that needs no confirmation. */
+  minimum_notice_hours: z.number().min(0),
   pricing: z.strictObject({
     currency: z.string().regex(/^[A-Z]{3}$/),
     hourly_rate: z.number().positive(),
@@ -43,11 +46,14 @@ export const Location = z.strictObject({
   id: Id,
   city: Name,
   country: Country,
+  /** ISO 3166-2, where the site's public holidays differ by region (DE-HE, US-VA). */
+  subdivision: z.string().regex(/^[A-Z]{2}-[A-Z0-9]{1,3}$/, "ISO 3166-2, such as DE-HE")
+    .optional(),
   region: Name,
   aliases: z.array(Name),
   latitude: z.number().min(-90).max(90),
   longitude: z.number().min(-180).max(180),
-  timezone: z.string().min(1),
+  timezone: TimeZone,
   response_time_hours: z.number().int().positive(),
   services: z.array(Id).min(1),
 });
@@ -58,6 +64,7 @@ export const Place = z.strictObject({
   aliases: z.array(Name),
   latitude: z.number().min(-90).max(90),
   longitude: z.number().min(-180).max(180),
+  timezone: TimeZone,
 });
 
 const Version = { version: z.literal(1), updated: z.iso.date() };
@@ -73,7 +80,33 @@ export const PlacesFile = z.strictObject({
   places: z.array(Place),
 });
 
+/**
+ * `data/holidays.v1.json`, written by `deno task data:holidays`: each location's public
+ * holidays (date → English name) for the years `from` to `to`, from the holiday region
+ * (country, ISO 3166-2 subdivision, finer region) named.
+ */
+export const HolidaysFile = z.strictObject({
+  version: z.literal(1),
+  source: z.string().min(1),
+  years: z.strictObject({ from: z.number().int(), to: z.number().int() }),
+  locations: z.record(
+    Id,
+    z.strictObject({ region: z.string().min(2), holidays: z.record(z.iso.date(), Name) }),
+  ),
+});
+
 export type Service = z.infer<typeof Service>;
 export type Terms = z.infer<typeof Terms>;
 export type Location = z.infer<typeof Location>;
 export type Place = z.infer<typeof Place>;
+export type HolidaysFile = z.infer<typeof HolidaysFile>;
+
+/** Whether `zone` is an IANA time zone this runtime knows (Intl refuses any other). */
+function _isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}

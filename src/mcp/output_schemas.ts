@@ -28,6 +28,9 @@ const ServiceItem = z.looseObject({
     description: "Group of the service: operations, installation, cabling, hardware, " +
       "lifecycle or assurance.",
   }),
+  minimum_notice_hours: z.number().meta({
+    description: "Hours of notice needed before a start (at least the site's response time).",
+  }),
   pricing: z.looseObject({
     currency: z.string().meta({ description: "ISO 4217 currency code.", examples: ["EUR"] }),
     hourly_rate: _money("Price of one engineer for one hour in business hours"),
@@ -211,20 +214,29 @@ const BudgetEstimateOutput = z.looseObject({
     }),
     minimum_hours: z.number().meta({ description: "The service's minimum hours." }),
     out_of_hours: z.boolean().meta({ description: "Whether out-of-hours rates apply." }),
+    hours_out_of_hours: z.number().optional().meta({
+      description: "Hours per engineer priced at out-of-hours rates.",
+    }),
     out_of_hours_multiplier: z.number().meta({
-      description: "The service's out-of-hours multiplier; applied only when out_of_hours is true.",
+      description: "The service's out-of-hours multiplier; applied to hours_out_of_hours.",
     }),
     call_out_fee: _money("Call-out fee included"),
     contingency: z.number().meta({
       description: "Share added to the labour cost for high, such as 0.25.",
     }),
+    time_zone: z.string().nullable().optional().meta({
+      description: "IANA zone the date and time were read in; null if unknown.",
+    }),
+    notice_hours: z.number().optional().meta({ description: "Notice the service needs there." }),
+    short_notice: z.boolean().optional().meta({ description: "Start sooner than that." }),
   }).meta({ description: "The inputs the estimate was computed from." }),
   assumptions: z.array(
     z.looseObject({
       field: z.string().meta({
-        description: "engineer_count, estimated_hours, out_of_hours or currency.",
+        description: "engineer_count, estimated_hours, out_of_hours, requested_date, " +
+          "requested_time, time_zone or currency.",
       }),
-      value: z.union([z.number(), z.boolean(), z.string()]).meta({
+      value: z.union([z.number(), z.boolean(), z.string(), z.null()]).meta({
         description: "The value used.",
       }),
       why: z.string().meta({
@@ -242,7 +254,7 @@ const BudgetEstimateOutput = z.looseObject({
   }),
 }).meta({
   description: "A non-binding budget range computed from published rates: rate × engineers " +
-    "× hours × out-of-hours multiplier + call-out fee.",
+    "× (hours + hours_out_of_hours × (multiplier − 1)) + call-out fee.",
 });
 
 /** SPEC §2.5 output: the lead's fields plus the non-binding `budget_estimate`. */

@@ -1,12 +1,17 @@
 /**
  * @module
- * The non-binding budget estimate of a quote request, computed from the catalog:
- * rate × engineers × max(hours, minimum) × out-of-hours multiplier + call-out fee,
- * given as a range whose top adds a contingency for overruns.
+ * The non-binding budget estimate of a quote request, computed from the catalog: the job's
+ * hours per engineer (at least the minimum) split into hours inside and outside business
+ * hours at the site, rate × engineers × (inside + outside × out-of-hours multiplier) +
+ * call-out fee, given as a range whose top adds a contingency for overruns; and whether
+ * the start is sooner than the service's notice.
  */
 
 import type { Service } from "../catalog/records.ts";
 import type { Coverage } from "../catalog/coverage.ts";
+import type { HolidayCalendar } from "../catalog/holidays.ts";
+import { type Assumption, type JobStart, shortNotice } from "./job_start.ts";
+import { BUSINESS_HOURS, describeOutside, type SpanSplit, splitSpan } from "./work_span.ts";
 
 /** Share added to the labour cost for the top of the range. */
 const CONTINGENCY = 0.25;
@@ -29,29 +34,32 @@ export interface BudgetEstimate {
     hours: number;
     hours_assumed: boolean;
     minimum_hours: number;
+    /** True when any hour is priced out of hours. */
     out_of_hours: boolean;
+    /** Hours per engineer priced out of hours (absent from estimates stored before it). */
+    hours_out_of_hours?: number;
     out_of_hours_multiplier: number;
     call_out_fee: number;
     contingency: number;
+    /** The site's IANA time zone the date and time were read in; null when unknown. */
+    time_zone?: string | null;
+    /** Hours of notice the service needs at the site. */
+    notice_hours?: number;
+    /** True when the requested start is sooner than that. */
+    short_notice?: boolean;
   };
   /**
    * Every input the price depends on that the caller did not give as such: a default, a
-   * value read from another argument name, or one inferred (out_of_hours from the date
-   * and time). Empty when every input was given.
+   * value read from another argument name, one inferred (out_of_hours from the date and
+   * time), or a reading of the date and time (no zone known, a start time assumed).
+   * Empty when every input was given.
    */
   assumptions: Assumption[];
   /** Set when the estimate is less certain, e.g. the city is outside published coverage. */
   note: string | null;
 }
 
-/** One input of the estimate the caller did not choose as such, and why it has its value. */
-interface Assumption {
-  field: "engineer_count" | "estimated_hours" | "out_of_hours" | "currency";
-  value: number | boolean | string;
-  why: string;
-}
-
-/** What the estimate needs to know besides the service and the coverage. */
+/** What the estimate needs to know besides the service and the site. */
 interface EstimateRequest {
   engineer_count?: number;
   estimated_hours?: number;
@@ -60,12 +68,15 @@ interface EstimateRequest {
   requested_time?: string;
 }
 
-/**
- * Business hours at the site: 08:00 to 18:00 local time, Monday to Friday. When a quote
- * leaves out `out_of_hours`, it is inferred from `requested_date` and `requested_time`
- * against these hours; when it is sent, the estimate follows it.
- */
-export const BUSINESS_HOURS = { from: "08:00", to: "18:00" } as const;
+/** Where and when the job is: the city's coverage, the start read there, its holidays. */
+interface JobSite {
+  coverage: Coverage;
+  start: JobStart;
+  holidays: HolidayCalendar;
+  /** The last year the holiday data covers. */
+  holidaysUntil: number;
+  now: number;
+}
 
 /**
  * The non-binding estimate of a quote. `renamed` names the inputs that were read from
@@ -75,16 +86,18 @@ export const BUSINESS_HOURS = { from: "08:00", to: "18:00" } as const;
 export function estimateBudget(
   service: Service,
   request: EstimateRequest,
-  coverage: Coverage,
+  site: JobSite,
   renamed: readonly { from: string; to: string }[] = [],
 ): BudgetEstimate {
   const p = service.pricing;
-  const job = _readJob(service, request, coverage, renamed);
-  const multiplier = job.outOfHours ? p.out_of_hours_multiplier : 1;
-  const labour = p.hourly_rate * job.engineers * job.hours * multiplier;
+  const job = _readJob(service, request, site, renamed);
+  const labour = p.hourly_rate * job.engineers *
+    (job.hours - job.outside + job.outside * p.out_of_hours_multiplier);
+  const notice = _notice(service, site);
   const notes = [
-    ..._hoursNotes(service, request, job.outside, job.outOfHours),
-    ..._coverageNotes(service, coverage),
+    ..._hoursNotes(service, request, job.span, site.start.zone),
+    ...(notice.note ? [notice.note] : []),
+    ..._coverageNotes(service, site.coverage),
   ];
   return {
     currency: p.currency,
@@ -98,10 +111,14 @@ export function estimateBudget(
       hours: job.hours,
       hours_assumed: request.estimated_hours === undefined,
       minimum_hours: p.minimum_hours,
-      out_of_hours: job.outOfHours,
+      out_of_hours: job.outside > 0,
+      hours_out_of_hours: job.outside,
       out_of_hours_multiplier: p.out_of_hours_multiplier,
       call_out_fee: p.call_out_fee,
       contingency: CONTINGENCY,
+      time_zone: site.start.zone,
+      notice_hours: notice.hours,
+      short_notice: notice.note !== undefined,
     },
     assumptions: job.assumptions,
     note: notes.length ? notes.join(" ") : null,
@@ -109,13 +126,13 @@ export function estimateBudget(
 }
 
 /**
- * The job as priced: engineers, hours (at least the service's minimum) and whether it is
- * out of hours, with an assumption for every value the caller did not give as such.
+ * The job as priced: engineers, hours (at least the service's minimum) and how many of
+ * them are out of hours, with an assumption for every value the caller did not give as such.
  */
 function _readJob(
   service: Service,
   request: EstimateRequest,
-  coverage: Coverage,
+  site: JobSite,
   renamed: readonly { from: string; to: string }[],
 ) {
   const p = service.pricing;
@@ -136,39 +153,54 @@ function _readJob(
       why: `not given: the ${p.minimum_hours} h minimum of ${service.name} per engineer`,
     });
   } else given("estimated_hours", request.estimated_hours);
-  const outside = _outsideBusinessHours(request);
-  const outOfHours = request.out_of_hours ?? outside !== undefined;
+  assumptions.push(...site.start.assumptions);
+  const { zone, date, minutes } = site.start;
+  const span = minutes === null
+    ? undefined
+    : splitSpan(zone ?? "UTC", { date, minutes }, hours, site.holidays);
+  const outside = request.out_of_hours === undefined
+    ? span?.outside ?? 0
+    : request.out_of_hours
+    ? hours
+    : 0;
   if (request.out_of_hours === undefined) {
     assumptions.push({
       field: "out_of_hours",
-      value: outOfHours,
-      why: _outOfHoursWhy(request, outside, coverage),
+      value: outside > 0,
+      why: _outOfHoursWhy(span, site),
     });
-  } else given("out_of_hours", outOfHours);
-  return { engineers, hours, outside, outOfHours, assumptions };
+  } else given("out_of_hours", request.out_of_hours);
+  return { engineers, hours, outside, span, assumptions };
 }
 
 /** Why out_of_hours has the value it was inferred to have. */
-function _outOfHoursWhy(
-  request: EstimateRequest,
-  outside: string | undefined,
-  coverage: Coverage,
-): string {
-  const hoursAt = `business hours at the site (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} ` +
-    `local time${coverage.location ? ` in ${coverage.location.timezone}` : ""}, Monday to Friday)`;
-  if (outside) return `inferred: ${outside.replace(/,$/, "")} is outside ${hoursAt}`;
-  if (request.requested_date || request.requested_time) {
-    return `inferred: the requested date and time are within ${hoursAt}`;
+function _outOfHoursWhy(span: SpanSplit | undefined, site: JobSite): string {
+  const zone = site.start.zone;
+  const hours = `business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} local time` +
+    `${zone ? ` in ${zone}` : ""}, Monday to Friday, public holidays excepted)`;
+  if (!span) {
+    return `not given, and no requested_date or requested_time: ${hours} at the site assumed`;
   }
-  return `not given, and no requested_date or requested_time: ${hoursAt} assumed`;
+  const holidays = !span.holidaysUnknownFrom
+    ? ""
+    : site.coverage.location
+    ? `; the holiday data ends with ${site.holidaysUntil}: no public holiday assumed after it`
+    : "; public holidays are known only at covered sites: none assumed";
+  if (span.outside === 0) {
+    return `inferred: the ${_number(span.inside)} h from the requested start are within ` +
+      `${hours}${holidays}`;
+  }
+  // The zone is named once, in the hours: not again in the reasons.
+  return `inferred: ${_outside(span)} are outside ${hours}: ${describeOutside(span, null)}` +
+    holidays;
 }
 
 /** What the estimate says about the hours billed and the time of the work. */
 function _hoursNotes(
   service: Service,
   request: EstimateRequest,
-  outside: string | undefined,
-  outOfHours: boolean,
+  span: SpanSplit | undefined,
+  zone: string | null,
 ): string[] {
   const p = service.pricing;
   const notes: string[] = [];
@@ -180,20 +212,39 @@ function _hoursNotes(
         `of ${service.name}: ${p.minimum_hours} h per engineer is billed.`,
     );
   }
-  const hours = `business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} local time, ` +
-    "Monday to Friday)";
-  if (outside && request.out_of_hours === undefined) {
-    notes.push(
-      `${outside} is outside ${hours}: out-of-hours rates apply; send out_of_hours: false ` +
-        "if the work can happen in business hours.",
-    );
-  } else if (outside && !outOfHours) {
-    notes.push(
-      `${outside} is outside ${hours}: this estimate uses business-hours rates, as ` +
-        "out_of_hours: false asks.",
-    );
-  }
+  if (!span || span.outside === 0 || request.out_of_hours === true) return notes;
+  const outside = `${_outside(span)} per engineer are outside business hours ` +
+    `(${describeOutside(span, zone)})`;
+  notes.push(
+    request.out_of_hours === undefined
+      ? `${outside}: out-of-hours rates apply to them; send out_of_hours: false if the work ` +
+        "can happen in business hours."
+      : `${outside}: this estimate uses business-hours rates, as out_of_hours: false asks.`,
+  );
   return notes;
+}
+
+/** "5.5 of 6 h" */
+function _outside(span: SpanSplit): string {
+  return `${_number(span.outside)} of ${_number(span.inside + span.outside)} h`;
+}
+
+function _number(n: number): string {
+  return String(Math.round(n * 100) / 100);
+}
+
+/** The notice the service needs at the site, and the note when the start is sooner. */
+function _notice(service: Service, site: JobSite): { hours: number; note?: string } {
+  const travel = site.coverage.response_time_hours ?? 0;
+  const hours = Math.max(service.minimum_notice_hours, travel);
+  const note = shortNotice(site.start, {
+    service: service.name,
+    hours,
+    travel: travel > service.minimum_notice_hours
+      ? `at ${site.coverage.location?.city ?? "the site"} (an engineer's time to reach it)`
+      : null,
+  }, site.now);
+  return note ? { hours, note } : { hours };
 }
 
 /** What the estimate says about where the work is: uncertain, uncovered, or not offered there. */
@@ -221,21 +272,6 @@ function _coverageNotes(service: Service, coverage: Coverage): string[] {
     ];
   }
   return [];
-}
-
-/** "requested_time 22:00" or "requested_date 2026-11-28, a Saturday", or undefined. */
-function _outsideBusinessHours(request: EstimateRequest): string | undefined {
-  const time = request.requested_time;
-  if (time && (time < BUSINESS_HOURS.from || time >= BUSINESS_HOURS.to)) {
-    return `requested_time ${time}`;
-  }
-  if (request.requested_date) {
-    const day = new Date(`${request.requested_date}T12:00:00Z`).getUTCDay();
-    if (day === 0 || day === 6) {
-      return `requested_date ${request.requested_date}, a ${day === 0 ? "Sunday" : "Saturday"},`;
-    }
-  }
-  return undefined;
 }
 
 function _money(amount: number): number {

@@ -8,9 +8,11 @@
 
 import type { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
-import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
+import { type Coverage, siteCoverage } from "../catalog/coverage.ts";
+import { holidayCalendar } from "../catalog/holidays.ts";
 import { type BudgetEstimate, estimateBudget } from "./budget.ts";
 import { withTerms } from "./terms.ts";
+import { pastStart, readStart } from "./job_start.ts";
 import type { Service } from "../catalog/records.ts";
 import { closestService, findService } from "../catalog/service_match.ts";
 import type { FieldIssue } from "../http/errors.ts";
@@ -21,7 +23,6 @@ import {
   readSynonyms,
 } from "../intake/lenient.ts";
 import { fieldIssues, validationFailed } from "../intake/schemas.ts";
-import { DAY_MS } from "../time.ts";
 
 /** The job fields a price depends on, as the quote schema validates them. */
 interface Job {
@@ -68,11 +69,6 @@ export function priceJob<T extends Job>(
   ];
   // The catalog checks run even when other fields failed, so every problem is listed at once.
   const service = _service(catalog, raw, issues);
-  const date = parsed.data?.requested_date;
-  if (date && Date.parse(date) < now - 2 * DAY_MS) {
-    // Two days' grace: "today" at the site may still be yesterday in UTC.
-    issues.push({ path: "requested_date", message: `requested_date ${date} is in the past` });
-  }
   // The city is checked even when another field failed, for the same reason.
   const read = raw as { city?: unknown; country?: unknown } | null;
   const city = parsed.data?.city ??
@@ -81,13 +77,24 @@ export function priceJob<T extends Job>(
     (typeof read?.country === "string" && /^[A-Za-z]{2}$/.test(read.country)
       ? read.country.toUpperCase()
       : undefined);
-  const coverage = city ? checkCoverage(catalog, { city, country }) : undefined;
+  const site = city ? siteCoverage(catalog, { city, country }) : undefined;
+  // The date and time are the site's local time: "in the past" is judged there.
+  const start = readStart(site?.timeZone ?? null, parsed.data ?? {});
+  const past = pastStart(start, now);
+  if (past) issues.push(past);
+  const coverage = site?.coverage;
   const typo = coverage && cityTypo(coverage, country);
   if (typo) issues.push(typo);
   if (!parsed.success || !service || !coverage || issues.length) throw validationFailed(issues);
   const input = parsed.data;
   const budget_estimate = withTerms(
-    estimateBudget(service, input, coverage, synonyms.renamed),
+    estimateBudget(service, input, {
+      coverage,
+      start,
+      holidays: holidayCalendar(catalog.holidays, coverage.location?.id),
+      holidaysUntil: catalog.holidays.to,
+      now,
+    }, synonyms.renamed),
     catalog,
     coverage,
     input.currency,

@@ -292,6 +292,14 @@ function _estimateLines(e: BudgetEstimate): string[] {
     `${money(b.hourly_rate)}/h, minimum ${b.minimum_hours} h` +
     `${b.out_of_hours ? ", out of hours" : ""}`,
   ];
+  // Estimates stored before the site's time was read lack these fields.
+  if (b.hours_out_of_hours !== undefined) {
+    lines.push(
+      `  timing:     ${b.hours_out_of_hours} of ${b.hours} h out of hours, read in ` +
+        `${b.time_zone ?? "no known time zone"}` +
+        `${b.short_notice ? `; short notice (${b.notice_hours} h needed)` : ""}`,
+    );
+  }
   if (e.note) lines.push(`  note:       ${oneLine(e.note)}`);
   return lines;
 }

@@ -16,7 +16,7 @@ import { CACHE_CONTROL } from "../http/json.ts";
 import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Location, Service } from "../catalog/records.ts";
-import { BUSINESS_HOURS } from "../pricing/budget.ts";
+import { BUSINESS_HOURS } from "../pricing/work_span.ts";
 import { type FieldIssue, HttpError } from "../http/errors.ts";
 import type { SubmissionKind } from "../store/submissions.ts";
 import type { SubmissionResult } from "../intake/submissions.ts";

@@ -6,6 +6,7 @@ import { catalog } from "../_helpers.ts";
 import services from "../../data/services.v1.json" with { type: "json" };
 import locations from "../../data/locations.v1.json" with { type: "json" };
 import places from "../../data/places.v1.json" with { type: "json" };
+import holidays from "../../data/holidays.v1.json" with { type: "json" };
 
 Deno.test("the shipped catalog has about 10 services and 30 covered cities", () => {
   const c = catalog();
@@ -123,7 +124,8 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
   const clone = <T>(x: T): T => structuredClone(x);
   await t.step("wrong version", () => {
     assert.throws(
-      () => buildCatalog({ services: { ...clone(services), version: 2 }, locations, places }),
+      () =>
+        buildCatalog({ services: { ...clone(services), version: 2 }, locations, places, holidays }),
       /services\.v1\.json: version/,
     );
   });
@@ -131,7 +133,7 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
     const bad = clone(locations);
     bad.locations[0]!.services.push("teleportation");
     assert.throws(
-      () => buildCatalog({ services, locations: bad, places }),
+      () => buildCatalog({ services, locations: bad, places, holidays }),
       /unknown service\(s\) teleportation/,
     );
   });
@@ -139,15 +141,39 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
     const bad = clone(services);
     bad.services.push(bad.services[0]!);
     assert.throws(
-      () => buildCatalog({ services: bad, locations, places }),
+      () => buildCatalog({ services: bad, locations, places, holidays }),
       /duplicate id remote-hands/,
+    );
+  });
+  await t.step("a time zone that is none", () => {
+    const bad = clone(places);
+    bad.places[0]!.timezone = "Europe/Atlantis";
+    assert.throws(
+      () => buildCatalog({ services, locations, places: bad, holidays }),
+      /places\.v1\.json: places\.0\.timezone: an IANA time zone/,
+    );
+  });
+  await t.step("a subdivision of another country", () => {
+    const bad = clone(locations);
+    bad.locations[0]!.subdivision = "US-VA";
+    assert.throws(
+      () => buildCatalog({ services, locations: bad, places, holidays }),
+      /fra is in DE, not US-VA/,
+    );
+  });
+  await t.step("holidays made for another region than the location's", () => {
+    const bad = clone(locations);
+    bad.locations[0]!.subdivision = "DE-BY";
+    assert.throws(
+      () => buildCatalog({ services, locations: bad, places, holidays }),
+      /fra has the holidays of DE-HE, not DE-BY: run deno task data:holidays/,
     );
   });
   await t.step("a lower-case country", () => {
     const bad = clone(locations);
     bad.locations[0]!.country = "de";
     assert.throws(
-      () => buildCatalog({ services, locations: bad, places }),
+      () => buildCatalog({ services, locations: bad, places, holidays }),
       /locations\.v1\.json: locations\.0\.country/,
     );
   });
@@ -155,7 +181,7 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
     const bad = clone(services);
     bad.services[1]!.pricing.currency = "USD";
     assert.throws(
-      () => buildCatalog({ services: bad, locations, places }),
+      () => buildCatalog({ services: bad, locations, places, holidays }),
       /services\.v1\.json: smart-hands is priced in USD, not the terms' EUR/,
     );
   });
@@ -163,13 +189,13 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
     const untaxed = clone(services);
     untaxed.terms.tax = untaxed.terms.tax.filter((rule) => !rule.countries.includes("JP"));
     assert.throws(
-      () => buildCatalog({ services: untaxed, locations, places }),
+      () => buildCatalog({ services: untaxed, locations, places, holidays }),
       /services\.v1\.json: terms tax does not name JP/,
     );
     const twice = clone(services);
     twice.terms.tax.push({ tax: "sales tax", countries: ["DE"] });
     assert.throws(
-      () => buildCatalog({ services: twice, locations, places }),
+      () => buildCatalog({ services: twice, locations, places, holidays }),
       /services\.v1\.json: terms tax lists DE twice/,
     );
   });
@@ -177,7 +203,7 @@ Deno.test("buildCatalog rejects data that fails its schema or cross-checks", asy
     const bad = clone(services) as unknown as { terms: { tax_included: boolean } };
     bad.terms.tax_included = true;
     assert.throws(
-      () => buildCatalog({ services: bad, locations, places }),
+      () => buildCatalog({ services: bad, locations, places, holidays }),
       /services\.v1\.json: terms\.tax_included/,
     );
   });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
 import placesFile from "../../data/places.v1.json" with { type: "json" };
+import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { buildCatalog } from "../../src/catalog/catalog.ts";
 import { getSubmission, getSubmissionPayload } from "../../src/store/submissions.ts";
 import { catalog, createApp, post } from "../_helpers.ts";
@@ -55,9 +56,13 @@ Deno.test("POST /api/v1/quotes accepts a quote with 202 and a non-binding budget
       hours_assumed: false,
       minimum_hours: 2,
       out_of_hours: true,
+      hours_out_of_hours: 3,
       out_of_hours_multiplier: 1.5,
       call_out_fee: 75,
       contingency: 0.25,
+      time_zone: "Europe/Berlin",
+      notice_hours: 48,
+      short_notice: false,
     },
     assumptions: [],
     note: null,
@@ -163,7 +168,13 @@ Deno.test("catalog aliases may not name two services", () => {
   const services = structuredClone(servicesFile);
   services.services[1]!.aliases.push("Remote Hand");
   assert.throws(
-    () => buildCatalog({ services, locations: locationsFile, places: placesFile }),
+    () =>
+      buildCatalog({
+        services,
+        locations: locationsFile,
+        places: placesFile,
+        holidays: holidaysFile,
+      }),
     /"remotehand" names both remote-hands and smart-hands/,
   );
 });
@@ -333,11 +344,11 @@ Deno.test("the estimate's note warns of everything that makes the price less cer
   await t.step("a time or a weekend outside business hours without out_of_hours", async () => {
     assert.match(
       await note({ requested_time: "22:00" }),
-      /requested_time 22:00 is outside business hours/,
+      /3 of 3 h per engineer are outside business hours \(before 08:00 and after 18:00 local time in Europe\/Berlin\): out-of-hours rates apply to them/,
     );
     assert.match(
       await note({ requested_date: "2026-11-28" }),
-      /requested_date 2026-11-28, a Saturday, is outside business hours/,
+      /3 of 3 h per engineer are outside business hours \(2026-11-28 is a Saturday\)/,
     );
     assert.equal(await note({ requested_time: "22:00", out_of_hours: true }), "null");
     assert.match(
@@ -367,9 +378,11 @@ Deno.test("a requested_date in the past is refused", async () => {
   await using app = await createApp();
   const res = await post(app, "/api/v1/quotes", { ...QUOTE, requested_date: "2020-01-01" });
   assert.equal(res.status, 400);
-  assert.deepEqual((await res.json()).issues, [
-    { path: "requested_date", message: "requested_date 2020-01-01 is in the past" },
-  ]);
+  assert.deepEqual((await res.json()).issues, [{
+    path: "requested_date",
+    message: "requested_date 2020-01-01 is in the past at the site: it is now 2026-11-22 " +
+      "01:00 in Europe/Berlin",
+  }]);
 });
 
 Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never priced as 1", async (t) => {
@@ -442,7 +455,7 @@ Deno.test("a 22:00 Saturday job is priced out of hours, with the assumption list
   assert.equal(inferred.value, true);
   assert.match(
     inferred.why,
-    /^inferred: requested_time 22:00 is outside business hours at the site/,
+    /^inferred: 1 of 1 h are outside business hours \(.*\): 2026-11-28 is a Saturday$/,
   );
   assert.match(inferred.why, /Europe\/London/);
 });

@@ -3,6 +3,7 @@ import { buildCatalog } from "../../src/catalog/catalog.ts";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
 import placesFile from "../../data/places.v1.json" with { type: "json" };
+import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { TOOL_NAMES } from "../_fixtures.ts";
 import { createApp, mcpToolCall } from "../_helpers.ts";
 
@@ -314,7 +315,12 @@ Deno.test("request_quote's service_type names the ids of the catalog the handler
     ...l,
     services: l.services.map((id) => `x-${id}`),
   }));
-  const injected = buildCatalog({ services: renamed, locations, places: placesFile });
+  const injected = buildCatalog({
+    services: renamed,
+    locations,
+    places: placesFile,
+    holidays: holidaysFile,
+  });
   await using app = await createApp({ catalog: injected });
   const ids = injected.services.map((s) => s.id).join(", ");
   const described = (schema: { properties: Record<string, { description: string }> }) =>

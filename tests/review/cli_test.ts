@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
 import { newRequestId } from "../../src/intake/ids.ts";
 import { getSubmission, type SubmissionRecord } from "../../src/store/submissions.ts";
+import { submissionKey } from "../../src/store/keys.ts";
 import { runReview } from "../../src/review/cli.ts";
 import { REVIEW_BACKOFF_MS, sendNotices } from "../../src/review/notifier.ts";
 import { createApp, FakeClock } from "../_helpers.ts";
@@ -300,8 +301,29 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
     assert.ok(
       lines.some((l) => /^ {2}basis: {6}2 × 3 h at [\d,.]+ EUR\/h, minimum \d+ h$/.test(l)),
     );
+    assert.ok(
+      lines.includes("  timing:     0 of 3 h out of hours, read in Europe/Amsterdam"),
+      "the hours out of hours and the site's time zone",
+    );
     assert.ok(text.includes(`"purchase_order": "PO-2026-0042"`));
     assert.ok(text.includes(`"email": "${QUOTE.email}"`), "staff see the full request");
+  });
+
+  await t.step("an estimate stored before the site's time was read shows no timing", async () => {
+    const record = await stored(kv, quote);
+    const {
+      hours_out_of_hours: _h,
+      time_zone: _z,
+      notice_hours: _n,
+      short_notice: _s,
+      ...basis
+    } = record.budget_estimate!.basis;
+    const older = { ...record, budget_estimate: { ...record.budget_estimate!, basis } };
+    await kv.set(submissionKey(quote), older);
+    const lines = (await ok(kv, "show", quote)).split("\n");
+    assert.ok(lines.some((l) => l.startsWith("  basis:      2 × 3 h at ")));
+    assert.ok(!lines.some((l) => l.startsWith("  timing:")));
+    await kv.set(submissionKey(quote), record);
   });
 
   await t.step("notification: sent once the notice went out", async () => {

@@ -1,0 +1,119 @@
+/**
+ * @module
+ * The whole span of a job against the site's business hours: worked continuously from its
+ * start for the hours billed per engineer, how many of those hours fall inside business
+ * hours (08:00 to 18:00 local time, Monday to Friday, not on a public holiday) and how many
+ * outside, and why.
+ */
+
+import type { HolidayCalendar } from "../catalog/holidays.ts";
+import { DAY_MS, HOUR_MS, MINUTE_MS } from "../time.ts";
+import { localToInstant, nextDate, parseClock, weekday } from "./site_time.ts";
+
+/**
+ * Business hours at the site: 08:00 to 18:00 local time, Monday to Friday, public holidays
+ * excepted. When a quote leaves out `out_of_hours`, each hour of the job is priced by
+ * whether it falls inside them; when it is sent, the estimate follows it for every hour.
+ */
+export const BUSINESS_HOURS = { from: "08:00", to: "18:00" } as const;
+
+/** At most this many days off are named in a description; the rest are counted. */
+const DAYS_NAMED = 2;
+const _OPEN = parseClock(BUSINESS_HOURS.from) * MINUTE_MS;
+const _CLOSE = parseClock(BUSINESS_HOURS.to) * MINUTE_MS;
+const _DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+
+/** A job's hours per engineer inside and outside business hours. */
+export interface SpanSplit {
+  inside: number;
+  outside: number;
+  /** Hours outside by reason, in the order met: "before 08:00", "after 18:00", a day off. */
+  reasons: { why: string; clock: boolean }[];
+  /** The first working day of the span whose holidays the data does not know, if any. */
+  holidaysUnknownFrom: string | null;
+}
+
+/**
+ * Splits `hours` worked from `start` (in `zone`) into hours inside and outside business
+ * hours. With no date (`start.date` null) every day is taken as a working day.
+ */
+export function splitSpan(
+  zone: string,
+  start: { date: string | null; minutes: number },
+  hours: number,
+  holidays: HolidayCalendar,
+): SpanSplit {
+  const anyDay = start.date === null;
+  // With no date the calendar is not read, nor are clock changes: any Monday in UTC serves.
+  const tz = anyDay ? "UTC" : zone;
+  let day = start.date ?? "2026-01-05";
+  const from = _at(tz, day, start.minutes);
+  const to = from + Math.round(hours * HOUR_MS);
+  const reasons = new Map<string, boolean>();
+  let insideMs = 0;
+  let holidaysUnknownFrom: string | null = null;
+  let dayStart = _at(tz, day, 0);
+  while (dayStart < to) {
+    const dayEnd = _at(tz, nextDate(day), 0);
+    const a = Math.max(from, dayStart);
+    const b = Math.min(to, dayEnd);
+    const off = anyDay ? null : _dayOff(day, holidays);
+    if (b > a && off) reasons.set(off, false);
+    else if (b > a) {
+      if (!anyDay && holidays(day) === undefined) holidaysUnknownFrom ??= day;
+      // Without a clock change that day, its hours are where they always are.
+      const plain = dayEnd - dayStart === DAY_MS;
+      const open = plain ? dayStart + _OPEN : _at(tz, day, parseClock(BUSINESS_HOURS.from));
+      const close = plain ? dayStart + _CLOSE : _at(tz, day, parseClock(BUSINESS_HOURS.to));
+      insideMs += _overlap(a, b, open, close);
+      if (_overlap(a, b, dayStart, open)) reasons.set(`before ${BUSINESS_HOURS.from}`, true);
+      if (_overlap(a, b, close, dayEnd)) reasons.set(`after ${BUSINESS_HOURS.to}`, true);
+    }
+    day = nextDate(day);
+    dayStart = dayEnd;
+  }
+  return {
+    inside: _hours(insideMs),
+    outside: _hours(to - from - insideMs),
+    reasons: [...reasons].map(([why, clock]) => ({ why, clock })),
+    holidaysUnknownFrom,
+  };
+}
+
+/**
+ * Why the hours outside are outside, for `assumptions` and `note`: "after 18:00 local time
+ * in Europe/Amsterdam", "2026-12-25 is Christmas Day, a public holiday at the site",
+ * "2026-11-28 is a Saturday". `zone` null: the times were read as given.
+ */
+export function describeOutside(split: SpanSplit, zone: string | null): string {
+  const clock = [`before ${BUSINESS_HOURS.from}`, `after ${BUSINESS_HOURS.to}`]
+    .filter((why) => split.reasons.some((r) => r.why === why));
+  const days = split.reasons.filter((r) => !r.clock).map((r) => r.why);
+  const named = days.length > DAYS_NAMED + 1 ? days.slice(0, DAYS_NAMED) : days;
+  return [
+    ...(clock.length ? [`${clock.join(" and ")} local time${zone ? ` in ${zone}` : ""}`] : []),
+    ...named,
+    ...(named.length < days.length ? [`${days.length - named.length} more days off`] : []),
+  ].join("; ");
+}
+
+/** "2026-11-28 is a Saturday", "2026-12-25 is Christmas Day, a public holiday at the site", or null. */
+function _dayOff(day: string, holidays: HolidayCalendar): string | null {
+  const holiday = holidays(day);
+  if (holiday) return `${day} is ${holiday}, a public holiday at the site`;
+  const d = weekday(day);
+  return d === 0 || d === 6 ? `${day} is a ${_DAY_NAMES[d]}` : null;
+}
+
+function _at(zone: string, date: string, minutes: number): number {
+  return localToInstant(zone, { date, minutes }).instant;
+}
+
+function _overlap(a: number, b: number, c: number, d: number): number {
+  return Math.max(0, Math.min(b, d) - Math.max(a, c));
+}
+
+/** Milliseconds → hours, to four decimals (a minute is 0.0167 h). */
+function _hours(ms: number): number {
+  return Math.round(ms / HOUR_MS * 10_000) / 10_000;
+}
