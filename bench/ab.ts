@@ -32,6 +32,7 @@ import {
   type Shape,
   spawnServer,
 } from "./load.ts";
+import { cpuSeconds } from "./_stats.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 /** Within this share of the base counts as met (the issue's target: 5 %). */
@@ -82,20 +83,6 @@ interface Run extends RunResult {
   /** Server CPU time per answered request, in µs; NaN without /proc. */
   cpuUs: number;
 }
-
-/** CPU seconds a process has used so far, all its threads (Linux); NaN elsewhere. */
-async function cpuSeconds(pid: number): Promise<number> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    // After the command's closing parenthesis: field 3 (state) onwards; 14, 15 are utime, stime.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return NaN;
-  }
-}
-/** USER_HZ: 100 on every Linux architecture Deno runs on. */
-const CLOCK_TICKS = 100;
 
 const args = parseArgs({
   args: Deno.args,

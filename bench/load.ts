@@ -429,19 +429,20 @@ export async function ensureWrk(): Promise<string> {
 
 /**
  * One wrk run of `shape` against `base`, through bench/wrk/drive.lua; `threads` (wrk's
- * `-t`) defaults to this bench's two.
+ * `-t`) and `connections` (`-c`) default to this bench's two and 32.
  */
 export async function drive(
   base: string,
   shape: Shape,
   seconds: number,
   threads = THREADS,
+  connections = CONNECTIONS,
 ): Promise<RunResult> {
   const headers = Object.entries(shape.headers ?? {}).map(([k, v]) => `${k}: ${v}`).join("\n");
   const out = await new Deno.Command("wrk", {
     args: [
       `-t${threads}`,
-      `-c${CONNECTIONS}`,
+      `-c${connections}`,
       `-d${seconds}s`,
       "--timeout",
       "10s",

@@ -19,6 +19,8 @@ interface RateLimits {
   readonly submitGlobal: number;
   /** Requests to the MCP endpoint. */
   readonly mcp: number;
+  /** Estimates: `GET /api/v1/estimate` and the MCP tool `estimate_quote` together. */
+  readonly estimate: number;
 }
 
 export interface Config {
@@ -68,6 +70,9 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   submit: 20,
   submitGlobal: 120,
   mcp: 300,
+  // One a second on average: a person pricing a job on the page makes a few, an agent
+  // comparing sites and services a few dozen; a flood from one address stops after 60.
+  estimate: 60,
 });
 
 /**
@@ -91,6 +96,7 @@ const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
   submit: "RATE_LIMIT_SUBMIT",
   submitGlobal: "RATE_LIMIT_SUBMIT_GLOBAL",
   mcp: "RATE_LIMIT_MCP",
+  estimate: "RATE_LIMIT_ESTIMATE",
 };
 
 /**
@@ -109,6 +115,7 @@ export const ENV_NAMES = [
   "RATE_LIMIT_SUBMIT",
   "RATE_LIMIT_SUBMIT_GLOBAL",
   "RATE_LIMIT_MCP",
+  "RATE_LIMIT_ESTIMATE",
   "MAX_IN_FLIGHT",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",

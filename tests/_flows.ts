@@ -99,6 +99,13 @@ export async function mcpCall(
 /** The arguments of an `estimate_quote` call. */
 export const ESTIMATE = { city: "Frankfurt", service_type: "remote-hands", engineer_count: 1 };
 
+/** GET /api/v1/estimate with {@linkcode ESTIMATE}'s job. */
+export async function estimateRead(app: FlowApp, address: string): Promise<void> {
+  const query = new URLSearchParams(Object.entries(ESTIMATE).map(([k, v]) => [k, String(v)]));
+  const res = app.request(`/api/v1/estimate?${query}`, { address });
+  await (await expect(res, 200, "estimate")).body?.cancel();
+}
+
 /** GET /api/v1/services. */
 export async function catalogRead(app: FlowApp): Promise<void> {
   await (await expect(app.request("/api/v1/services"), 200, "catalog")).body?.cancel();

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { LEAD, QUOTE } from "./_fixtures.ts";
-import { createApp, post, type TestApp } from "./_helpers.ts";
+import { createApp, mcpToolCall, post, type TestApp } from "./_helpers.ts";
 
 const send = (
   app: TestApp,
@@ -286,12 +286,10 @@ Deno.test("own-property lookups only: inherited names are not found, and never e
   }
 });
 
-Deno.test("bounded errors: 6,500 unknown argument keys get 20 issues and a count, a small answer", async (t) => {
+Deno.test("bounded errors: 6,500 argument keys are refused by their count, 30 get 20 issues and a count", async (t) => {
   await using app = await createApp({ env: { RATE_LIMIT_MCP: "0", RATE_LIMIT_SUBMIT: "0" } });
-  const args = Object.fromEntries(
-    Array.from({ length: 6500 }, (_, i) => [`k${i}`, 1]),
-  );
-  await t.step("list_services over MCP (F2)", async () => {
+  const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 1]));
+  const call = async (args: Record<string, unknown>) => {
     const request = JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
@@ -303,12 +301,21 @@ Deno.test("bounded errors: 6,500 unknown argument keys get 20 issues and a count
     });
     const text = await res.text();
     const body = JSON.parse(text.startsWith("{") ? text : text.split("data: ")[1]!);
-    const error = body.result.structuredContent;
-    assert.equal(error.error, "validation_failed");
-    assert.equal(error.issues.length, 20);
-    assert.match(error.message, /^6500 fields failed validation: .* and 6480 more/);
     const bytes = new TextEncoder().encode(text).byteLength;
     assert.ok(bytes < 16 * 1024, `${bytes} bytes answered for ${request.length} sent`);
+    return body.result.structuredContent;
+  };
+  await t.step("list_services over MCP with 6,500 (F2): the limit, one issue", async () => {
+    const error = await call(keys(6500));
+    assert.equal(error.error, "validation_failed");
+    assert.match(error.message, /^list_services takes at most 32 arguments/);
+    assert.deepEqual(error.issues.map((i: { path: string }) => i.path), ["(arguments)"]);
+  });
+  await t.step("list_services over MCP with 30: 20 issues listed and a count", async () => {
+    const error = await call(keys(30));
+    assert.equal(error.error, "validation_failed");
+    assert.equal(error.issues.length, 20);
+    assert.match(error.message, /^30 fields failed validation: .* and 10 more/);
   });
   await t.step("a quote with a 60 KB service_type echoes a bounded part of it", async () => {
     const res = await post(app, "/api/v1/quotes", {
@@ -321,5 +328,34 @@ Deno.test("bounded errors: 6,500 unknown argument keys get 20 issues and a count
     });
     assert.equal(res.status, 400);
     assert.ok((await res.text()).length < 4 * 1024);
+  });
+});
+
+Deno.test("a submission with more than 64 properties is refused by their count, before its names are read", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_MCP: "0", RATE_LIMIT_SUBMIT: "0" } });
+  const padded = (n: number) => {
+    const body: Record<string, unknown> = { ...QUOTE };
+    for (let i = Object.keys(body).length; i < n; i++) body[`k${i}`] = 1;
+    return body;
+  };
+  await t.step("REST: 65 properties, one issue stating the limit", async () => {
+    const res = await post(app, "/api/v1/quotes", padded(65));
+    assert.equal(res.status, 400);
+    const body = await res.json();
+    assert.equal(body.error, "validation_failed");
+    assert.deepEqual(body.issues, [{
+      path: "(body)",
+      message: "a submission has at most 64 properties: its fields and at most 16 additional ones",
+    }]);
+  });
+  await t.step("REST: 64 are read, and refused for their additional properties", async () => {
+    const res = await post(app, "/api/v1/intake", { ...LEAD, ...padded(64) });
+    assert.equal(res.status, 400);
+    assert.match((await res.json()).message, /failed validation/);
+  });
+  await t.step("MCP: request_quote with 6,000 is a tool error stating the limit", async () => {
+    const r = await mcpToolCall(app, "request_quote", padded(6_000));
+    assert.equal(r.isError, true);
+    assert.match(String(r.structuredContent.message), /^request_quote takes at most 64 arguments/);
   });
 });

@@ -42,6 +42,7 @@ Deno.test("loadConfig reads every variable", () => {
     RATE_LIMIT_SUBMIT_GLOBAL: "8",
     RATE_LIMIT_REGISTER_GLOBAL: "9",
     RATE_LIMIT_MCP: "10",
+    RATE_LIMIT_ESTIMATE: "11",
     ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
     TRUST_PROXY: "true",
     REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
@@ -60,6 +61,7 @@ Deno.test("loadConfig reads every variable", () => {
     submit: 7,
     submitGlobal: 8,
     mcp: 10,
+    estimate: 11,
   });
   assert.deepEqual(c.allowedOrigins, ["https://a.example", "https://b.example:8443"]);
   assert.equal(c.trustProxy, true);
@@ -87,6 +89,7 @@ Deno.test("loadConfig rejects bad values with one line naming the variable", asy
     [{ PORT: "70000" }, /^PORT must be a whole number from 0 to 65535/],
     [{ RATE_LIMIT_TOKEN: "-1" }, /^RATE_LIMIT_TOKEN/],
     [{ RATE_LIMIT_SUBMIT: "1.5" }, /^RATE_LIMIT_SUBMIT/],
+    [{ RATE_LIMIT_ESTIMATE: "sixty" }, /^RATE_LIMIT_ESTIMATE must be a whole number/],
     [{ BASE_URL: "api.example.com" }, /^BASE_URL must be an absolute http\(s\) URL/],
     [{ BASE_URL: "ftp://api.example.com" }, /^BASE_URL must use http or https/],
     [{ BASE_URL: "https://api.example.com/v1" }, /^BASE_URL must be an origin/],

@@ -6,9 +6,10 @@
 
 import type { Context } from "../context.ts";
 import { checkCoverage } from "./coverage.ts";
+import { boundedQuery } from "../http/query.ts";
 import { CACHE_CONTROL, json, jsonText } from "../http/json.ts";
 import { verifyBearer } from "../oauth/bearer.ts";
-import { parseCoverageQuery } from "./coverage_query.ts";
+import { COVERAGE_FIELDS, parseCoverageQuery } from "./coverage_query.ts";
 
 export async function agentServices(req: Request, ctx: Context): Promise<Response> {
   await verifyBearer(req, ctx, "services:read");
@@ -22,7 +23,7 @@ export async function agentLocations(req: Request, ctx: Context): Promise<Respon
 
 export async function agentCoverage(req: Request, ctx: Context): Promise<Response> {
   await verifyBearer(req, ctx, "coverage:read");
-  const query = parseCoverageQuery(new URL(req.url).searchParams);
+  const query = parseCoverageQuery(boundedQuery(req, COVERAGE_FIELDS));
   return json({ ok: true, coverage: checkCoverage(ctx.catalog, query) }, { headers: _private });
 }
 

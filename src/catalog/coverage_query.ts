@@ -34,6 +34,9 @@ export const CoverageQuerySchema = z.strictObject({
   }),
 }).meta({ description: "A city, and optionally its country." });
 
+/** The parameters a coverage query reads (any other is ignored). */
+export const COVERAGE_FIELDS = ["city", "country"] as const;
+
 const _LocationQuery = CoverageQuerySchema.partial({ city: true });
 
 /** `country: null` is no country; a country name is its code (see intake/lenient.ts). */
@@ -42,7 +45,7 @@ export const COVERAGE_LENIENCY: LenientFields = { optional: ["country"], countri
 /** Validates `city` (optional here) and `country` from a query string; 400 lists every problem. */
 export function parseLocationQuery(search: URLSearchParams): Partial<CoverageQuery> {
   const input: Record<string, string> = {};
-  for (const name of ["city", "country"]) {
+  for (const name of COVERAGE_FIELDS) {
     const values = search.getAll(name);
     if (values.length > 1) {
       throw new HttpError(400, "invalid_query", `${name} must be given once`, {

@@ -5,9 +5,10 @@
  */
 
 import type { Context } from "../context.ts";
+import { boundedQuery } from "../http/query.ts";
 import { CACHE_CONTROL, json, jsonText } from "../http/json.ts";
 import { checkCoverage } from "./coverage.ts";
-import { parseLocationQuery } from "./coverage_query.ts";
+import { COVERAGE_FIELDS, parseLocationQuery } from "./coverage_query.ts";
 
 const _publicCache = { "Cache-Control": CACHE_CONTROL.public };
 
@@ -21,7 +22,7 @@ export function publicServices(_req: Request, ctx: Context): Response {
  * the published locations (only those in `country` when it is given).
  */
 export function publicLocations(req: Request, ctx: Context): Response {
-  const { city, country } = parseLocationQuery(new URL(req.url).searchParams);
+  const { city, country } = parseLocationQuery(boundedQuery(req, COVERAGE_FIELDS));
   if (city !== undefined) {
     return json({ ok: true, coverage: checkCoverage(ctx.catalog, { city, country }) }, {
       headers: _publicCache,

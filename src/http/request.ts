@@ -21,8 +21,11 @@ const _HOST = /^(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])(?:
 export function requestPath(req: Request): string | undefined {
   const host = req.headers.get("host");
   if (host !== null && !_HOST.test(host)) return undefined;
+  // Parsed without its query: the path is the same, and a 60 KB query costs nothing here.
+  const url = req.url;
+  const query = url.indexOf("?");
   try {
-    return new URL(req.url).pathname;
+    return new URL(query < 0 ? url : url.slice(0, query)).pathname;
   } catch {
     return undefined;
   }

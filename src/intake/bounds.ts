@@ -3,7 +3,7 @@
  * What a submission may carry beyond its declared fields, bounded so that the declared
  * fields' limits bound the whole stored record: at most 16 additional properties of 4 KiB
  * together, and JSON nested at most 32 levels deep (checked before anything recursive
- * walks it).
+ * walks it). A document with more than 64 properties is refused before anything reads them.
  */
 
 import type { FieldIssue } from "../http/errors.ts";
@@ -45,6 +45,30 @@ export function extraPropertyIssues(raw: unknown, shape: object): FieldIssue[] {
     });
   }
   return issues;
+}
+
+/**
+ * Most top-level properties a submission may have: a quote's 18 fields (19 with a
+ * currency), 16 additional properties, and room for names read as a field beside it
+ * (`engineers` with `engineer_count`, the same value), rounded up. Past it the document is
+ * refused before anything reads its names: thousands of them in 64 KiB would each cost a
+ * synonym lookup and a schema issue.
+ */
+export const SUBMISSION_MAX_PROPERTIES = 64;
+
+/** Refuses a document with more than {@linkcode SUBMISSION_MAX_PROPERTIES} properties. */
+export function checkPropertyCount(raw: unknown): void {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return;
+  let count = 0;
+  for (const _ in raw) {
+    if (++count > SUBMISSION_MAX_PROPERTIES) {
+      throw validationFailed([{
+        path: "(body)",
+        message: `a submission has at most ${SUBMISSION_MAX_PROPERTIES} properties: its ` +
+          "fields and at most 16 additional ones",
+      }]);
+    }
+  }
 }
 
 /** Deepest JSON nesting a submission may have; kept additional properties included. */

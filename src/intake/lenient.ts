@@ -76,13 +76,32 @@ interface Renamed {
   to: string;
 }
 
+/** A name as it is compared: case, spaces, `_` and `-` dropped (`Engineer-Count` → `engineercount`). */
 const _squash = (s: string) => s.toLowerCase().replace(/[\s_-]/g, "");
+
+/** Each table's names, squashed, to the field they mean: built once per table, not per call. */
+const _byName = new WeakMap<object, ReadonlyMap<string, string>>();
+
+function _names(
+  synonyms: Readonly<Record<string, readonly string[]>>,
+): ReadonlyMap<string, string> {
+  let names = _byName.get(synonyms);
+  if (!names) {
+    const built = new Map<string, string>();
+    for (const [field, others] of Object.entries(synonyms)) {
+      for (const name of [field, ...others]) built.set(_squash(name), field);
+    }
+    _byName.set(synonyms, names = built);
+  }
+  return names;
+}
 
 /**
  * A copy of `raw` in which an argument named as `synonyms` lists is read as its field,
  * the other name dropped. When the field is given too, or two names of it are, with
  * different values, nothing is guessed: an issue names both. Returns the copy, what was
- * read under another name, and those issues.
+ * read under another name, and those issues. Each argument's name is squashed once and
+ * looked up once, so the cost grows with the arguments, not with arguments × names.
  */
 export function readSynonyms(
   raw: unknown,
@@ -91,25 +110,25 @@ export function readSynonyms(
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { value: raw, renamed: [], issues: [] };
   }
+  const names = _names(synonyms);
   const out: Record<string, unknown> = { ...raw };
   const renamed: Renamed[] = [];
   const issues: FieldIssue[] = [];
-  for (const [field, others] of Object.entries(synonyms)) {
-    const keys = new Set([_squash(field), ...others.map(_squash)]);
-    for (const name of Object.keys(out)) {
-      // A longer name stays an additional property, refused as one (it would be echoed).
-      if (name === field || name.length > SYNONYM_MAX || !keys.has(_squash(name))) continue;
-      const value = out[name];
-      delete out[name];
-      // `null` is "not given" (see lenientArguments).
-      if (!Object.hasOwn(out, field) || out[field] === undefined || out[field] === null) {
-        out[field] = value;
-        renamed.push({ from: name, to: field });
-      } else if (JSON.stringify(out[field]) !== JSON.stringify(value)) {
-        const message = `${name} is read as ${field}, which is also given with another value; ` +
-          `send ${field} only`;
-        issues.push({ path: name, message });
-      }
+  for (const name of Object.keys(raw)) {
+    // A longer name stays an additional property, refused as one (it would be echoed).
+    if (name.length > SYNONYM_MAX) continue;
+    const field = names.get(_squash(name));
+    if (field === undefined || name === field) continue;
+    const value = out[name];
+    delete out[name];
+    // `null` is "not given" (see lenientArguments).
+    if (!Object.hasOwn(out, field) || out[field] === undefined || out[field] === null) {
+      out[field] = value;
+      renamed.push({ from: name, to: field });
+    } else if (JSON.stringify(out[field]) !== JSON.stringify(value)) {
+      const message = `${name} is read as ${field}, which is also given with another value; ` +
+        `send ${field} only`;
+      issues.push({ path: name, message });
     }
   }
   return { value: out, renamed, issues };

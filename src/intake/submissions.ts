@@ -28,7 +28,7 @@ import {
 } from "../store/submissions.ts";
 import { summaryOf } from "../review/summary.ts";
 import { commitCounted, rateLimited, readCounts, reserveGlobal } from "../http/rate_limit.ts";
-import { checkNesting, extraPropertyIssues } from "./bounds.ts";
+import { checkNesting, checkPropertyCount, extraPropertyIssues } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
 import { cityTypo, priceJob } from "../pricing/price_job.ts";
 import {
@@ -101,6 +101,7 @@ export async function submitLead(
   channel: Channel,
   headerKey?: string,
 ): Promise<SubmitOutcome> {
+  checkPropertyCount(sent);
   checkNesting(sent);
   const raw = lenientArguments(sent, LEAD_LENIENCY);
   const parsed = LeadInput.safeParse(raw);
@@ -137,6 +138,7 @@ export async function submitQuote(
   channel: Channel,
   headerKey?: string,
 ): Promise<SubmitOutcome> {
+  checkPropertyCount(sent);
   checkNesting(sent);
   const schema = quoteInput(ctx.catalog);
   const job = priceJob(

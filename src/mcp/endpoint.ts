@@ -56,8 +56,8 @@ export function createMcpEndpoint(catalog: Catalog) {
     // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
     const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
     if (isBatch(body)) return batchRefused();
-    const unknown = unknownToolCall(req, body);
-    if (unknown) return unknown;
+    const early = earlyAnswer(req, body);
+    if (early) return early;
     const key = crypto.randomUUID();
     const headers = new Headers(req.headers);
     headers.set(CONTEXT_HEADER, key);
@@ -90,15 +90,18 @@ function isBatch(body: Uint8Array): boolean {
   return false;
 }
 
-const _TOOL_NAMES = new Set(TOOLS.map((t) => t.name));
+const _TOOLS = new Map(TOOLS.map((t) => [t.name, t]));
 
 /**
- * A `tools/call` of a tool that does not exist (`dispatch_engineer`, `place_order`) is
- * answered here, still as JSON-RPC -32602, with a message an agent can act on: the tools
- * there are, and that ordering, dispatch and acceptance are not offered. The SDK's own
- * answer says only "Tool … not found". Anything else goes to the SDK unchanged.
+ * The answer to a `tools/call` made here, before the SDK parses the request again: a tool
+ * that does not exist (`dispatch_engineer`, `place_order`), as JSON-RPC -32602 with a
+ * message an agent can act on (the tools there are, and that ordering, dispatch and
+ * acceptance are not offered; the SDK's own says only "Tool … not found"); and a call with
+ * more arguments than its tool takes, as that tool's error, so that thousands of names in
+ * 64 KiB cost one `JSON.parse` and a count, not the SDK's validation and the tool's.
+ * Anything else goes to the SDK unchanged.
  */
-function unknownToolCall(req: Request, body: Uint8Array): Response | undefined {
+function earlyAnswer(req: Request, body: Uint8Array): Response | undefined {
   // Only a request the transport would take: anything else gets the SDK's own refusal.
   const accept = req.headers.get("accept") ?? "";
   if (
@@ -113,22 +116,43 @@ function unknownToolCall(req: Request, body: Uint8Array): Response | undefined {
   }
   if (message === null || typeof message !== "object") return undefined;
   const { jsonrpc, method, params, id } = message as Record<string, unknown>;
-  if (jsonrpc !== "2.0") return undefined;
-  const name = (params as { name?: unknown } | null | undefined)?.name;
-  if (method !== "tools/call" || typeof name !== "string" || _TOOL_NAMES.has(name)) {
-    return undefined;
-  }
+  if (jsonrpc !== "2.0" || method !== "tools/call") return undefined;
   if (typeof id !== "string" && !Number.isFinite(id)) return undefined;
+  const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
+  if (typeof name !== "string") return undefined;
+  const tool = _TOOLS.get(name);
+  if (!tool) return json({ jsonrpc: "2.0", id, error: unknownTool(name) });
+  const tooMany = tooManyArguments(tool, args);
+  return tooMany && json({ jsonrpc: "2.0", id, result: toolError(tooMany) });
+}
+
+/** JSON-RPC -32602 for a tool that does not exist. */
+function unknownTool(name: string) {
   const shown = name.replace(/[^\x20-\x7E]/g, "?").slice(0, 64);
-  return json({
-    jsonrpc: "2.0",
-    id,
-    error: {
-      code: -32602,
-      message: `Tool ${shown} not found. The tools are: ${[..._TOOL_NAMES].join(", ")}. ` +
-        notOfferedText(),
-    },
-  });
+  return {
+    code: -32602,
+    message: `Tool ${shown} not found. The tools are: ${[..._TOOLS.keys()].join(", ")}. ` +
+      notOfferedText(),
+  };
+}
+
+/** `400 validation_failed` for arguments with more names than `tool` takes; counts no further. */
+function tooManyArguments(
+  tool: (typeof TOOLS)[number],
+  args: unknown,
+): HttpError | undefined {
+  if (args === null || typeof args !== "object" || Array.isArray(args)) return undefined;
+  let count = 0;
+  for (const _ in args) {
+    if (++count > tool.maxArguments) {
+      const message = `${tool.name} takes at most ${tool.maxArguments} arguments; this call ` +
+        "has more. Send only the tool's fields (its input schema lists them).";
+      return new HttpError(400, "validation_failed", message, {
+        issues: [{ path: "(arguments)", message }],
+      });
+    }
+  }
+  return undefined;
 }
 
 /** JSON-RPC 2.0 §5.1 -32600 Invalid Request, with id null: no member can be answered. */
@@ -251,6 +275,9 @@ function buildServer(ctx: Context, registered: Registered): McpServer {
       annotations,
     }, async (args: unknown) => {
       try {
+        // Also here: a call the early answer did not read (the SDK took it otherwise).
+        const tooMany = tooManyArguments(tool, args);
+        if (tooMany) return toolError(tooMany);
         const result = await tool.run(ctx, args);
         return {
           content: [{ type: "text" as const, text: JSON.stringify(result) }],

@@ -25,7 +25,9 @@ import {
   StatusOutput,
 } from "./output_schemas.ts";
 import { submitLead, submitLimited, submitQuote } from "../intake/submissions.ts";
-import { EstimateInput, estimateQuote } from "../pricing/estimate.ts";
+import { EstimateInput, estimateLimited, estimateQuote } from "../pricing/estimate.ts";
+import { QUERY_LIMITS } from "../http/query.ts";
+import { SUBMISSION_MAX_PROPERTIES } from "../intake/bounds.ts";
 import { requestStatus, StatusInput } from "../intake/status.ts";
 
 interface ToolDefinition {
@@ -39,6 +41,12 @@ interface ToolDefinition {
   http: { method: "GET" | "POST"; path: string };
   /** True for tools that submit something a human must review. */
   submits: boolean;
+  /**
+   * Most argument names a call may carry: past it the call is refused before the SDK or
+   * the tool reads them (endpoint.ts), whatever they are. A read takes what a query takes
+   * (http/query.ts); a submission its fields, 16 additional properties and some slack.
+   */
+  maxArguments: number;
   /**
    * Validates `args` itself, in one pass, and answers or throws an HttpError. The MCP
    * server hands arguments over unchecked, so every problem is reported at once, in the
@@ -66,6 +74,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: CoverageOutput,
     http: { method: "GET", path: PATHS.locations },
     submits: false,
+    maxArguments: QUERY_LIMITS.parameters,
     run: (ctx, args) =>
       Promise.resolve({
         ok: true,
@@ -85,6 +94,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: ServicesOutput,
     http: { method: "GET", path: PATHS.services },
     submits: false,
+    maxArguments: QUERY_LIMITS.parameters,
     run: (ctx, args) => {
       parseArguments(NoInput, args);
       return Promise.resolve({
@@ -104,6 +114,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: LeadOutput,
     http: { method: "POST", path: PATHS.intake },
     submits: true,
+    maxArguments: SUBMISSION_MAX_PROPERTIES,
     run: (ctx, args) =>
       submitLimited(ctx, async () => ({ ...(await submitLead(ctx, args, "mcp")).result })),
   },
@@ -119,6 +130,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: QuoteOutput,
     http: { method: "POST", path: PATHS.quotes },
     submits: true,
+    maxArguments: SUBMISSION_MAX_PROPERTIES,
     run: (ctx, args) =>
       submitLimited(ctx, async () => ({ ...(await submitQuote(ctx, args, "mcp")).result })),
   },
@@ -128,12 +140,14 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: "Use when a user wants to know what a job would cost, to compare or check " +
       "a budget, before any request. Takes request_quote's job fields and returns the same " +
       "non-binding budget estimate request_quote would give, the city's coverage and every " +
-      "assumption made. Read-only: stores nothing, notifies no one, counts against no limit.",
+      "assumption made. Read-only: stores nothing, notifies no one; limited per address.",
     input: () => EstimateInput,
     output: EstimateOutput,
     http: { method: "GET", path: PATHS.estimate },
     submits: false,
-    run: (ctx, args) => Promise.resolve(estimateQuote(ctx, args)),
+    maxArguments: QUERY_LIMITS.parameters,
+    // Counted against RATE_LIMIT_ESTIMATE inside the MCP request's own charge.
+    run: (ctx, args) => estimateLimited(ctx, () => Promise.resolve(estimateQuote(ctx, args))),
   },
   {
     name: "get_request_status",
@@ -145,6 +159,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: StatusOutput,
     http: { method: "GET", path: templatePath(PATHS.requestStatus) },
     submits: false,
+    maxArguments: QUERY_LIMITS.parameters,
     run: (ctx, args) => {
       const { request_id } = parseArguments(StatusInput, args);
       return requestStatus(ctx, request_id);

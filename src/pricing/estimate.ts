@@ -3,13 +3,17 @@
  * A price without a side effect: `estimate_quote` and `GET /api/v1/estimate` take a quote's
  * job fields and answer the budget estimate that `request_quote` would store for the same
  * job, with the city's coverage and every assumption. Nothing is stored, counted against
- * a submission limit or sent to anyone.
+ * a submission limit or sent to anyone. A request is bounded before any work (the query by
+ * http/query.ts, the tool's arguments by the MCP endpoint), then counted against the
+ * address's own estimate limit, `RATE_LIMIT_ESTIMATE`.
  */
 
 import { z } from "zod";
 import type { Context } from "../context.ts";
 import { clip, HttpError } from "../http/errors.ts";
 import { CACHE_CONTROL, json } from "../http/json.ts";
+import { boundedQuery } from "../http/query.ts";
+import { rateLimited } from "../http/rate_limit.ts";
 import type { LenientFields } from "../intake/lenient.ts";
 import { priceJob } from "./price_job.ts";
 import { JOB_FIELDS, QUOTE_LENIENCY, serviceTypeField } from "../intake/schemas.ts";
@@ -58,15 +62,30 @@ export function estimateQuote(ctx: Context, sent: unknown): Record<string, unkno
   };
 }
 
+/**
+ * Runs `work` as one estimate of the caller's address, REST or MCP (inside the MCP
+ * request's own charge): counted whatever it answers, `429` past `RATE_LIMIT_ESTIMATE`.
+ */
+export function estimateLimited<T>(ctx: Context, work: () => Promise<T>): Promise<T> {
+  return rateLimited(ctx, "estimate", ctx.config.rateLimits.estimate, work);
+}
+
+const _FIELDS = Object.keys(EstimateInput.shape);
+
 /** `GET /api/v1/estimate?city=…&service_type=…[&engineer_count=…]`: as `estimate_quote`. */
-export function getEstimate(req: Request, ctx: Context): Response {
-  const args: Record<string, string> = {};
-  for (const [name, value] of new URL(req.url).searchParams) {
-    if (Object.hasOwn(args, name)) {
-      const message = `${clip(name, 64)} must be given once`;
-      throw new HttpError(400, "invalid_query", message, { issues: [{ path: name, message }] });
+export function getEstimate(req: Request, ctx: Context): Promise<Response> {
+  // Before the limit: a query too big is refused for less than counting it would cost.
+  const query = boundedQuery(req, _FIELDS);
+  return estimateLimited(ctx, () => {
+    const args: Record<string, string> = {};
+    for (const [name, value] of query) {
+      if (Object.hasOwn(args, name)) {
+        const message = `${clip(name, 64)} must be given once`;
+        throw new HttpError(400, "invalid_query", message, { issues: [{ path: name, message }] });
+      }
+      args[name] = value;
     }
-    args[name] = value;
-  }
-  return json(estimateQuote(ctx, args), { headers: { "Cache-Control": CACHE_CONTROL.noStore } });
+    const headers = { "Cache-Control": CACHE_CONTROL.noStore };
+    return Promise.resolve(json(estimateQuote(ctx, args), { headers }));
+  });
 }

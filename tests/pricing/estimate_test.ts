@@ -145,7 +145,8 @@ Deno.test("hostile or sloppy job fields: refused plainly, matched only where mea
     },
   );
   await t.step("a long repeated parameter name is echoed clipped", async () => {
-    const name = "Z".repeat(30_000);
+    // Within the query's 8 KiB, so that it is the repetition that is refused.
+    const name = "Z".repeat(4_000);
     const res = await app.request(`/api/v1/estimate?${name}=1&${name}=2`);
     assert.equal(res.status, 400);
     assert.ok((await res.text()).length < 1024);

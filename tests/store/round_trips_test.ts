@@ -14,6 +14,7 @@ import { RATE_LIMITS_OFF } from "../_fixtures.ts";
 import {
   catalogRead,
   ESTIMATE,
+  estimateRead,
   lead,
   mcpCall,
   protectedRead,
@@ -86,6 +87,8 @@ Deno.test("round trips per flow with rate limits on: two at most, one for a warm
       "getMany~",
       "commit",
     ]],
+    // The estimate's own counter, as an MCP call's: read, then counted alone.
+    ["REST estimate", () => estimateRead(app, address()), 2, ["getMany~", "commit"]],
     ["public catalog", () => catalogRead(app), 0, []],
   ];
   for (const [name, step, expected, ops] of flows) {

@@ -9,7 +9,8 @@ import { CoverageQuerySchema } from "../../catalog/coverage_query.ts";
 import type { OperationDoc } from "../document.ts";
 import { LocationsOutput } from "../components.ts";
 import * as ex from "../examples.ts";
-import { COVERAGE_PARAMS, invalidQuery } from "./coverage_params.ts";
+import { COVERAGE_PARAMS, invalidQuery, queryTooBig } from "./coverage_params.ts";
+import { QUERY_LIMITS } from "../../http/query.ts";
 import { apiError, bodyLimits, forbiddenOrigin, RATE_HEADERS, rateLimited } from "../responses.ts";
 import type { Catalog } from "../../catalog/catalog.ts";
 import { LeadInput, quoteInput } from "../../intake/schemas.ts";
@@ -33,16 +34,24 @@ export function publicOperations(catalog: Catalog) {
       summary: "Estimate a job's price, storing nothing",
       description: _withTool(
         "Anonymous and read-only: nothing is stored or sent, and no submission limit is " +
-          "spent. Never cached (no-store).",
+          `spent; limited per address (RATE_LIMIT_ESTIMATE, ${DEFAULT_RATE_LIMITS.estimate} a ` +
+          `minute by default, REST and MCP together). A query of more than ` +
+          `${QUERY_LIMITS.parameters} parameters or ${QUERY_LIMITS.bytes} bytes is refused ` +
+          "before any other work, and not counted. Never cached (no-store).",
         "estimate_quote",
       ),
       tags: ["Public"],
       query: EstimateInput,
       responses: {
-        "200": { description: "The estimate and the city's coverage", schema: EstimateOutput },
+        "200": {
+          description: "The estimate and the city's coverage",
+          schema: EstimateOutput,
+          headers: RATE_HEADERS,
+        },
         "400": apiError(
-          "A job field is missing or invalid, the service is unknown, or the city is a likely " +
-            "typo of a covered one",
+          "A job field is missing or invalid, the service is unknown, the city is a likely " +
+            "typo of a covered one, a parameter is given twice, or the query is over " +
+            `${QUERY_LIMITS.parameters} parameters or ${QUERY_LIMITS.bytes} bytes`,
           ["validation_failed", "1 field failed validation: service_type", [{
             path: "service_type",
             message: "service_type is required",
@@ -51,7 +60,9 @@ export function publicOperations(catalog: Catalog) {
             path: "city",
             message: "city must be given once",
           }]],
+          queryTooBig(Object.keys(EstimateInput.shape)),
         ),
+        ...rateLimited("api", "estimate", DEFAULT_RATE_LIMITS.estimate),
       },
     },
     requestStatus: {

@@ -1,0 +1,292 @@
+/**
+ * @module
+ * `deno task bench:flood`: the estimate flood of issue 26, before and after, side by side.
+ * The base (default `c5a2533`, before the caps and the estimate's limit) is checked out as a
+ * git worktree in a temporary folder, and the current tree (this checkout, uncommitted
+ * changes included) is served beside it, each by its own `deno task start` on its own KV file
+ * with the default rate limits and `TRUST_PROXY=true`, so that `X-Forwarded-For` tells the
+ * flooding address from the reader's.
+ *
+ * For each side, in interleaved rounds (base first in odd rounds, current first in even):
+ *
+ * - **The reader alone**: another address reads `GET /api/v1/services` one request at a
+ *   time (5 ms apart) for half the run; its p50, p90 and p99.
+ * - **Under a flood**: `wrk` (1 thread, 16 keep-alive connections) sends estimates from one
+ *   address for the whole run while the reader reads as above. Two floods: `big`, the
+ *   issue's, 5,500 unknown parameters (about 43 KB a request), and `valid`, a small valid
+ *   estimate (which the current tree limits per address). Reported: the reader's p50, p90
+ *   and p99 (target p90 under 50 ms), the flood's rate and answers, and the server's CPU
+ *   time per flood request (utime + stime of all its threads, Linux `/proc`).
+ * - **A refusal**: the `big` request sent alone, one at a time from a third address, 200
+ *   times: the median time to its answer (target under 5 ms) and the server CPU per request.
+ *
+ * Prints markdown and saves it under `bench/results/flood-<base>-<date>.md`.
+ *
+ *   deno task bench:flood [--base c5a2533] [--seconds 8] [--rounds 2] [--params 5500] [--no-save]
+ */
+
+import { parseArgs } from "node:util";
+import { drive, ensureWrk, type RunResult, spawnServer } from "./load.ts";
+import { cpuSeconds, percentile } from "./_stats.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const FLOODER = "203.0.113.9";
+const READER = "198.51.100.7";
+const PROBE = "203.0.113.77";
+const CONNECTIONS = 16;
+const READ_PAUSE_MS = 5;
+const REFUSALS = 200;
+/** The issue's targets. */
+const TARGET = { readerP90Ms: 50, refusalMs: 5 };
+
+type Side = "base" | "current";
+type FloodId = "big" | "valid";
+
+interface Reads {
+  p50: number;
+  p90: number;
+  p99: number;
+  n: number;
+}
+
+interface Flood {
+  reads: Reads;
+  run: RunResult;
+  statuses: string;
+  cpuUs: number;
+}
+
+const args = parseArgs({
+  args: Deno.args,
+  options: {
+    base: { type: "string", default: "c5a2533" },
+    seconds: { type: "string", default: "8" },
+    rounds: { type: "string", default: "2" },
+    params: { type: "string", default: "5500" },
+    "no-save": { type: "boolean", default: false },
+  },
+});
+const seconds = Number(args.values.seconds);
+const rounds = Number(args.values.rounds);
+const params = Number(args.values.params);
+if (!(seconds > 0) || !Number.isInteger(rounds) || rounds < 1 || !(params >= 0)) {
+  console.error(
+    "usage: deno task bench:flood [--base <commit>] [--seconds 8] [--rounds 2] " +
+      "[--params 5500] [--no-save]",
+  );
+  Deno.exit(2);
+}
+
+const JOB = "city=Frankfurt&service_type=remote-hands&engineer_count=2";
+const PATHS: Record<FloodId, string> = {
+  big: `/api/v1/estimate?${JOB}&${Array.from({ length: params }, (_, i) => `x${i}=1`).join("&")}`,
+  valid: `/api/v1/estimate?${JOB}`,
+};
+
+async function git(...gitArgs: string[]): Promise<string> {
+  const out = await new Deno.Command("git", { args: ["-C", ROOT, ...gitArgs] }).output();
+  const text = new TextDecoder();
+  if (!out.success) throw new Error(`git ${gitArgs.join(" ")}: ${text.decode(out.stderr)}`);
+  return text.decode(out.stdout).trim();
+}
+
+/** One read of the catalog from the reader's address; its time in ms. */
+async function readOnce(base: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${base}/api/v1/services`, { headers: { "X-Forwarded-For": READER } });
+  await res.bytes();
+  if (res.status !== 200) throw new Error(`catalog read: ${res.status}`);
+  return performance.now() - started;
+}
+
+/** The reader, one request at a time, until `until` settles. */
+async function readUntil(base: string, until: Promise<unknown>): Promise<Reads> {
+  let done = false;
+  until.finally(() => done = true).catch(() => {});
+  const ms: number[] = [];
+  while (!done) {
+    ms.push(await readOnce(base));
+    await new Promise((r) => setTimeout(r, READ_PAUSE_MS));
+  }
+  ms.sort((a, b) => a - b);
+  const at = (p: number) => Math.round(percentile(ms, p) * 100) / 100;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), n: ms.length };
+}
+
+/** What each status of the flood's answers was, from a probe request after it (wrk counts non-2xx only). */
+async function statusOf(base: string, path: string): Promise<string> {
+  const res = await fetch(`${base}${path}`, { headers: { "X-Forwarded-For": FLOODER } });
+  const body = await res.json().catch(() => ({}));
+  return `${res.status}${body.error ? ` ${body.error}` : ""}`;
+}
+
+async function flood(base: string, pid: number, id: FloodId): Promise<Flood> {
+  const cpu = await cpuSeconds(pid);
+  const running = drive(
+    base,
+    {
+      method: "GET",
+      path: PATHS[id],
+      headers: { "X-Forwarded-For": FLOODER },
+    },
+    seconds,
+    1,
+    CONNECTIONS,
+  );
+  const reads = await readUntil(base, running);
+  const run = await running;
+  const cpuUs = ((await cpuSeconds(pid)) - cpu) * 1e6 / run.requests;
+  const last = await statusOf(base, PATHS[id]);
+  const statuses = run.non2xx === run.requests
+    ? `all ${last}`
+    : run.non2xx === 0
+    ? "all 200"
+    : `${run.requests - run.non2xx} 200, then ${last}`;
+  return { reads, run, statuses, cpuUs };
+}
+
+/** The big request alone, one at a time: the median ms to its answer, and server CPU µs. */
+async function refusal(base: string, pid: number) {
+  const ms: number[] = [];
+  let status = "";
+  const cpu = await cpuSeconds(pid);
+  for (let i = 0; i < REFUSALS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${base}${PATHS.big}`, { headers: { "X-Forwarded-For": PROBE } });
+    const body = await res.json();
+    ms.push(performance.now() - started);
+    status = `${res.status} ${body.error}`;
+  }
+  const cpuUs = ((await cpuSeconds(pid)) - cpu) * 1e6 / REFUSALS;
+  ms.sort((a, b) => a - b);
+  return { medianMs: percentile(ms, 0.5), cpuUs, status };
+}
+
+const wrk = await ensureWrk();
+const baseCommit = await git("rev-parse", "--short", `${args.values.base}^{commit}`);
+const head = await git("rev-parse", "--short", "HEAD");
+const dirty = (await git("status", "--porcelain", "--", "src", "deno.json", "deno.lock")) !== "";
+const current = dirty ? `${head} + uncommitted changes` : head;
+
+const dir = await Deno.makeTempDir({ prefix: "dcfs-flood-" });
+const baseDir = `${dir}/base`;
+const idle: Record<Side, Reads[]> = { base: [], current: [] };
+const floods: Record<FloodId, Record<Side, Flood[]>> = {
+  big: { base: [], current: [] },
+  valid: { base: [], current: [] },
+};
+const refusals: Record<Side, Awaited<ReturnType<typeof refusal>>[]> = { base: [], current: [] };
+try {
+  await git("worktree", "add", "--detach", "--quiet", baseDir, baseCommit);
+  const serve = (side: Side, cwd: string) =>
+    spawnServer({
+      command: Deno.execPath(),
+      args: ["task", "--quiet", "start"],
+      cwd,
+      env: { KV_PATH: `${dir}/${side}.sqlite3`, TRUST_PROXY: "true" },
+      ready: "/healthz",
+    });
+  await using baseServer = await serve("base", baseDir);
+  await using currentServer = await serve("current", ROOT);
+  const servers: Record<Side, { base: string; pid: number }> = {
+    base: baseServer,
+    current: currentServer,
+  };
+  // Warm-up for the JIT, not recorded.
+  for (const side of ["base", "current"] as const) {
+    await refusal(servers[side].base, servers[side].pid);
+    await readUntil(servers[side].base, new Promise((r) => setTimeout(r, 500)));
+  }
+  for (let round = 0; round < rounds; round++) {
+    const order: Side[] = round % 2 === 0 ? ["base", "current"] : ["current", "base"];
+    for (const side of order) {
+      const { base, pid } = servers[side];
+      idle[side].push(
+        await readUntil(base, new Promise((r) => setTimeout(r, (seconds * 1000) / 2))),
+      );
+      refusals[side].push(await refusal(base, pid));
+      for (const id of ["big", "valid"] as const) {
+        const f = await flood(base, pid, id);
+        floods[id][side].push(f);
+        console.error(
+          `round ${round + 1}/${rounds} ${side} ${id}: reader p90 ${f.reads.p90} ms ` +
+            `(alone ${idle[side].at(-1)!.p90}), flood ${f.run.rate} req/s ${f.statuses}, ` +
+            `${f.cpuUs.toFixed(0)} µs CPU a request`,
+        );
+      }
+      // A new window for the next round's valid flood (the current tree's estimate limit).
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+} finally {
+  await git("worktree", "remove", "--force", baseDir).catch((err) => console.error(err.message));
+  await Deno.remove(dir, { recursive: true });
+}
+
+const median = (xs: readonly number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+const n = (x: number) => Math.round(x).toLocaleString("en-US");
+const yes = (ok: boolean) => (ok ? "yes" : "**no**");
+const readsCell = (rs: Reads[]) =>
+  `${f2(median(rs.map((r) => r.p50)))} / ${f2(median(rs.map((r) => r.p90)))} / ` +
+  `${f2(median(rs.map((r) => r.p99)))}`;
+
+const date = new Date().toISOString();
+const cpuModel = (() => {
+  try {
+    return Deno.readTextFileSync("/proc/cpuinfo").match(/^model name\s*:\s*(.+)$/m)?.[1];
+  } catch {
+    return undefined;
+  }
+})() ?? "unknown CPU";
+const bigBytes = PATHS.big.length - PATHS.big.indexOf("?") - 1;
+const lines = [
+  `Flood of base \`${baseCommit}\` and current \`${current}\`, measured ${date} on ${cpuModel}, ` +
+  `${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}; wrk ${wrk}, 1 thread, ` +
+  `${CONNECTIONS} keep-alive connections from one address for ${seconds} s a flood; the reader ` +
+  `(another address) reads \`GET /api/v1/services\` one at a time, ${READ_PAUSE_MS} ms apart; ` +
+  `${rounds} interleaved rounds (base first in odd rounds). Default rate limits, ` +
+  `TRUST_PROXY=true. Figures are medians over the rounds (answers: each round's, when they ` +
+  `differ: a round that starts in the window of the one before finds the limit spent). ` +
+  `\`big\`: ${params.toLocaleString()} ` +
+  `unknown parameters (${n(bigBytes)} bytes of query); \`valid\`: \`?${JOB}\`.`,
+  "",
+  `| flood | side | reader p50 / p90 / p99 ms, alone | under the flood | p90 < ${TARGET.readerP90Ms} ms | flood req/s | flood answers | server CPU µs a flood request |`,
+  "| --- | --- | ---: | ---: | --- | ---: | --- | ---: |",
+  ...(["big", "valid"] as const).flatMap((id) =>
+    (["base", "current"] as const).map((side) => {
+      const fs = floods[id][side];
+      const p90 = median(fs.map((f) => f.reads.p90));
+      return `| ${id} | ${side} | ${readsCell(idle[side])} | ${
+        readsCell(fs.map((f) => f.reads))
+      } | ` +
+        `${yes(p90 < TARGET.readerP90Ms)} | ${n(median(fs.map((f) => f.run.rate)))} | ` +
+        `${[...new Set(fs.map((f) => f.statuses))].join("; ")} | ` +
+        `${f1(median(fs.map((f) => f.cpuUs)))} |`;
+    })
+  ),
+  "",
+  `The \`big\` request alone, ${REFUSALS} times one after the other from a third address:`,
+  "",
+  `| side | answer | median ms to the answer | < ${TARGET.refusalMs} ms | server CPU µs a request |`,
+  "| --- | --- | ---: | --- | ---: |",
+  ...(["base", "current"] as const).map((side) => {
+    const rs = refusals[side];
+    const ms = median(rs.map((r) => r.medianMs));
+    return `| ${side} | ${rs.at(-1)!.status} | ${f2(ms)} | ${yes(ms < TARGET.refusalMs)} | ` +
+      `${f1(median(rs.map((r) => r.cpuUs)))} |`;
+  }),
+];
+const md = lines.join("\n");
+console.log(md);
+if (!args.values["no-save"]) {
+  const name = `flood-${baseCommit}-${date.slice(0, 16).replace(":", "-")}.md`;
+  await Deno.mkdir(new URL("results/", import.meta.url), { recursive: true });
+  await Deno.writeTextFile(new URL(`results/${name}`, import.meta.url), md + "\n");
+  console.error(`saved bench/results/${name}`);
+}
