@@ -15,10 +15,12 @@ import { HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
 import { storeUnavailable } from "../store/deadline.ts";
 import {
+  answerText,
   type Channel,
   getIdempotency,
   IDEMPOTENCY_TTL_MS,
   type IdempotencyScope,
+  type NewSubmission,
   newSubmission,
   PAYLOAD_CHUNK_BYTES,
   SAME_REQUEST_TTL_MS,
@@ -29,6 +31,7 @@ import { summaryOf } from "../review/summary.ts";
 import { commitCounted, rateLimited, readCounts, reserveGlobal } from "../http/rate_limit.ts";
 import { checkNesting, extraPropertyIssues } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
+import { fitStoredBound } from "./stored_bound.ts";
 import { cityTypo, priceJob } from "../pricing/price_job.ts";
 import {
   fieldIssues,
@@ -43,9 +46,10 @@ import {
 export const SUBMISSION_MAX_BODY = 64 * 1024;
 /**
  * The most one accepted submission adds to the store: its JSON (at most
- * {@linkcode SUBMISSION_MAX_BODY}) plus its record, review notice, due key and
- * idempotency record with its pointer: under 5 KiB together. tests/intake/handlers_test.ts
- * holds the worst case to it; docs/operations.md ("Worst-case figures at the default
+ * {@linkcode SUBMISSION_MAX_BODY}) plus its record, review notice, index keys and
+ * idempotency record with its pointer, as KV counts them. Checked on every commit before it
+ * is written (stored_bound.ts: echoed text trimmed, else 413); tests/intake/stored_bound_test.ts
+ * generates worst cases against it; docs/operations.md ("Worst-case figures at the default
  * limits") gives what that means per minute.
  */
 export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 5 * 1024;
@@ -211,7 +215,26 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   }
   const now = ctx.now();
   const requestId = newRequestId(sub.kind, now);
-  const result: SubmissionResult = {
+  const scope = _idempotencyScope(ctx, sub);
+  const global = [{ bucket: "submit_all", limit: ctx.config.rateLimits.submitGlobal }];
+  const [record, earlier] = await Promise.all([
+    _record(ctx, sub, requestId, now, payload.byteLength),
+    _replay(ctx, scope, "eventual"),
+    readCounts(ctx, global),
+  ]);
+  if ("outcome" in earlier) return earlier.outcome;
+  // Checked once the first look found no answer to replay: a retry is answered as before.
+  const fitted = fitStoredBound(
+    { record, result: _result(sub, requestId) },
+    ({ record, result }) => _write(record, payload, result, scope),
+    MAX_STORED_PER_SUBMISSION,
+  );
+  return await _commitOrReplay(ctx, sub, fitted.write, fitted.draft.result, { scope, earlier });
+}
+
+/** The answer to a new submission. */
+function _result(sub: Validated, requestId: string): SubmissionResult {
+  return {
     ok: true,
     request_id: requestId,
     status: "pending_review",
@@ -222,14 +245,30 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
     ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
     replayed: false,
   };
-  const scope = _idempotencyScope(ctx, sub);
-  const global = [{ bucket: "submit_all", limit: ctx.config.rateLimits.submitGlobal }];
-  const [record, earlier] = await Promise.all([
-    _record(ctx, sub, requestId, now, payload.byteLength),
-    _replay(ctx, scope, "eventual"),
-    readCounts(ctx, global),
-  ]);
-  return await _commitOrReplay(ctx, sub, { record, payload }, result, { scope, earlier });
+}
+
+/** What the commit of a new submission writes; its idempotency check is set per attempt. */
+function _write(
+  record: SubmissionRecord,
+  payload: Uint8Array,
+  result: SubmissionResult,
+  { scope, bodyHash, ttl }: Scope,
+): Required<NewSubmission> {
+  return {
+    record,
+    payload,
+    idempotency: {
+      scope,
+      value: {
+        body_hash: bodyHash,
+        request_id: record.request_id,
+        response: answerText(result),
+        expires_at: Date.parse(record.created_at) + ttl,
+      },
+      expireIn: ttl,
+      versionstamp: null,
+    },
+  };
 }
 
 /** The record of a new submission: status, times, catalog facts, and what a list row shows. */
@@ -295,28 +334,17 @@ type Earlier = { outcome: SubmitOutcome } | { staleVersion: string | null };
 async function _commitOrReplay(
   ctx: Context,
   sub: Validated,
-  stored: { record: SubmissionRecord; payload: Uint8Array },
+  write: Required<NewSubmission>,
   result: SubmissionResult,
   looked: { scope: Scope; earlier: Earlier },
 ): Promise<SubmitOutcome> {
-  const { scope, bodyHash, ttl } = looked.scope;
   let earlier = looked.earlier;
   for (let attempt = 0; attempt < 3; attempt++) {
     if (attempt > 0) earlier = await _replay(ctx, looked.scope, "strong");
     if ("outcome" in earlier) return earlier.outcome;
     if (attempt === 0) reserveGlobal(ctx, "submit_all", ctx.config.rateLimits.submitGlobal);
-    const idempotency = {
-      scope,
-      value: {
-        body_hash: bodyHash,
-        request_id: stored.record.request_id,
-        response: JSON.stringify(result),
-        expires_at: Date.parse(stored.record.created_at) + ttl,
-      },
-      expireIn: ttl,
-      versionstamp: earlier.staleVersion,
-    };
-    if ((await commitCounted(ctx, newSubmission({ ...stored, idempotency }))).ok) {
+    const idempotency = { ...write.idempotency, versionstamp: earlier.staleVersion };
+    if ((await commitCounted(ctx, newSubmission({ ...write, idempotency }))).ok) {
       countSubmission(sub.kind, sub.channel);
       ctx.submitted();
       return { result, replayed: false };
