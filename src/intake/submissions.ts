@@ -6,7 +6,6 @@
  */
 
 import { countSubmission } from "../telemetry/metrics.ts";
-import { createHash } from "node:crypto";
 import type { Context } from "../context.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
 import type { BudgetEstimate } from "../pricing/budget.ts";
@@ -32,6 +31,7 @@ import { commitCounted, rateLimited, readCounts, reserveGlobal } from "../http/r
 import { checkNesting, extraPropertyIssues } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
 import { fitStoredBound } from "./stored_bound.ts";
+import { requestHash } from "./request_hash.ts";
 import { cityTypo, priceJob } from "../pricing/price_job.ts";
 import {
   fieldIssues,
@@ -311,12 +311,13 @@ interface Scope {
  * Who may replay this submission's answer, and for how long. Keys are per endpoint and
  * caller address, so one caller cannot squat another's keys. Without a key, the request
  * itself is the key for a short while: an identical retry (same endpoint or tool, same
- * arguments, same email) replays the first answer instead of storing a second. The key
- * itself is not part of the request: a header and a field give the same hash.
+ * arguments, same email, as request_hash.ts compares them: a trailing space is no change)
+ * replays the first answer instead of storing a second. The key itself is not part of the
+ * request: a header and a field give the same hash.
  */
 function _idempotencyScope(ctx: Context, sub: Validated): Scope {
   const { idempotency_key: _, ...request } = sub.raw as Record<string, unknown>;
-  const bodyHash = createHash("sha256").update(canonicalJson(request)).digest("base64url");
+  const bodyHash = requestHash(request);
   const scope: IdempotencyScope = sub.idempotencyKey
     ? { endpoint: sub.kind, address: ctx.address, key: sub.idempotencyKey }
     : { endpoint: `${sub.kind}:same:${sub.channel}`, address: ctx.address, key: bodyHash };
@@ -381,15 +382,4 @@ async function _replay(
   return {
     outcome: { result: { ...JSON.parse(entry.value.response), replayed: true }, replayed: true },
   };
-}
-
-/** JSON with object keys sorted at every level: equal documents give equal text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
 }

@@ -93,7 +93,7 @@ export interface SubmissionRecord {
 }
 
 export interface IdempotencyRecord {
-  /** SHA-256 of the request body as parsed, so a changed body is detected. */
+  /** SHA-256 of the request as compared (intake/request_hash.ts), so a changed one is detected. */
   body_hash: string;
   request_id: string;
   /** The first answer, replayed verbatim. */
