@@ -19,7 +19,7 @@ import {
   type LenientFields,
   readSynonyms,
 } from "../intake/lenient.ts";
-import { fieldIssues, validationFailed } from "../intake/schemas.ts";
+import { argumentNames, fieldIssues, validationFailed } from "../intake/schemas.ts";
 import { DAY_MS } from "../time.ts";
 
 /** The job fields a price depends on, as the quote schema validates them. */
@@ -61,7 +61,7 @@ export function priceJob<T extends Job>(
   const parsed = schema.safeParse(raw);
   const issues = [
     ...synonyms.issues,
-    ...(parsed.success ? [] : fieldIssues(parsed.error)),
+    ...(parsed.success ? [] : fieldIssues(parsed.error, argumentNames(schema))),
     ...extra(raw),
   ];
   // The catalog checks run even when other fields failed, so every problem is listed at once.
