@@ -10,7 +10,7 @@ import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
 import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
-import { type RemoteStore, remoteStore } from "./_remote_store.ts";
+import { keyBytes, type RemoteStore, remoteStore, valueBytes } from "./_remote_store.ts";
 
 /** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */
 export class FakeClock {
@@ -242,6 +242,20 @@ export function outboxEntries(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]>
 /** How many submission records the store holds. */
 export async function countSubmissions(app: Pick<TestApp, "kv">): Promise<number> {
   return (await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length;
+}
+
+/**
+ * Bytes the store holds as KV counts them (keys tuple-encoded, values V8-serialised unless
+ * bytes), rate counters and the email index's key (one per store) aside: what the
+ * submissions stored add.
+ */
+export async function storedBytes(kv: Deno.Kv): Promise<number> {
+  let bytes = 0;
+  for await (const e of kv.list({ prefix: [] })) {
+    if (e.key[0] === "rate_counters" || e.key[0] === "email_index_key") continue;
+    bytes += keyBytes(e.key) + valueBytes(e.value);
+  }
+  return bytes;
 }
 
 /** POSTs a JSON-RPC message (an object or raw text) to the MCP endpoint, accepting JSON or SSE. */

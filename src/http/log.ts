@@ -7,9 +7,13 @@
 /** A structured log sink; receives one JSON-serialisable record per call. */
 export type Logger = (record: Record<string, unknown>) => void;
 
+/** The longest {@linkcode reason}, in UTF-16 code units (a review notice stores one). */
+export const REASON_MAX_CHARS = 200;
+
 /** An error as one short log field: the first line of its message, at most 200 characters. */
 export function reason(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split("\n", 1)[0]!.slice(0, 200);
+  return (err instanceof Error ? err.message : String(err)).split("\n", 1)[0]!
+    .slice(0, REASON_MAX_CHARS);
 }
 
 const _utf8 = new TextEncoder();

@@ -2,11 +2,13 @@
  * @module
  * What a submission may carry beyond its declared fields, bounded so that the declared
  * fields' limits bound the whole stored record: at most 16 additional properties of 4 KiB
- * together, and JSON nested at most 32 levels deep (checked before anything recursive
- * walks it). A document with more than 64 properties is refused before anything reads them.
+ * together, none that probably means a price field, and JSON nested at most 32 levels
+ * deep (checked before anything recursive walks it). A document with more than 64
+ * properties is refused before anything reads them.
  */
 
-import type { FieldIssue } from "../http/errors.ts";
+import { type FieldIssue, MAX_ISSUES } from "../http/errors.ts";
+import { meantArguments, unknownArgumentIssue } from "./argument_names.ts";
 import { validationFailed } from "./schemas.ts";
 
 /**
@@ -69,6 +71,29 @@ export function checkPropertyCount(raw: unknown): void {
       }]);
     }
   }
+}
+
+/**
+ * The additional properties that probably mean one of `fields` (`num_engineers` for
+ * `engineer_count`), one issue each, worded as a strict schema words an unknown argument:
+ * kept, they would go unread, and the price would silently take a default instead. The
+ * first {@linkcode MAX_ISSUES} additional properties are read (more are refused anyway).
+ */
+export function misnamedFieldIssues(
+  raw: unknown,
+  shape: object,
+  fields: readonly string[],
+): FieldIssue[] {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const issues: FieldIssue[] = [];
+  let read = 0;
+  for (const name of Object.keys(raw)) {
+    if (Object.hasOwn(shape, name)) continue;
+    if (++read > MAX_ISSUES) break;
+    const meant = meantArguments(name, fields);
+    if (meant.length) issues.push(unknownArgumentIssue(name, meant));
+  }
+  return issues;
 }
 
 /** Deepest JSON nesting a submission may have; kept additional properties included. */

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { clip, type FieldIssue, HttpError, MAX_ISSUES } from "../http/errors.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { LenientFields } from "./lenient.ts";
+import { meantArguments, unknownArgumentIssue } from "./argument_names.ts";
 
 /** Bounds of submitted fields; documented in docs/api.md. */
 const LIMITS = {
@@ -349,20 +350,30 @@ export function validationFailed(issues: FieldIssue[]): HttpError {
 /** Parses tool arguments with a zod schema, or throws {@linkcode validationFailed}. */
 export function parseArguments<T>(schema: z.ZodType<T>, raw: unknown): T {
   const res = schema.safeParse(raw);
-  if (!res.success) throw validationFailed(fieldIssues(res.error));
+  if (!res.success) throw validationFailed(fieldIssues(res.error, argumentNames(schema)));
   return res.data;
 }
 
-/** zod issues → the `issues` list of an error body, one entry per problem. */
-export function fieldIssues(error: z.ZodError): FieldIssue[] {
+/** The arguments an object schema takes (none for another schema). */
+export function argumentNames(schema: z.ZodType): string[] {
+  return schema instanceof z.ZodObject ? Object.keys(schema.shape) : [];
+}
+
+/**
+ * zod issues → the `issues` list of an error body, one entry per problem. An unknown
+ * argument's issue names the one of `known` it probably stands for (argument_names.ts),
+ * for the first {@linkcode MAX_ISSUES} of them: each guess costs a little.
+ */
+export function fieldIssues(error: z.ZodError, known: readonly string[] = []): FieldIssue[] {
+  let guesses = 0;
   return error.issues.flatMap((i): FieldIssue[] => {
     // A strict object names every key it does not take; one issue each, at that key.
     if (i.code === "unrecognized_keys") {
       const at = i.path.length ? `${i.path.join(".")}.` : "";
-      return i.keys.map((key) => ({
-        path: `${at}${key}`,
-        message: `${key} is not an argument here; remove it`,
-      }));
+      return i.keys.map((key) => {
+        const meant = guesses++ < MAX_ISSUES ? meantArguments(key, known) : [];
+        return { ...unknownArgumentIssue(key, meant), path: `${at}${key}` };
+      });
     }
     return [{
       path: i.path.join(".") || "(body)",

@@ -6,7 +6,6 @@
  */
 
 import { countSubmission } from "../telemetry/metrics.ts";
-import { createHash } from "node:crypto";
 import type { Context } from "../context.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
 import type { BudgetEstimate } from "../pricing/budget.ts";
@@ -16,21 +15,33 @@ import { newRequestId } from "./ids.ts";
 import { type ExpectedReview, expectedReview, reviewWords } from "./review_time.ts";
 import { storeUnavailable } from "../store/deadline.ts";
 import {
+  answerText,
   type Channel,
-  getIdempotency,
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyScope,
+  type NewSubmission,
   newSubmission,
   PAYLOAD_CHUNK_BYTES,
-  SAME_REQUEST_TTL_MS,
   type SubmissionKind,
   type SubmissionRecord,
 } from "../store/submissions.ts";
+import {
+  type Earlier,
+  findEarlier,
+  oneIdempotencyKey,
+  type ReplayScope,
+  replayScope,
+} from "./idempotency.ts";
 import { summaryOf } from "../review/summary.ts";
 import { commitCounted, rateLimited, readCounts, reserveGlobal } from "../http/rate_limit.ts";
-import { checkNesting, checkPropertyCount, extraPropertyIssues } from "./bounds.ts";
+import {
+  checkNesting,
+  checkPropertyCount,
+  extraPropertyIssues,
+  misnamedFieldIssues,
+} from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
+import { fitStoredBound } from "./stored_bound.ts";
 import { cityTypo, priceJob } from "../pricing/price_job.ts";
+import { EstimateInput } from "../pricing/estimate.ts";
 import {
   fieldIssues,
   LEAD_LENIENCY,
@@ -44,12 +55,13 @@ import {
 export const SUBMISSION_MAX_BODY = 64 * 1024;
 /**
  * The most one accepted submission adds to the store: its JSON (at most
- * {@linkcode SUBMISSION_MAX_BODY}) plus its record, review notice, due key and
- * idempotency record with its pointer: under 5 KiB together. tests/intake/handlers_test.ts
- * holds the worst case to it; docs/operations.md ("Worst-case figures at the default
+ * {@linkcode SUBMISSION_MAX_BODY}) plus its record, review notice, index keys and
+ * idempotency record with its pointer, as KV counts them. Checked on every commit before it
+ * is written (stored_bound.ts: echoed text trimmed, else 413); tests/intake/stored_bound_test.ts
+ * generates worst cases against it; docs/operations.md ("Worst-case figures at the default
  * limits") gives what that means per minute.
  */
-export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 5 * 1024;
+export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 6 * 1024;
 
 export interface SubmissionResult {
   ok: true;
@@ -127,9 +139,15 @@ export async function submitLead(
         : null,
       covered: coverage ? coveredFact(coverage) : null,
     },
-    idempotencyKey: _oneIdempotencyKey(headerKey, argumentKey),
+    idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
 }
+
+/**
+ * What a price depends on: estimate_quote's arguments. A quote refuses an additional property
+ * that probably means one of them, as estimate_quote refuses it, rather than price a default.
+ */
+const PRICE_FIELDS = Object.keys(EstimateInput.shape);
 
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
 export async function submitQuote(
@@ -147,7 +165,10 @@ export async function submitQuote(
     sent,
     schema,
     QUOTE_LENIENCY,
-    (raw) => extraPropertyIssues(raw, schema.shape),
+    (raw) => [
+      ...extraPropertyIssues(raw, schema.shape),
+      ...misnamedFieldIssues(raw, schema.shape, PRICE_FIELDS),
+    ],
   );
   const { idempotency_key: argumentKey, ...input } = job.input;
   return await _store(ctx, {
@@ -160,7 +181,7 @@ export async function submitQuote(
       covered: coveredFact(job.coverage),
       budget_estimate: job.budget_estimate,
     },
-    idempotencyKey: _oneIdempotencyKey(headerKey, argumentKey),
+    idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
 }
 
@@ -169,22 +190,6 @@ function coveredFact(coverage: Coverage): boolean | null {
   return coverage.match === "ambiguous" || coverage.match === "other_country"
     ? null
     : coverage.covered;
-}
-
-/**
- * The idempotency key of a submission: the `Idempotency-Key` header (REST) or the
- * `idempotency_key` argument (MCP, or a REST body field). Both given and different is a
- * client mistake that no answer could satisfy.
- */
-function _oneIdempotencyKey(header: string | undefined, argument: string | undefined) {
-  if (header !== undefined && argument !== undefined && header !== argument) {
-    throw new HttpError(
-      400,
-      "invalid_idempotency_key",
-      "the Idempotency-Key header and the idempotency_key field differ; send one",
-    );
-  }
-  return header ?? argument;
 }
 
 /** A submission that passed validation, ready to be stored. */
@@ -219,8 +224,30 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   }
   const now = ctx.now();
   const requestId = newRequestId(sub.kind, now);
-  const review = expectedReview(ctx.config, now, sub.input.urgency);
-  const result: SubmissionResult = {
+  const scope = replayScope(ctx, sub);
+  const global = [{ bucket: "submit_all", limit: ctx.config.rateLimits.submitGlobal }];
+  const [record, earlier] = await Promise.all([
+    _record(ctx, sub, requestId, now, payload.byteLength),
+    findEarlier(ctx, scope, "eventual"),
+    readCounts(ctx, global),
+  ]);
+  if ("answer" in earlier) return _replayed(earlier.answer);
+  // Checked once the first look found no answer to replay: a retry is answered as before.
+  const fitted = fitStoredBound(
+    { record, result: _result(sub, requestId, expectedReview(ctx.config, now, sub.input.urgency)) },
+    ({ record, result }) => _write(record, payload, result, scope),
+    MAX_STORED_PER_SUBMISSION,
+  );
+  return await _commitOrReplay(ctx, sub, fitted.write, fitted.draft.result, { scope, earlier });
+}
+
+/** The answer to a new submission. */
+function _result(
+  sub: Validated,
+  requestId: string,
+  review: ExpectedReview,
+): SubmissionResult {
+  return {
     ok: true,
     request_id: requestId,
     status: "pending_review",
@@ -232,14 +259,30 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
     ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
     replayed: false,
   };
-  const scope = _idempotencyScope(ctx, sub);
-  const global = [{ bucket: "submit_all", limit: ctx.config.rateLimits.submitGlobal }];
-  const [record, earlier] = await Promise.all([
-    _record(ctx, sub, requestId, now, payload.byteLength),
-    _replay(ctx, scope, "eventual"),
-    readCounts(ctx, global),
-  ]);
-  return await _commitOrReplay(ctx, sub, { record, payload }, result, { scope, earlier });
+}
+
+/** What the commit of a new submission writes; its idempotency check is set per attempt. */
+function _write(
+  record: SubmissionRecord,
+  payload: Uint8Array,
+  result: SubmissionResult,
+  { scope, bodyHash, ttl }: ReplayScope,
+): Required<NewSubmission> {
+  return {
+    record,
+    payload,
+    idempotency: {
+      scope,
+      value: {
+        body_hash: bodyHash,
+        request_id: record.request_id,
+        response: answerText(result),
+        expires_at: Date.parse(record.created_at) + ttl,
+      },
+      expireIn: ttl,
+      versionstamp: null,
+    },
+  };
 }
 
 /** The record of a new submission: status, times, catalog facts, and what a list row shows. */
@@ -271,31 +314,6 @@ async function _record(
   };
 }
 
-/** Who may replay a submission's answer, its body's hash, and for how long. */
-interface Scope {
-  scope: IdempotencyScope;
-  bodyHash: string;
-  ttl: number;
-}
-
-/**
- * Who may replay this submission's answer, and for how long. Keys are per endpoint and
- * caller address, so one caller cannot squat another's keys. Without a key, the request
- * itself is the key for a short while: an identical retry (same endpoint or tool, same
- * arguments, same email) replays the first answer instead of storing a second. The key
- * itself is not part of the request: a header and a field give the same hash.
- */
-function _idempotencyScope(ctx: Context, sub: Validated): Scope {
-  const { idempotency_key: _, ...request } = sub.raw as Record<string, unknown>;
-  const bodyHash = createHash("sha256").update(canonicalJson(request)).digest("base64url");
-  const scope: IdempotencyScope = sub.idempotencyKey
-    ? { endpoint: sub.kind, address: ctx.address, key: sub.idempotencyKey }
-    : { endpoint: `${sub.kind}:same:${sub.channel}`, address: ctx.address, key: bodyHash };
-  return { scope, bodyHash, ttl: sub.idempotencyKey ? IDEMPOTENCY_TTL_MS : SAME_REQUEST_TTL_MS };
-}
-
-type Earlier = { outcome: SubmitOutcome } | { staleVersion: string | null };
-
 /**
  * Commits the submission, or answers with the first answer to the same request. A
  * concurrent request with the same key, or KV expiring a stale key between our read and
@@ -305,28 +323,17 @@ type Earlier = { outcome: SubmitOutcome } | { staleVersion: string | null };
 async function _commitOrReplay(
   ctx: Context,
   sub: Validated,
-  stored: { record: SubmissionRecord; payload: Uint8Array },
+  write: Required<NewSubmission>,
   result: SubmissionResult,
-  looked: { scope: Scope; earlier: Earlier },
+  looked: { scope: ReplayScope; earlier: Earlier },
 ): Promise<SubmitOutcome> {
-  const { scope, bodyHash, ttl } = looked.scope;
   let earlier = looked.earlier;
   for (let attempt = 0; attempt < 3; attempt++) {
-    if (attempt > 0) earlier = await _replay(ctx, looked.scope, "strong");
-    if ("outcome" in earlier) return earlier.outcome;
+    if (attempt > 0) earlier = await findEarlier(ctx, looked.scope, "strong");
+    if ("answer" in earlier) return _replayed(earlier.answer);
     if (attempt === 0) reserveGlobal(ctx, "submit_all", ctx.config.rateLimits.submitGlobal);
-    const idempotency = {
-      scope,
-      value: {
-        body_hash: bodyHash,
-        request_id: stored.record.request_id,
-        response: JSON.stringify(result),
-        expires_at: Date.parse(stored.record.created_at) + ttl,
-      },
-      expireIn: ttl,
-      versionstamp: earlier.staleVersion,
-    };
-    if ((await commitCounted(ctx, newSubmission({ ...stored, idempotency }))).ok) {
+    const idempotency = { ...write.idempotency, versionstamp: earlier.staleVersion };
+    if ((await commitCounted(ctx, newSubmission({ ...write, idempotency }))).ok) {
       countSubmission(sub.kind, sub.channel);
       ctx.submitted();
       return { result, replayed: false };
@@ -338,40 +345,7 @@ async function _commitOrReplay(
   );
 }
 
-/**
- * Looks up an idempotency key: the earlier outcome for the same body, 409 for a
- * different body, or the versionstamp to overwrite (null when absent, or the stamp
- * of an expired record that KV still returns). A record changes only by expiring, so an
- * eventual read that finds one unexpired finds it as it is.
- */
-async function _replay(
-  ctx: Context,
-  { scope, bodyHash }: Scope,
-  consistency: Deno.KvConsistencyLevel,
-): Promise<Earlier> {
-  const entry = await getIdempotency(ctx.kv, scope, consistency);
-  if (!entry.value || entry.value.expires_at <= ctx.now()) {
-    return { staleVersion: entry.versionstamp };
-  }
-  if (entry.value.body_hash !== bodyHash) {
-    const message = "this idempotency key was already used with other arguments: send the " +
-      "same arguments to get the first answer again, or a new key for a new request";
-    throw new HttpError(409, "idempotency_key_reused", message, {
-      issues: [{ path: "idempotency_key", message }],
-    });
-  }
-  return {
-    outcome: { result: { ...JSON.parse(entry.value.response), replayed: true }, replayed: true },
-  };
-}
-
-/** JSON with object keys sorted at every level: equal documents give equal text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
+/** The first answer to the same request, given again. */
+function _replayed(answer: Record<string, unknown>): SubmitOutcome {
+  return { result: { ...answer, replayed: true } as SubmissionResult, replayed: true };
 }

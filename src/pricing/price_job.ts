@@ -22,7 +22,7 @@ import {
   type LenientFields,
   readSynonyms,
 } from "../intake/lenient.ts";
-import { fieldIssues, validationFailed } from "../intake/schemas.ts";
+import { argumentNames, fieldIssues, validationFailed } from "../intake/schemas.ts";
 
 /** The job fields a price depends on, as the quote schema validates them. */
 interface Job {
@@ -64,7 +64,7 @@ export function priceJob<T extends Job>(
   const parsed = schema.safeParse(raw);
   const issues = [
     ...synonyms.issues,
-    ...(parsed.success ? [] : fieldIssues(parsed.error)),
+    ...(parsed.success ? [] : fieldIssues(parsed.error, argumentNames(schema))),
     ...extra(raw),
   ];
   // The catalog checks run even when other fields failed, so every problem is listed at once.

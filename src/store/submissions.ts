@@ -31,6 +31,8 @@ import {
 import type { Write } from "./commits.ts";
 import type { OutboxEntry } from "./outbox.ts";
 import { retryLocked } from "./retry_locked.ts";
+import { rowBytes } from "./row_bytes.ts";
+import { REASON_MAX_CHARS } from "../http/log.ts";
 
 export type { IdempotencyScope };
 
@@ -91,7 +93,7 @@ export interface SubmissionRecord {
 }
 
 export interface IdempotencyRecord {
-  /** SHA-256 of the request body as parsed, so a changed body is detected. */
+  /** SHA-256 of the request as compared (intake/request_hash.ts), so a changed one is detected. */
   body_hash: string;
   request_id: string;
   /** The first answer, replayed verbatim. */
@@ -110,7 +112,8 @@ void _kindsAgree;
 /** KV values are at most 64 KiB; payload chunks stay well below. */
 export const PAYLOAD_CHUNK_BYTES = 32 * 1024;
 
-interface NewSubmission {
+/** What a submission's commit writes: see {@linkcode newSubmission}. */
+export interface NewSubmission {
   record: SubmissionRecord;
   payload: Uint8Array;
   idempotency?: {
@@ -145,30 +148,89 @@ export function newSubmission(sub: NewSubmission): Write {
 function _submissionOp(op: Deno.AtomicOperation, sub: NewSubmission): void {
   const id = sub.record.request_id;
   op.check({ key: submissionKey(id), versionstamp: null })
-    .set(submissionKey(id), { ...sub.record, idempotent: sub.idempotency !== undefined })
-    .set(timeIndexKey(Date.parse(sub.record.created_at), id), true)
-    .set(newNoticeKey(Date.parse(sub.record.created_at), id), true);
-  if (sub.record.email_hash) op.set(emailIndexKey(sub.record.email_hash, id), true);
-  for (let n = 0; n < sub.record.payload.chunks; n++) {
-    const start = n * PAYLOAD_CHUNK_BYTES;
-    op.set(payloadKey(id, n), sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES));
+    .check({ key: outboxKey(id), versionstamp: null });
+  if (sub.idempotency) {
+    const key = idempotencyRecordKey(sub.idempotency.scope);
+    op.check({ key, versionstamp: sub.idempotency.versionstamp });
   }
+  for (const row of _rows(sub)) {
+    op.set(row.key, row.value, row.expireIn ? { expireIn: row.expireIn } : undefined);
+  }
+}
+
+/** One key a submission's commit sets. */
+interface Row {
+  key: Deno.KvKey;
+  value: unknown;
+  expireIn?: number;
+}
+
+/**
+ * Every key a submission's commit sets, with its value. `grown` gives the record and the
+ * notice as they may later become without anyone deciding: notified (a time where null
+ * was), and the notice after failed deliveries (many attempts, its longest error).
+ */
+function _rows(sub: NewSubmission, grown = false): Row[] {
+  const id = sub.record.request_id;
+  const created = Date.parse(sub.record.created_at);
+  const record: SubmissionRecord = {
+    ...sub.record,
+    idempotent: sub.idempotency !== undefined,
+    ...(grown ? { notified_at: sub.record.created_at } : {}),
+  };
   const outbox: OutboxEntry = {
     request_id: id,
     kind: sub.record.kind,
-    attempts: 0,
-    next_attempt_at: Date.parse(sub.record.created_at),
-    last_error: null,
+    attempts: grown ? 1_000_000 : 0,
+    next_attempt_at: created,
+    last_error: grown ? "\u0100".repeat(REASON_MAX_CHARS) : null,
   };
-  op.check({ key: outboxKey(id), versionstamp: null }).set(outboxKey(id), outbox)
-    .set(dueKey(outbox), true);
-  if (sub.idempotency) {
-    const key = idempotencyRecordKey(sub.idempotency.scope);
-    const expireIn = sub.idempotency.expireIn;
-    op.check({ key, versionstamp: sub.idempotency.versionstamp })
-      .set(key, sub.idempotency.value, { expireIn })
-      .set(idempotencyPointerKey(id), key, { expireIn });
+  const rows: Row[] = [
+    { key: submissionKey(id), value: record },
+    { key: timeIndexKey(created, id), value: true },
+    { key: newNoticeKey(created, id), value: true },
+    { key: outboxKey(id), value: outbox },
+    { key: dueKey(outbox), value: true },
+  ];
+  if (sub.record.email_hash) {
+    rows.push({ key: emailIndexKey(sub.record.email_hash, id), value: true });
   }
+  for (let n = 0; n < sub.record.payload.chunks; n++) {
+    const start = n * PAYLOAD_CHUNK_BYTES;
+    rows.push({
+      key: payloadKey(id, n),
+      value: sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES),
+    });
+  }
+  if (sub.idempotency) {
+    const { scope, value, expireIn } = sub.idempotency;
+    const key = idempotencyRecordKey(scope);
+    rows.push({ key, value, expireIn }, { key: idempotencyPointerKey(id), value: key, expireIn });
+  }
+  return rows;
+}
+
+/**
+ * The bytes a submission adds to the store, as KV counts them: every key its commit sets
+ * and its value, the record and the notice as large as they may grow by themselves (see
+ * {@linkcode _rows}). What a reviewer later writes (a decision) is not counted, nor the rate
+ * counter the same commit updates (one per address and minute, expiring).
+ */
+export function submissionBytes(sub: NewSubmission): number {
+  return _rows(sub, true).reduce((sum, row) => sum + rowBytes(row.key, row.value), 0);
+}
+
+/**
+ * The text an idempotency record keeps of an answer: its JSON with every character beyond
+ * Latin-1 escaped (`\u6771`), which `JSON.parse` reads back as it was. KV stores a string
+ * one byte a character while it is all Latin-1, and two bytes a character once one
+ * character is not, so one echoed character would otherwise double the whole answer.
+ */
+export function answerText(answer: unknown): string {
+  return JSON.stringify(answer).replace(
+    /[\u0100-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /**

@@ -4,7 +4,14 @@ import { loadConfig } from "../../src/config.ts";
 import { sendNotices } from "../../src/review/notifier.ts";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { largestQuote, QUOTE } from "../_fixtures.ts";
-import { countSubmissions, createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
+import {
+  countSubmissions,
+  createApp,
+  mcpToolCall,
+  post,
+  storedBytes,
+  type TestApp,
+} from "../_helpers.ts";
 
 const LEAD = { email: "ops@example.com", description: "Two racks to install" };
 
@@ -395,19 +402,6 @@ function postLongestKey(app: TestApp, quote: Record<string, unknown>): Promise<R
   return post(app, "/api/v1/quotes", quote, { "Idempotency-Key": "k".repeat(255) }, ipv6);
 }
 
-/** Bytes the store holds, rate counters aside: keys and values as stored. */
-async function storedBytes(app: TestApp): Promise<number> {
-  let bytes = 0;
-  for await (const e of app.kv.list({ prefix: [] })) {
-    if (e.key[0] === "rate_counters") continue;
-    bytes += new TextEncoder().encode(JSON.stringify(e.key)).byteLength;
-    bytes += e.value instanceof Uint8Array
-      ? e.value.byteLength
-      : new TextEncoder().encode(JSON.stringify(e.value)).byteLength;
-  }
-  return bytes;
-}
-
 Deno.test("the stored bound holds for caller text the estimate could echo: a long non-ASCII city, long synonyms", async () => {
   await using app = await createApp();
   // F3 of issue 19: the estimate's note and assumptions may name what the caller sent. A
@@ -437,9 +431,10 @@ Deno.test("the stored bound holds for caller text the estimate could echo: a lon
   const { budget_estimate: e } = await res.json();
   const read = e.assumptions.filter((a: { why: string }) => a.why.startsWith("read from "));
   assert.equal(read.length, 3, "each input read from its synonym");
-  assert.match(e.note, /No city "Frankfurt, 東+…" is known in US/);
+  // Over the bound as built, the estimate's texts are stored with "?" for what Latin-1 lacks.
+  assert.match(e.note, /No city "Frankfurt, \?+\.\.\." is known in US/);
   await failDelivery(app);
-  const bytes = await storedBytes(app);
+  const bytes = await storedBytes(app.kv);
   assert.ok(bytes <= MAX_STORED_PER_SUBMISSION, `${bytes} > ${MAX_STORED_PER_SUBMISSION}`);
 });
 
@@ -456,7 +451,7 @@ Deno.test("the store grows at most MAX_STORED_PER_SUBMISSION bytes per accepted 
   assert.equal(res.status, 202, await res.clone().text());
   await res.body?.cancel();
   await failDelivery(app);
-  const bytes = await storedBytes(app);
+  const bytes = await storedBytes(app.kv);
   assert.ok(
     bytes > SUBMISSION_MAX_BODY + 2 * 1024,
     `the test submission is at the limit: ${bytes}`,

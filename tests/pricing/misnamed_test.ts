@@ -1,0 +1,125 @@
+/**
+ * Nothing priced silently (issue 26, point 3): an argument that probably means a price field
+ * is refused by request_quote exactly as estimate_quote refuses it, over REST and MCP, with
+ * the same message naming the field meant; any other unknown argument stays an additional
+ * property of a quote or a lead.
+ */
+
+import assert from "node:assert/strict";
+import { getSubmissionPayload, type SubmissionRecord } from "../../src/store/submissions.ts";
+import { LEAD, QUOTE, RATE_LIMITS_OFF } from "../_fixtures.ts";
+import { countSubmissions, createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
+
+/** A misnamed argument, its value, and the field(s) the refusal names. */
+const MISNAMED: [string, unknown, string][] = [
+  ["num_engineers", 2, "engineer_count"],
+  ["engineers_needed", 2, "engineer_count"],
+  ["numEngineers", 2, "engineer_count"],
+  ["NumberOfTechs", 2, "engineer_count"],
+  ["duration", 3, "estimated_hours"],
+  ["hours_needed", 3, "estimated_hours"],
+  ["total_time", 3, "estimated_hours"],
+  ["service", "rack-and-stack", "service_type"],
+  ["servicetype", "rack-and-stack", "service_type"],
+  ["start", "2026-12-01T19:00", "requested_date and requested_time"],
+  ["location", "Zurich", "city"],
+  ["site_city", "Zurich", "city"],
+  ["country_code", "CH", "country"],
+  ["ooh", true, "out_of_hours"],
+  ["enginer_count", 2, "engineer_count"],
+];
+
+type Issue = { path: string; message: string };
+
+/** The issue at `path` of a refused REST answer or tool result (`undefined` if accepted). */
+function issueAt(body: { ok: boolean; issues?: Issue[] }, path: string): string | undefined {
+  return body.ok ? undefined : body.issues?.find((i) => i.path === path)?.message;
+}
+
+async function viaRestQuote(app: TestApp, args: object) {
+  const res = await post(app, "/api/v1/quotes", args);
+  return { status: res.status, body: await res.json() };
+}
+
+async function viaTool(app: TestApp, tool: string, args: object) {
+  return (await mcpToolCall(app, tool, args)).structuredContent as {
+    ok: boolean;
+    issues?: Issue[];
+  };
+}
+
+async function viaRestEstimate(app: TestApp, args: Record<string, unknown>) {
+  const query = new URLSearchParams(
+    Object.entries(args).map(([k, v]) => [k, String(v)]),
+  );
+  const res = await app.request(`/api/v1/estimate?${query}`);
+  return { status: res.status, body: await res.json() };
+}
+
+Deno.test("request_quote refuses an argument that probably means a price field exactly as estimate_quote does, naming the field, over REST and MCP", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const { engineer_count: _, estimated_hours: __, ...quote } = QUOTE;
+  const job = { city: "Zurich", service_type: "Rack and stack" };
+  for (const [name, value, meant] of MISNAMED) {
+    await t.step(`${name} → ${meant}`, async () => {
+      const message = `${name} is not an argument here; did you mean ${meant}?`;
+      const rest = await viaRestQuote(app, { ...quote, [name]: value });
+      assert.equal(rest.status, 400);
+      assert.equal(rest.body.error, "validation_failed");
+      assert.equal(issueAt(rest.body, name), message);
+      const tool = await viaTool(app, "request_quote", { ...quote, [name]: value });
+      assert.equal(issueAt(tool, name), message);
+      const estimate = await viaTool(app, "estimate_quote", { ...job, [name]: value });
+      assert.equal(issueAt(estimate, name), message);
+      const get = await viaRestEstimate(app, { ...job, [name]: value });
+      assert.equal(get.status, 400);
+      assert.equal(issueAt(get.body, name), message);
+    });
+  }
+  assert.equal(await countSubmissions(app), 0, "nothing was stored or priced with a default");
+});
+
+Deno.test("other unknown arguments stay additional properties of a quote and a lead, and synonyms are still read", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const kept = {
+    notes: "cage 12",
+    duration_notes: "may overrun",
+    engineer_type: "senior",
+    location_details: "row C",
+    day: "Tuesday",
+    people: "Alex and Sam",
+    county: "Loudoun",
+  };
+  const { engineer_count: _, ...rest } = QUOTE;
+  const quote = await viaRestQuote(app, { ...rest, ...kept, engineers: 3 });
+  assert.equal(quote.status, 202, JSON.stringify(quote.body));
+  assert.equal(
+    quote.body.budget_estimate.basis.engineers,
+    3,
+    "engineers is read as engineer_count",
+  );
+  const lead = await viaTool(app, "submit_lead", { ...LEAD, ...kept, num_engineers: 2 });
+  assert.equal(lead.ok, true, "a lead has no price: num_engineers stays an additional property");
+  for (
+    const id of [quote.body.request_id, (lead as unknown as { request_id: string }).request_id]
+  ) {
+    const record = (await app.kv.get<SubmissionRecord>(["submissions", id])).value!;
+    const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
+    for (const [name, value] of Object.entries(kept)) assert.equal(stored[name], value);
+  }
+});
+
+Deno.test("an unknown argument near no field is refused with 'remove it' on estimate_quote and check_coverage, a near one with its field", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const estimate = await viaTool(app, "estimate_quote", {
+    city: "Zurich",
+    service_type: "Rack and stack",
+    company: "Example GmbH",
+  });
+  assert.equal(issueAt(estimate, "company"), "company is not an argument here; remove it");
+  const coverage = await viaTool(app, "check_coverage", { location: "Zurich" });
+  assert.equal(
+    issueAt(coverage, "location"),
+    "location is not an argument here; did you mean city?",
+  );
+});
