@@ -96,9 +96,9 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 const IdempotencyKey = z.string({ error: "idempotency_key must be a string" })
   .regex(IDEMPOTENCY_KEY_PATTERN, "idempotency_key must be 1 to 255 visible ASCII characters")
   .meta({
-    description: "Makes a retry safe for 24 h: the same key with the same arguments returns " +
-      "the first answer, storing nothing new; with other arguments it is refused " +
-      "(idempotency_key_reused). 1 to 255 visible ASCII characters, such as a UUID.",
+    description: "A retry with the same key and arguments within 24 h returns the first " +
+      "answer; other arguments are refused (idempotency_key_reused). 1 to 255 visible ASCII " +
+      "characters, such as a UUID.",
     examples: ["3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10"],
   });
 
@@ -119,8 +119,8 @@ const _description = text("description", LIMITS.description).meta({
   examples: ["Install 4 servers in cage 12 and cable them to the top-of-rack switch"],
 });
 const _agentContext = agentContext.meta({
-  description: "Optional JSON object for the reviewers: the agent's name, the user's request " +
-    "in their words, a conversation id. At most 4 KiB as JSON; only staff see it.",
+  description: "For the reviewers: the agent's name, the user's words, a conversation id. " +
+    "At most 4 KiB as JSON; only staff see it.",
   examples: [{ agent: "procurement-assistant", user_request: "quote for rack work in Zurich" }],
 });
 
@@ -189,14 +189,13 @@ export const JOB_FIELDS = {
   country: _country,
   requested_date: z.iso.date({ error: "requested_date must be an ISO 8601 date (YYYY-MM-DD)" })
     .optional().meta({
-      description: "Preferred date of the work, YYYY-MM-DD. A wish for the reviewer, not a " +
-        "booking.",
+      description: "Preferred date, YYYY-MM-DD, at the site. A wish, not a booking.",
       examples: ["2026-12-01"],
     }),
   requested_time: z.string(_required("requested_time"))
     .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "requested_time must be HH:MM, 00:00 to 23:59")
     .optional().meta({
-      description: "Preferred start time, HH:MM on a 24-hour clock, in local time at the site.",
+      description: "Start time, HH:MM (24-hour), local time at the site.",
       examples: ["09:30"],
     }),
   engineer_count: z.number({
@@ -206,8 +205,7 @@ export const JOB_FIELDS = {
     .min(1, "engineer_count must be at least 1")
     .max(LIMITS.engineers, `engineer_count must be at most ${LIMITS.engineers}`)
     .optional().meta({
-      description: "How many engineers work at the same time, 1 to 50. When absent, 1 (listed " +
-        "in the estimate's assumptions).",
+      description: "Engineers working at the same time, 1 to 50; 1 when absent.",
       examples: [2],
     }),
   estimated_hours: z.number({
@@ -216,17 +214,14 @@ export const JOB_FIELDS = {
     .gt(0, "estimated_hours must be greater than 0")
     .max(LIMITS.hours, `estimated_hours must be at most ${LIMITS.hours}`)
     .optional().meta({
-      description: "Hours of work per engineer; the service's minimum applies when absent or " +
-        "lower.",
+      description: "Hours per engineer; the service's minimum when absent or lower.",
       examples: [3],
     }),
   out_of_hours: z.boolean({
     error: (iss) => `out_of_hours must be true or false; got ${got(iss.input)}`,
   }).optional().meta({
-    description: "true when the work must happen outside business hours at the site (08:00 " +
-      "to 18:00 local time, Monday to Friday): out-of-hours rates apply. When absent, it is " +
-      "inferred from requested_date and requested_time (false without them), and the " +
-      "estimate's assumptions say so.",
+    description: "true: every hour at out-of-hours rates; false: every hour at business " +
+      "rates. Absent: each hour is priced by when it falls at the site.",
   }),
   // A refinement, not a pattern: "usd" is taken; the shape only, since any other code gets
   // the estimate in the catalog's currency with a note (pricing/terms.ts).
@@ -254,9 +249,8 @@ function _quoteInput(serviceIds: string) {
     email: _email,
     city: JOB_FIELDS.city,
     service_type: serviceTypeField(
-      `The catalog service: one of ${serviceIds}. Names and aliases match too ` +
-        "(Remote Hands, rack & stack, cabling, decom, RMA…), in any case or punctuation; an " +
-        "unknown one is refused with the closest id.",
+      `The catalog service: one of ${serviceIds}; names and aliases (rack & stack, decom, ` +
+        "RMA…) match in any case. An unknown one is refused with the closest id.",
     ),
     description: _description,
     phone: _phone,

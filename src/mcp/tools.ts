@@ -122,10 +122,11 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: "request_quote",
     title: "Request a quote",
     description: "Use when a user wants a quotation for one catalog service at one site; " +
-      "when only a price is wanted, call estimate_quote first (it stores nothing). Returns a " +
-      "request id and a non-binding budget estimate from published rates, listing every " +
-      "assumption; the binding quotation comes from a person. Every problem with the " +
-      `arguments is listed in one answer. ${REVIEW} ${RETRY}`,
+      "for a price alone, call estimate_quote (it stores nothing; same pricing). Returns a " +
+      "request id, the non-binding budget estimate with every assumption, and when a person " +
+      "will review it (expected_review: sooner for urgency emergency); the binding quotation " +
+      `comes from that person. Every problem with the arguments is listed in one answer. ${REVIEW} ` +
+      RETRY,
     input: quoteInput,
     output: QuoteOutput,
     http: { method: "POST", path: PATHS.quotes },
@@ -137,10 +138,12 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "estimate_quote",
     title: "Estimate a price",
-    description: "Use when a user wants to know what a job would cost, to compare or check " +
-      "a budget, before any request. Takes request_quote's job fields and returns the same " +
-      "non-binding budget estimate request_quote would give, the city's coverage and every " +
-      "assumption made. Read-only: stores nothing, notifies no one; limited per address.",
+    description: "Use when a user wants to know what a job would cost, before any request. " +
+      "Returns the non-binding estimate request_quote would give, the city's coverage and " +
+      "every assumption. Prices are in EUR, tax excluded (the answer names the tax). The " +
+      "date and time are the site's local time; each hour outside 08:00-18:00 Monday to " +
+      "Friday, or on a public holiday there, is at the out-of-hours rate; a start sooner " +
+      "than the service's notice is flagged. Stores nothing; limited per address.",
     input: () => EstimateInput,
     output: EstimateOutput,
     http: { method: "GET", path: PATHS.estimate },

@@ -20,8 +20,8 @@ import { JOB_FIELDS, QUOTE_LENIENCY, serviceTypeField } from "../intake/schemas.
 
 /**
  * The quote's job fields, and nothing else: what a price depends on. Validated exactly as
- * request_quote validates them; described briefly, since tools/list also carries
- * request_quote's full descriptions of the same fields.
+ * request_quote validates them; the fields with a long description in request_quote are
+ * described briefly here, since tools/list carries both.
  */
 export const EstimateInput = z.strictObject({
   city: JOB_FIELDS.city.meta({
@@ -29,15 +29,9 @@ export const EstimateInput = z.strictObject({
   }),
   country: JOB_FIELDS.country.meta({ description: "ISO 3166-1 alpha-2 code or English name." }),
   service_type: serviceTypeField("A catalog service id, name or alias, as for request_quote."),
-  engineer_count: JOB_FIELDS.engineer_count.meta({
-    description: "Engineers working at the same time, 1 to 50; 1 when absent.",
-  }),
-  estimated_hours: JOB_FIELDS.estimated_hours.meta({
-    description: "Hours per engineer; the service's minimum when absent or lower.",
-  }),
-  out_of_hours: JOB_FIELDS.out_of_hours.meta({
-    description: "Outside business hours at the site; inferred from the date and time when absent.",
-  }),
+  engineer_count: JOB_FIELDS.engineer_count,
+  estimated_hours: JOB_FIELDS.estimated_hours,
+  out_of_hours: JOB_FIELDS.out_of_hours,
   requested_date: JOB_FIELDS.requested_date.meta({ description: "YYYY-MM-DD, at the site." }),
   requested_time: JOB_FIELDS.requested_time.meta({
     description: "HH:MM, 24-hour, local at the site.",

@@ -329,16 +329,16 @@ Deno.test("request_quote's service_type names the ids of the catalog the handler
   await t.step("in tools/list", async () => {
     const tools = (await toolsList(app)).tools as { name: string; inputSchema: never }[];
     const quote = tools.find((tool) => tool.name === "request_quote")!;
-    assert.match(described(quote.inputSchema), new RegExp(`one of ${ids}\\.`));
+    assert.match(described(quote.inputSchema), new RegExp(`one of ${ids};`));
   });
   await t.step("in the tool descriptor", async () => {
     const d = await (await app.request("/.well-known/mcp.json")).json();
     const quote = d.tools.find((tool: { name: string }) => tool.name === "request_quote");
-    assert.match(described(quote.input_schema), new RegExp(`one of ${ids}\\.`));
+    assert.match(described(quote.input_schema), new RegExp(`one of ${ids};`));
   });
   await t.step("in the OpenAPI document", async () => {
     const doc = await (await app.request("/api/v1/openapi.json")).json();
-    assert.match(described(doc.components.schemas.QuoteInput), new RegExp(`one of ${ids}\\.`));
+    assert.match(described(doc.components.schemas.QuoteInput), new RegExp(`one of ${ids};`));
   });
   await t.step("and a quote for an injected id is priced", async () => {
     const res = await mcpToolCall(app, "estimate_quote", {
@@ -348,4 +348,20 @@ Deno.test("request_quote's service_type names the ids of the catalog the handler
     assert.equal(res.isError, undefined);
     assert.equal(res.structuredContent.service_id, "x-remote-hands");
   });
+});
+
+Deno.test("the pricing tools state the pricing rules: zone, span, holidays, currency, tax, notice, review", async () => {
+  await using app = await createApp();
+  const { tools } = await toolsList(app);
+  const described = (name: string) => String(tools.find((t) => t.name === name)?.description);
+  const estimate = described("estimate_quote");
+  assert.match(estimate, /site's local time/);
+  assert.match(estimate, /each hour outside 08:00-18:00 Monday to Friday/);
+  assert.match(estimate, /public holiday/);
+  assert.match(estimate, /EUR, tax excluded/);
+  assert.match(estimate, /notice/);
+  assert.match(estimate, /limited per address/);
+  const quote = described("request_quote");
+  assert.match(quote, /same pricing/);
+  assert.match(quote, /expected_review: sooner for urgency emergency/);
 });
