@@ -54,7 +54,7 @@ const JOBS: readonly Job[] = [
     requested_date: "2026-12-02",
     requested_time: "17:30",
   },
-  // A public holiday at the site, and a Saturday.
+  // Christmas Day, a Friday and a public holiday at the site: out of hours all day.
   { city: "Amsterdam", country: "NL", service_type: "smart-hands", requested_date: "2026-12-25" },
   {
     city: "Tokyo",
@@ -169,11 +169,16 @@ Deno.test("every surface prices the same job the same", async (t) => {
   }
 });
 
-Deno.test("the evening job is priced out of hours on every surface", async () => {
+Deno.test("the table's anchors: evening work, a job running past 18:00, a holiday", async () => {
   await using app = await createApp({ clock: clock() });
-  const estimate = await restEstimate(app, JOBS[0]!);
   // 110 € × 2 engineers × 6 h × 1.5 + 75 € call-out; the top adds 25 % to the labour.
-  assert.equal(shown(estimate), "€2,055 – €2,550");
+  assert.equal(shown(await restEstimate(app, JOBS[0]!)), "€2,055 – €2,550");
+  // 120 € × (0.5 h + 5.5 h × 1.75) + 150 € call-out.
+  const span = await restEstimate(app, JOBS[2]!);
+  assert.equal(shown(span), "€1,365 – €1,668.75");
+  assert.equal((span.basis as { hours_out_of_hours: number }).hours_out_of_hours, 5.5);
+  // 135 € × 1 h × 1.75 on Christmas Day.
+  assert.equal(shown(await restEstimate(app, JOBS[3]!)), "€236.25 – €295.31");
 });
 
 Deno.test({
