@@ -10,6 +10,7 @@ import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
 import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
+import { sendNotices } from "../src/review/notifier.ts";
 import { keyBytes, type RemoteStore, remoteStore, valueBytes } from "./_remote_store.ts";
 
 /** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */
@@ -272,23 +273,55 @@ export function mcpPost(
 }
 
 /**
- * Calls one MCP tool (stateless 2025-11-25, one JSON-RPC request) and returns its
- * result: `structuredContent`, `isError` and the rest.
+ * Calls one MCP tool (stateless 2025-11-25, one JSON-RPC request) from `address` and returns
+ * the answer's text and its result: `structuredContent`, `isError` and the rest.
  */
+export async function mcpToolAnswer(
+  app: Requester,
+  name: string,
+  args: unknown,
+  address?: string,
+): Promise<
+  { text: string; result: { structuredContent: Record<string, unknown>; isError?: boolean } }
+> {
+  const res = await mcpPost(
+    app,
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args },
+    },
+    { "MCP-Protocol-Version": "2025-11-25" },
+    address,
+  );
+  const text = await res.text();
+  // The answer is JSON, or one server-sent event holding it.
+  return { text, result: JSON.parse(text.slice(text.indexOf("{"))).result };
+}
+
+/** Calls one MCP tool, as {@linkcode mcpToolAnswer}, and returns its result. */
 export async function mcpToolCall(
   app: Requester,
   name: string,
   args: unknown,
+  address?: string,
 ): Promise<{ structuredContent: Record<string, unknown>; isError?: boolean }> {
-  const res = await mcpPost(app, {
-    jsonrpc: "2.0",
-    id: 1,
-    method: "tools/call",
-    params: { name, arguments: args },
-  }, { "MCP-Protocol-Version": "2025-11-25" });
-  const text = await res.text();
-  // The answer is JSON, or one server-sent event holding it.
-  return JSON.parse(text.slice(text.indexOf("{"))).result;
+  return (await mcpToolAnswer(app, name, args, address)).result;
+}
+
+/**
+ * One delivery attempt of every pending review notice that fails with a 1,000-character
+ * error beyond Latin-1: the notice then stores the longest reason, at two bytes a character.
+ */
+export async function failDelivery(app: TestApp): Promise<void> {
+  await sendNotices({
+    kv: app.kv,
+    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
+    now: app.clock.now,
+    log: () => {},
+    fetch: () => Promise.reject(new Error("\u0100".repeat(1_000))),
+  });
 }
 
 /** Starts the handler on a free loopback port; the base URL is the real address. */

@@ -16,6 +16,7 @@ import {
   issueToken,
   listen,
   mcpPost,
+  mcpToolAnswer,
   registerClient,
   type Requester,
 } from "../_helpers.ts";
@@ -209,21 +210,9 @@ async function routeKeys(): Promise<string[]> {
   return buildRoutes(app.config, app.catalog).map((r) => `${r.method} ${r.pattern.pathname}`);
 }
 
-/** A tools/call from `address`; its result. */
-async function toolCall(app: Requester, name: string, args: unknown, address = "192.0.2.1") {
-  const res = await mcpPost(
-    app,
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name, arguments: args },
-    },
-    { "MCP-Protocol-Version": "2025-11-25" },
-    address,
-  );
-  const text = await res.text();
-  return { text, result: JSON.parse(text.slice(text.indexOf("{"))).result };
+/** A tools/call from `address`: the answer's text and its result. */
+function toolCall(app: Requester, name: string, args: unknown, address = "192.0.2.1") {
+  return mcpToolAnswer(app, name, args, address);
 }
 
 Deno.test("every route and every tool is classified as cheap or limited", async (t) => {
@@ -269,7 +258,7 @@ Deno.test("a limited tool is a rate_limited tool error once its own limit is spe
       const second = await toolCall(app, name, {});
       assert.equal(second.result.isError, true, name);
       assert.equal(second.result.structuredContent.error, "rate_limited", name);
-      assert.ok(second.result.structuredContent.retry_after_s >= 1, name);
+      assert.ok(Number(second.result.structuredContent.retry_after_s) >= 1, name);
     });
   }
 });
@@ -325,7 +314,7 @@ Deno.test("a cheap tool's worst input gets a bounded answer", async (t) => {
     await t.step(`${name} (${cost.why})`, async () => {
       const refused = await toolCall(app, name, names);
       assert.match(
-        refused.result.structuredContent.message,
+        String(refused.result.structuredContent.message),
         new RegExp(`^${name} takes at most ${QUERY_LIMITS.parameters} arguments`),
         "refused by their count, before the SDK or the tool reads them",
       );

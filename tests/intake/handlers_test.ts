@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
 import { getSubmission, getSubmissionPayload } from "../../src/store/submissions.ts";
-import { loadConfig } from "../../src/config.ts";
-import { sendNotices } from "../../src/review/notifier.ts";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { largestQuote, QUOTE } from "../_fixtures.ts";
 import {
   countSubmissions,
   createApp,
+  failDelivery,
   mcpToolCall,
   post,
   storedBytes,
@@ -384,17 +383,6 @@ Deno.test("a submission carries at most 16 additional properties, named in at mo
   );
   assert.equal(await countSubmissions(app), 1);
 });
-
-/** One delivery attempt that fails with a long error, as its notice then stores it. */
-async function failDelivery(app: TestApp): Promise<void> {
-  await sendNotices({
-    kv: app.kv,
-    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
-    now: app.clock.now,
-    log: () => {},
-    fetch: () => Promise.reject(new Error("e".repeat(1_000))),
-  });
-}
 
 /** POSTs a quote with a 255-character Idempotency-Key from an IPv6 address: the most stored. */
 function postLongestKey(app: TestApp, quote: Record<string, unknown>): Promise<Response> {

@@ -7,14 +7,12 @@
 
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { loadConfig } from "../../src/config.ts";
-import { sendNotices } from "../../src/review/notifier.ts";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { fitStoredBound } from "../../src/intake/stored_bound.ts";
 import { getSubmission } from "../../src/store/submissions.ts";
 import type { HttpError } from "../../src/http/errors.ts";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
-import { createApp, mcpPost, post, storedBytes, type TestApp } from "../_helpers.ts";
+import { createApp, failDelivery, mcpPost, post, storedBytes, type TestApp } from "../_helpers.ts";
 
 /** Fixed by default; `FC_SEED` and `FC_SCALE` (a run multiplier) explore further by hand. */
 const SEED = Number(Deno.env.get("FC_SEED") || 26);
@@ -192,17 +190,6 @@ async function send(app: TestApp, kind: string, channel: Channel, body: object):
   );
   const text = await res.text();
   return JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent;
-}
-
-/** One delivery attempt that fails with a long error, as its notice then stores it. */
-async function failDelivery(app: TestApp): Promise<void> {
-  await sendNotices({
-    kv: app.kv,
-    config: loadConfig({ REVIEW_WEBHOOK_URL: "https://hooks.test/review" }),
-    now: app.clock.now,
-    log: () => {},
-    fetch: () => Promise.reject(new Error("\u0100".repeat(1_000))),
-  });
 }
 
 Deno.test("whatever a caller sends, an accepted submission's stored rows stay within MAX_STORED_PER_SUBMISSION", async () => {
