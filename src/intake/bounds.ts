@@ -7,7 +7,8 @@
  * properties is refused before anything reads them.
  */
 
-import { type FieldIssue, MAX_ISSUES } from "../http/errors.ts";
+import { clip, type FieldIssue, MAX_ISSUES } from "../http/errors.ts";
+import { lenientArguments, type LenientFields } from "./lenient.ts";
 import { meantArguments, unknownArgumentIssue } from "./argument_names.ts";
 import { validationFailed } from "./schemas.ts";
 
@@ -76,8 +77,12 @@ export function checkPropertyCount(raw: unknown): void {
 /**
  * The additional properties that probably mean one of `fields` (`num_engineers` for
  * `engineer_count`), one issue each, worded as a strict schema words an unknown argument:
- * kept, they would go unread, and the price would silently take a default instead. The
- * first {@linkcode MAX_ISSUES} additional properties are read (more are refused anyway).
+ * kept, they would go unread, and the price would silently take a default instead. One
+ * whose fields are all given is kept (`site_location` beside `city`, `preferred_engineer:
+ * "Jan"` beside `engineer_count`): nothing is defaulted, and the reviewer reads it; unless
+ * it is a number or yes-or-no other than the field's (`num_engineers: 3` beside
+ * `engineer_count: 2`), which is refused as a synonym with another value is. The first
+ * {@linkcode MAX_ISSUES} additional properties are read (more are refused anyway).
  */
 export function misnamedFieldIssues(
   raw: unknown,
@@ -85,16 +90,38 @@ export function misnamedFieldIssues(
   fields: readonly string[],
 ): FieldIssue[] {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const args = raw as Record<string, unknown>;
   const issues: FieldIssue[] = [];
   let read = 0;
-  for (const name of Object.keys(raw)) {
+  for (const name of Object.keys(args)) {
     if (Object.hasOwn(shape, name)) continue;
     if (++read > MAX_ISSUES) break;
     const meant = meantArguments(name, fields);
-    if (meant.length) issues.push(unknownArgumentIssue(name, meant));
+    if (!meant.length) continue;
+    if (!meant.every((f) => args[f] !== undefined && args[f] !== null)) {
+      issues.push(unknownArgumentIssue(name, meant));
+      continue;
+    }
+    const clash = meant.find((f) => _otherValue(args[f], args[name]));
+    if (clash) {
+      issues.push({
+        path: name,
+        message: `${clip(name, 64)} probably means ${clash}, which is also given with another ` +
+          `value; send ${clash} only`,
+      });
+    }
   }
   return issues;
 }
+
+/** True when `value` reads as a number or yes-or-no, as `given` is, and not as `given`. */
+function _otherValue(given: unknown, value: unknown): boolean {
+  if (typeof given !== "number" && typeof given !== "boolean") return false;
+  const read = (lenientArguments({ v: value }, _READ) as { v: unknown }).v;
+  return typeof read === typeof given && read !== given;
+}
+
+const _READ: LenientFields = { optional: [], numbers: ["v"], booleans: ["v"] };
 
 /** Deepest JSON nesting a submission may have; kept additional properties included. */
 const MAX_NESTING = 32;

@@ -3,15 +3,16 @@
  * The hash that tells whether two submissions are the same request, for the idempotency
  * key's replay (or 409) and the key-less same-request replay. Differences a person would
  * not call a change are left out before hashing: key order, whitespace at the ends of a
- * text and runs of it inside, Unicode composition (NFC), and the letter case of `email`
- * and `country`. (`null` for an optional field, `"2"` for a number and a country's name
- * are read before this, in lenient.ts.) docs/api.md ("Idempotent submissions") says so.
+ * text and runs of it inside, Unicode composition (NFC), and the letter case of `email`,
+ * `country` and `currency` (stored upper case). (`null` for an optional field, `"2"` for a
+ * number and a country's name are read before this, in lenient.ts.) docs/api.md
+ * ("Idempotent submissions") says so.
  */
 
 import { createHash } from "node:crypto";
 
 /** Top-level fields whose letter case carries no meaning. */
-const CASELESS = new Set(["email", "country"]);
+const CASELESS = new Set(["email", "country", "currency"]);
 
 /** SHA-256 (base64url) of the request as compared: see the module documentation. */
 export function requestHash(request: Record<string, unknown>): string {

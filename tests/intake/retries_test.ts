@@ -93,6 +93,16 @@ Deno.test("POST /api/v1/intake: composition, case of email and country, and whit
   assert.equal(await countSubmissions(app), 1);
 });
 
+Deno.test("POST /api/v1/quotes: currency in another letter case is the same request, as it is stored the same", async () => {
+  await using app = await createApp();
+  const first = await send(app, "/api/v1/quotes", { ...QUOTE, currency: "usd" }, "quote-ccy");
+  assert.equal(first.http, 202);
+  const again = await send(app, "/api/v1/quotes", { ...QUOTE, currency: "USD" }, "quote-ccy");
+  assert.equal(again.http, 202, JSON.stringify(again));
+  assert.equal(again.request_id, first.request_id);
+  assert.equal(await countSubmissions(app), 1);
+});
+
 Deno.test("MCP request_quote and submit_lead: a trailing space replays the first answer; a changed word does not", async (t) => {
   const quote = { ...QUOTE, description: "Install 4 servers" };
   for (const [tool, args] of [["request_quote", quote], ["submit_lead", LEAD]] as const) {

@@ -58,11 +58,15 @@ async function viaRestEstimate(app: TestApp, args: Record<string, unknown>) {
 
 Deno.test("request_quote refuses an argument that probably means a price field exactly as estimate_quote does, naming the field, over REST and MCP", async (t) => {
   await using app = await createApp({ env: RATE_LIMITS_OFF });
-  const { engineer_count: _, estimated_hours: __, ...quote } = QUOTE;
+  const { engineer_count: _, estimated_hours: __, ...withoutHours } = QUOTE;
   const job = { city: "Zurich", service_type: "Rack and stack" };
   for (const [name, value, meant] of MISNAMED) {
     await t.step(`${name} → ${meant}`, async () => {
       const message = `${name} is not an argument here; did you mean ${meant}?`;
+      // Without the field meant: beside it, the name is kept (see the test below).
+      const quote = Object.fromEntries(
+        Object.entries(withoutHours).filter(([field]) => !meant.split(" and ").includes(field)),
+      );
       const rest = await viaRestQuote(app, { ...quote, [name]: value });
       assert.equal(rest.status, 400);
       assert.equal(rest.body.error, "validation_failed");
@@ -107,6 +111,38 @@ Deno.test("other unknown arguments stay additional properties of a quote and a l
     const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
     for (const [name, value] of Object.entries(kept)) assert.equal(stored[name], value);
   }
+});
+
+Deno.test("beside the field it means, a misnamed name is kept by a quote, unless it is another number or yes-or-no", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const kept = {
+    preferred_engineer: "Jan de Vries",
+    site_location: "Equinix ZH4, hall 2",
+    work_hours: "09:00-17:00",
+    num_engineers: 2,
+    duration: "3 h",
+  };
+  const quote = await viaRestQuote(app, { ...QUOTE, ...kept });
+  assert.equal(quote.status, 202, JSON.stringify(quote.body));
+  assert.equal(quote.body.budget_estimate.basis.engineers, 2);
+  const record = (await app.kv.get<SubmissionRecord>(["submissions", quote.body.request_id]))
+    .value!;
+  const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
+  for (const [name, value] of Object.entries(kept)) assert.equal(stored[name], value);
+  const CLASHES: [string, string, string][] = [
+    ["num_engineers", "3", "engineer_count"],
+    ["ooh", "yes", "out_of_hours"],
+  ];
+  for (const [name, value, field] of CLASHES) {
+    const args = { ...QUOTE, out_of_hours: false, [name]: value };
+    const message = `${name} probably means ${field}, which is also given with another value; ` +
+      `send ${field} only`;
+    const rest = await viaRestQuote(app, args);
+    assert.equal(rest.status, 400);
+    assert.equal(issueAt(rest.body, name), message);
+    assert.equal(issueAt(await viaTool(app, "request_quote", args), name), message);
+  }
+  assert.equal(await countSubmissions(app), 1);
 });
 
 Deno.test("an unknown argument near no field is refused with 'remove it' on estimate_quote and check_coverage, a near one with its field", async () => {
