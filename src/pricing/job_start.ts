@@ -47,10 +47,15 @@ export interface JobStart {
   assumptions: Assumption[];
 }
 
-/** Reads a job's start in `zone` (null: unknown). */
+/**
+ * Reads a job's start in `zone` (null: unknown). A date without a time starts when business
+ * hours begin, or, today at the site once they have begun, now: a start already gone is
+ * never priced.
+ */
 export function readStart(
   zone: string | null,
   request: { requested_date?: string | undefined; requested_time?: string | undefined },
+  now: number,
 ): JobStart {
   const { requested_date: date, requested_time: time } = request;
   const start: JobStart = {
@@ -73,7 +78,17 @@ export function readStart(
     );
   }
   start.minutes = time ? parseClock(time) : parseClock(BUSINESS_HOURS.from);
-  if (!time) {
+  const local = instantToLocal(zone ?? LATEST_ZONE, now);
+  if (!time && date === local.date && local.minutes > start.minutes) {
+    // Today at the site, after 08:00: the work cannot start before now.
+    start.minutes = local.minutes;
+    assume(
+      "requested_time",
+      formatClock(start.minutes),
+      `not given, and ${date} is today at the site: the job is taken to start now, ` +
+        `${formatClock(start.minutes)} local time`,
+    );
+  } else if (!time) {
     assume(
       "requested_time",
       BUSINESS_HOURS.from,
@@ -149,9 +164,8 @@ export function shortNotice(
   if (away >= needs.hours) return undefined;
   const at = `${start.date} ${formatClock(start.minutes)}${start.timeAssumed ? " (assumed)" : ""}` +
     (start.zone ? ` in ${start.zone}` : " local time");
-  const when = away <= 0
-    ? "has begun at the site"
-    : `is ${away < 1 ? "less than 1" : Math.floor(away)} h away`;
+  // Only an assumed start can be now or gone: a given one that has passed is refused.
+  const when = away <= 0 ? "is now" : `is ${away < 1 ? "less than 1" : Math.floor(away)} h away`;
   return `${needs.service} needs ${needs.hours} h notice${
     needs.travel ? ` ${needs.travel}` : ""
   }; ` +

@@ -79,7 +79,7 @@ export function priceJob<T extends Job>(
       : undefined);
   const site = city ? siteCoverage(catalog, { city, country }) : undefined;
   // The date and time are the site's local time: "in the past" is judged there.
-  const start = readStart(site?.timeZone ?? null, parsed.data ?? {});
+  const start = readStart(site?.timeZone ?? null, parsed.data ?? {}, now);
   const past = pastStart(start, now);
   if (past) issues.push(past);
   const coverage = site?.coverage;

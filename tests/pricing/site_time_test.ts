@@ -230,14 +230,14 @@ Deno.test("the minimum notice: a start sooner than the service needs is accepted
       /^Remote hands needs 4 h notice at Zürich \(an engineer's time to reach it\); 2026-11-25 15:00 in Europe\/Zurich is 2 h away/,
     );
   });
-  await t.step("a date alone, today: its assumed 08:00 start has begun", async () => {
+  await t.step("a date alone, today after 08:00: the assumed start is now", async () => {
     const e = await priceEverywhere(app, {
       ...REMOTE_HANDS,
       city: "Zurich",
       requested_date: "2026-11-25",
     });
     assert.equal(e.basis.short_notice, true);
-    assert.match(String(e.note), /2026-11-25 08:00 \(assumed\) in Europe\/Zurich has begun/);
+    assert.match(String(e.note), /2026-11-25 \d\d:\d\d \(assumed\) in Europe\/Zurich is now/);
   });
   await t.step("no date: nothing to judge", async () => {
     const e = await priceEverywhere(app, { ...REMOTE_HANDS, city: "Zurich" });

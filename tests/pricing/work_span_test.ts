@@ -106,6 +106,28 @@ Deno.test("what the caller leaves out of the date and time is assumed, and said"
     });
     assert.equal(e.basis.hours_out_of_hours, 2, "08:00 to 20:00");
   });
+  await t.step("today, with no time, after 08:00 at the site: the job starts now", async () => {
+    // 2026-11-22 is a Sunday: the clock is moved to Tuesday 2026-11-24 19:53 in Amsterdam.
+    app.clock.t = Date.UTC(2026, 10, 24, 18, 53);
+    const e = await priceEverywhere(app, { ...RACK_AMS, requested_date: "2026-11-24" });
+    assert.deepEqual(assumed(e, "requested_time"), {
+      field: "requested_time",
+      value: "19:53",
+      why: "not given, and 2026-11-24 is today at the site: the job is taken to start now, " +
+        "19:53 local time",
+    });
+    assert.equal(e.basis.hours_out_of_hours, 6, "every hour from 19:53 is after 18:00");
+    assert.deepEqual([e.low, e.high], [range(2, 0, 6).low, range(2, 0, 6).high]);
+  });
+  await t.step(
+    "today, with no time, before 08:00 at the site: the job starts at 08:00",
+    async () => {
+      app.clock.t = Date.UTC(2026, 10, 24, 5, 0); // 06:00 in Amsterdam
+      const e = await priceEverywhere(app, { ...RACK_AMS, requested_date: "2026-11-24" });
+      assert.equal(assumed(e, "requested_time")!.value, "08:00");
+      assert.equal(e.basis.hours_out_of_hours, 0);
+    },
+  );
   await t.step("a time without a date is taken on working days", async () => {
     const e = await priceEverywhere(app, {
       ...RACK_AMS,
