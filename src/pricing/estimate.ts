@@ -66,18 +66,24 @@ export function estimateLimited<T>(ctx: Context, work: () => Promise<T>): Promis
 
 const _FIELDS = Object.keys(EstimateInput.shape);
 
-/** `GET /api/v1/estimate?city=…&service_type=…[&engineer_count=…]`: as `estimate_quote`. */
+/**
+ * `GET /api/v1/estimate?city=…&service_type=…[&engineer_count=…]`: as `estimate_quote`, an
+ * empty parameter taken as not given.
+ */
 export function getEstimate(req: Request, ctx: Context): Promise<Response> {
   // Before the limit: a query too big is refused for less than counting it would cost.
   const query = boundedQuery(req, _FIELDS);
   return estimateLimited(ctx, () => {
     const args: Record<string, string> = {};
+    const seen = new Set<string>();
     for (const [name, value] of query) {
-      if (Object.hasOwn(args, name)) {
+      if (seen.has(name)) {
         const message = `${clip(name, 64)} must be given once`;
         throw new HttpError(400, "invalid_query", message, { issues: [{ path: name, message }] });
       }
-      args[name] = value;
+      seen.add(name);
+      // An empty parameter (`requested_date=`) is not given, as a form's empty field is.
+      if (value.trim() !== "") args[name] = value;
     }
     const headers = { "Cache-Control": CACHE_CONTROL.noStore };
     return Promise.resolve(json(estimateQuote(ctx, args), { headers }));

@@ -152,3 +152,22 @@ Deno.test("hostile or sloppy job fields: refused plainly, matched only where mea
     assert.ok((await res.text()).length < 1024);
   });
 });
+
+Deno.test("GET /api/v1/estimate: an empty parameter is not given, as a form's empty field", async () => {
+  await using app = await createApp();
+  const empty = await app.request(
+    "/api/v1/estimate?city=Frankfurt&service_type=remote-hands&requested_date=&engineer_count=" +
+      "&out_of_hours=",
+  );
+  assert.equal(empty.status, 200, await empty.clone().text());
+  const plain = await app.request("/api/v1/estimate?city=Frankfurt&service_type=remote-hands");
+  assert.deepEqual(
+    (await empty.json()).budget_estimate,
+    (await plain.json()).budget_estimate,
+  );
+  const twice = await app.request(
+    "/api/v1/estimate?city=&city=Frankfurt&service_type=remote-hands",
+  );
+  assert.equal(twice.status, 400, "a name given twice is refused, empty or not");
+  assert.match((await twice.json()).message, /city must be given once/);
+});
