@@ -200,8 +200,14 @@ Deno.test("whatever a caller sends, an accepted submission's stored rows stay wi
       await using app = await createApp({ env: RATE_LIMITS_OFF });
       const answer = await send(app, s.kind, s.channel, s.body);
       if (!answer.ok) {
-        assert.equal(answer.error, "payload_too_large", answer.message);
-        assert.match(answer.message, new RegExp(`over the ${MAX_STORED_PER_SUBMISSION} bytes`));
+        // The generator fills the additional properties to 4 KiB; a long synonym it also
+        // sends counts among them, and may tip them over: a refusal of its own.
+        if (answer.error === "validation_failed") {
+          assert.match(answer.message, /additional properties|\(body\)/, answer.message);
+        } else {
+          assert.equal(answer.error, "payload_too_large", answer.message);
+          assert.match(answer.message, new RegExp(`over the ${MAX_STORED_PER_SUBMISSION} bytes`));
+        }
         assert.equal(await storedBytes(app.kv), 0, "a refusal stores nothing");
         return;
       }
