@@ -172,8 +172,8 @@ Deno.test("the reviewer sees the currency asked for, in deno task review show", 
 Deno.test("a malformed currency is 400 saying what to send, and nothing is stored", async (t) => {
   await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
   const wanted = /^currency must be a three-letter ISO 4217 code such as EUR or USD .*; got /;
-  await t.step("GET /api/v1/estimate with currency=dollars, US$ or nothing", async () => {
-    for (const currency of ["dollars", "US$", "", "€"]) {
+  await t.step("GET /api/v1/estimate with currency=dollars, US$ or €", async () => {
+    for (const currency of ["dollars", "US$", "€"]) {
       const res = await app.request(estimateUrl({ ...JOB, currency }));
       assert.equal(res.status, 400, currency);
       const body = await res.json();
@@ -182,7 +182,23 @@ Deno.test("a malformed currency is 400 saying what to send, and nothing is store
       assert.match(body.issues[0].message, wanted);
     }
   });
-  await t.step("estimate_quote with a number", async () => {
+  await t.step(
+    "GET /api/v1/estimate with currency= (empty): not given, as a form's field",
+    async () => {
+      const res = await app.request(estimateUrl({ ...JOB, currency: "" }));
+      assert.equal(res.status, 200);
+      const { budget_estimate: e } = await res.json();
+      assert.equal(e.currency, "EUR");
+      assert.ok(!e.assumptions.some((a: { field: string }) => a.field === "currency"));
+    },
+  );
+  await t.step("estimate_quote with an empty string, or a number", async () => {
+    const empty = await mcpToolCall(app, "estimate_quote", { ...JOB, currency: "" });
+    assert.equal(empty.isError, true, "an empty string sent as JSON is a value, refused");
+    assert.match(
+      (empty.structuredContent.issues as { message: string }[])[0]!.message,
+      wanted,
+    );
     const r = await mcpToolCall(app, "estimate_quote", { ...JOB, currency: 5 });
     assert.equal(r.isError, true);
     const issues = r.structuredContent.issues as { path: string; message: string }[];
