@@ -7,7 +7,15 @@
  */
 
 import { LEAD, QUOTE } from "./_fixtures.ts";
-import { bearerGet, type Client, mcpPost, post, revokeRequest, tokenRequest } from "./_helpers.ts";
+import {
+  bearerGet,
+  type Client,
+  mcpResult,
+  mcpToolRequest,
+  post,
+  revokeRequest,
+  tokenRequest,
+} from "./_helpers.ts";
 
 /** What the flows send requests through: an in-process app (tests/_helpers.ts `createApp`). */
 export interface FlowApp {
@@ -81,19 +89,9 @@ export async function mcpCall(
   name: string,
   args: unknown,
 ): Promise<Record<string, unknown>> {
-  const res = mcpPost(
-    app,
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name, arguments: args },
-    },
-    { "MCP-Protocol-Version": "2025-11-25" },
-    address,
-  );
+  const res = mcpToolRequest(app, name, args, address);
   const text = await (await expect(res, 200, `MCP ${name}`)).text();
-  return JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent;
+  return mcpResult(text).structuredContent;
 }
 
 /** The arguments of an `estimate_quote` call. */

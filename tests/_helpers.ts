@@ -272,19 +272,20 @@ export function mcpPost(
   }, address);
 }
 
-/**
- * Calls one MCP tool (stateless 2025-11-25, one JSON-RPC request) from `address` and returns
- * the answer's text and its result: `structuredContent`, `isError` and the rest.
- */
-export async function mcpToolAnswer(
+/** What an MCP `tools/call` answers: `structuredContent`, `isError` and the rest. */
+export interface McpToolResult {
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** One MCP `tools/call` (stateless 2025-11-25, one JSON-RPC request) from `address`. */
+export function mcpToolRequest(
   app: Requester,
   name: string,
   args: unknown,
   address?: string,
-): Promise<
-  { text: string; result: { structuredContent: Record<string, unknown>; isError?: boolean } }
-> {
-  const res = await mcpPost(
+): Promise<Response> {
+  return mcpPost(
     app,
     {
       jsonrpc: "2.0",
@@ -295,9 +296,23 @@ export async function mcpToolAnswer(
     { "MCP-Protocol-Version": "2025-11-25" },
     address,
   );
-  const text = await res.text();
-  // The answer is JSON, or one server-sent event holding it.
-  return { text, result: JSON.parse(text.slice(text.indexOf("{"))).result };
+}
+
+/** The JSON-RPC `result` of an MCP answer's text: JSON, or one server-sent event holding it. */
+// deno-lint-ignore no-explicit-any
+export function mcpResult(text: string): any {
+  return JSON.parse(text.slice(text.indexOf("{"))).result;
+}
+
+/** Calls one MCP tool from `address`: the answer's text and its result. */
+export async function mcpToolAnswer(
+  app: Requester,
+  name: string,
+  args: unknown,
+  address?: string,
+): Promise<{ text: string; result: McpToolResult }> {
+  const text = await (await mcpToolRequest(app, name, args, address)).text();
+  return { text, result: mcpResult(text) };
 }
 
 /** Calls one MCP tool, as {@linkcode mcpToolAnswer}, and returns its result. */
@@ -306,7 +321,7 @@ export async function mcpToolCall(
   name: string,
   args: unknown,
   address?: string,
-): Promise<{ structuredContent: Record<string, unknown>; isError?: boolean }> {
+): Promise<McpToolResult> {
   return (await mcpToolAnswer(app, name, args, address)).result;
 }
 

@@ -16,6 +16,7 @@ import {
   issueToken,
   listen,
   mcpPost,
+  mcpResult,
   mcpToolAnswer,
   registerClient,
   type Requester,
@@ -210,11 +211,6 @@ async function routeKeys(): Promise<string[]> {
   return buildRoutes(app.config, app.catalog).map((r) => `${r.method} ${r.pattern.pathname}`);
 }
 
-/** A tools/call from `address`: the answer's text and its result. */
-function toolCall(app: Requester, name: string, args: unknown, address = "192.0.2.1") {
-  return mcpToolAnswer(app, name, args, address);
-}
-
 Deno.test("every route and every tool is classified as cheap or limited", async (t) => {
   await t.step("every route of the table, and no other", async () => {
     assert.deepEqual((await routeKeys()).sort(), Object.keys(ROUTES).sort());
@@ -224,8 +220,7 @@ Deno.test("every route and every tool is classified as cheap or limited", async 
     const res = await mcpPost(app, { jsonrpc: "2.0", id: 1, method: "tools/list" }, {
       "MCP-Protocol-Version": "2025-11-25",
     });
-    const text = await res.text();
-    const { tools } = JSON.parse(text.slice(text.indexOf("{"))).result;
+    const { tools } = mcpResult(await res.text());
     const names = tools.map((tool: { name: string }) => tool.name);
     assert.deepEqual(names.sort(), Object.keys(TOOLS).sort());
   });
@@ -253,9 +248,9 @@ Deno.test("a limited tool is a rate_limited tool error once its own limit is spe
     if (cost.kind !== "limited") continue;
     await t.step(`${name}: ${cost.variable}=1`, async () => {
       await using app = await createApp({ env: { [cost.variable]: "1" } });
-      const first = await toolCall(app, name, {});
+      const first = await mcpToolAnswer(app, name, {});
       assert.notEqual(first.result.structuredContent?.error, "rate_limited", name);
-      const second = await toolCall(app, name, {});
+      const second = await mcpToolAnswer(app, name, {});
       assert.equal(second.result.isError, true, name);
       assert.equal(second.result.structuredContent.error, "rate_limited", name);
       assert.ok(Number(second.result.structuredContent.retry_after_s) >= 1, name);
@@ -312,7 +307,7 @@ Deno.test("a cheap tool's worst input gets a bounded answer", async (t) => {
   for (const [name, cost] of Object.entries(TOOLS)) {
     if (cost.kind !== "cheap") continue;
     await t.step(`${name} (${cost.why})`, async () => {
-      const refused = await toolCall(app, name, names);
+      const refused = await mcpToolAnswer(app, name, names);
       assert.match(
         String(refused.result.structuredContent.message),
         new RegExp(`^${name} takes at most ${QUERY_LIMITS.parameters} arguments`),
@@ -320,7 +315,7 @@ Deno.test("a cheap tool's worst input gets a bounded answer", async (t) => {
       );
       for (const args of [names, strings[name]!]) {
         const started = performance.now();
-        const { text, result } = await toolCall(app, name, args);
+        const { text, result } = await mcpToolAnswer(app, name, args);
         const ms = performance.now() - started;
         assert.ok(result, name);
         assert.ok(text.length < 16 * 1024, `${name}: ${text.length} bytes`);

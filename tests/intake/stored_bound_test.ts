@@ -12,7 +12,14 @@ import { fitStoredBound } from "../../src/intake/stored_bound.ts";
 import { getSubmission } from "../../src/store/submissions.ts";
 import type { HttpError } from "../../src/http/errors.ts";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
-import { createApp, failDelivery, mcpPost, post, storedBytes, type TestApp } from "../_helpers.ts";
+import {
+  createApp,
+  failDelivery,
+  mcpToolCall,
+  post,
+  storedBytes,
+  type TestApp,
+} from "../_helpers.ts";
 
 /** Fixed by default; `FC_SEED` and `FC_SCALE` (a run multiplier) explore further by hand. */
 const SEED = Number(Deno.env.get("FC_SEED") || 26);
@@ -177,19 +184,8 @@ async function send(app: TestApp, kind: string, channel: Channel, body: object):
     return await (await post(app, path, body, headers, IPV6)).json();
   }
   const args = channel === "mcp-key" ? { ...body, idempotency_key: key } : body;
-  const res = await mcpPost(
-    app,
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: kind === "lead" ? "submit_lead" : "request_quote", arguments: args },
-    },
-    { "MCP-Protocol-Version": "2025-11-25" },
-    IPV6,
-  );
-  const text = await res.text();
-  return JSON.parse(text.slice(text.indexOf("{"))).result.structuredContent;
+  const name = kind === "lead" ? "submit_lead" : "request_quote";
+  return (await mcpToolCall(app, name, args, IPV6)).structuredContent as Answer;
 }
 
 Deno.test("whatever a caller sends, an accepted submission's stored rows stay within MAX_STORED_PER_SUBMISSION", async () => {

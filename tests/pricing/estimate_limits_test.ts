@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { QUERY_LIMITS } from "../../src/http/query.ts";
-import { createApp, listen, mcpPost, type Requester } from "../_helpers.ts";
+import { createApp, listen, mcpToolCall, type Requester } from "../_helpers.ts";
 
 const JOB = { city: "Frankfurt", service_type: "remote-hands", engineer_count: "2" };
 
@@ -18,23 +18,8 @@ function query(job: Record<string, string>, extra = 0): string {
 }
 
 /** estimate_quote from `address`: the tool's result. */
-async function toolCall(app: Requester, args: unknown, address = "192.0.2.1") {
-  const res = await mcpPost(
-    app,
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: { name: "estimate_quote", arguments: args },
-    },
-    { "MCP-Protocol-Version": "2025-11-25" },
-    address,
-  );
-  const text = await res.text();
-  return JSON.parse(text.slice(text.indexOf("{"))).result as {
-    isError?: boolean;
-    structuredContent: Record<string, unknown>;
-  };
+function toolCall(app: Requester, args: unknown, address?: string) {
+  return mcpToolCall(app, "estimate_quote", args, address);
 }
 
 /**
