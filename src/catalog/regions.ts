@@ -46,6 +46,14 @@ function isCountryCode(code: string): boolean {
   return _codes.has(code.toUpperCase());
 }
 
+/** English region names, made once: a pure table, not config. */
+const _names = new Intl.DisplayNames(["en"], { type: "region" });
+
+/** The English name of an ISO 3166-1 alpha-2 code ("DE" → "Germany"); the code if none. */
+export function countryName(code: string): string {
+  return _names.of(code) ?? code;
+}
+
 /**
  * The ISO 3166-1 alpha-2 code a country name stands for ("Germany", "united states",
  * "UK"); undefined when it names none. A two-letter code other than UK is left to the
@@ -57,13 +65,12 @@ export function countryCode(text: string): string | undefined {
   if (!_byName) {
     // Every region name Intl knows in English, built once; a pure table, not config.
     _byName = new Map();
-    const names = new Intl.DisplayNames(["en"], { type: "region" });
     for (let a = 65; a <= 90; a++) {
       for (let b = 65; b <= 90; b++) {
         const code = String.fromCharCode(a, b);
         // Only current codes: DD (East Germany) and UK canonicalise to DE and GB.
         if (Intl.getCanonicalLocales(`und-${code}`)[0] !== `und-${code}`) continue;
-        const shown = names.of(code);
+        const shown = _names.of(code);
         if (shown && shown !== code && shown !== "Unknown Region") {
           _byName.set(normalizeName(shown), code);
         }

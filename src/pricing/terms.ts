@@ -6,11 +6,10 @@
  * so, and a quote request keeps the asked currency for its reviewer.
  */
 
+import { countryName } from "../catalog/regions.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Coverage } from "../catalog/coverage.ts";
 import type { BudgetEstimate } from "./budget.ts";
-
-const _countryNames = new Intl.DisplayNames(["en"], { type: "region" });
 
 /**
  * The estimate with its terms: `tax_included` and `tax` beside `currency`, and, for a
@@ -54,7 +53,7 @@ function taxStatement(catalog: Catalog, coverage: Coverage): string {
     return "Excludes tax: the quotation adds the tax of the site's country where it applies.";
   }
   return `Excludes tax: the quotation adds ${tax} where it applies in the site's country ` +
-    `(${_countryNames.of(country) ?? country}).`;
+    `(${countryName(country)}).`;
 }
 
 /**

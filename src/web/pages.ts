@@ -12,6 +12,7 @@
  * The script only enhances it (the coverage check and the forms, WebMCP).
  */
 
+import { countryName } from "../catalog/regions.ts";
 import { CACHE_CONTROL } from "../http/json.ts";
 import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
@@ -248,7 +249,7 @@ function _facts(catalog: Catalog): string {
 function _terms(catalog: Catalog): string {
   const where = new Map<string, string[]>();
   for (const [country, tax] of catalog.taxByCountry) {
-    where.set(tax, [...(where.get(tax) ?? []), _countryNames.of(country) ?? country]);
+    where.set(tax, [...(where.get(tax) ?? []), countryName(country)]);
   }
   const taxes = [...where].map(([tax, names]) =>
     `${tax} (${names.sort((a, b) => a.localeCompare(b, "en")).join(", ")})`
@@ -275,12 +276,10 @@ function _serviceCard(s: Service): string {
 </li>`;
 }
 
-const _countryNames = new Intl.DisplayNames(["en"], { type: "region" });
-
 /** The covered countries as [code, English name], by name. */
 function _countries(locations: readonly Location[]): [string, string][] {
   const codes = [...new Set(locations.map((l) => l.country))];
-  return codes.map((c): [string, string] => [c, _countryNames.of(c) ?? c])
+  return codes.map((c): [string, string] => [c, countryName(c)])
     .sort((a, b) => a[1].localeCompare(b[1], "en"));
 }
 
@@ -295,7 +294,7 @@ function _cities(locations: readonly Location[]): string {
       .sort((a, b) => a.city.localeCompare(b.city, "en"));
     const items = here.map((l) =>
       `<li><span class="city-name">${esc(l.city)}</span> <span class="muted">${
-        esc(_countryNames.of(l.country) ?? l.country)
+        esc(countryName(l.country))
       } · ${esc(l.response_time_hours)} h</span></li>`
     ).join("");
     return `<div class="region"><h3>${
