@@ -11,7 +11,7 @@ import { serialize } from "node:v8";
 const _utf8 = new TextEncoder();
 
 /** Bytes of a key as KV encodes it. */
-function _keyBytes(key: Deno.KvKey): number {
+export function keyBytes(key: Deno.KvKey): number {
   let n = 0;
   for (const part of key) {
     if (typeof part === "string" || part instanceof Uint8Array) {
@@ -20,13 +20,19 @@ function _keyBytes(key: Deno.KvKey): number {
       for (const b of bytes) if (b === 0) n++; // a zero byte is escaped as 0x00 0xff
     } else if (typeof part === "number") n += 9;
     else if (typeof part === "boolean") n += 1;
-    else n += 2 + Math.ceil(part.toString(16).length / 2); // a bigint: sign, length, bytes
+    else if (typeof part !== "bigint") n += 12; // the versionstamp a suffix key gets
+    else if (part === 0n) n += 1;
+    else {
+      // A bigint: a type byte with its length, then its bytes (a length byte past 8).
+      const len = Math.ceil((part < 0n ? -part : part).toString(16).length / 2);
+      n += len <= 8 ? 1 + len : 2 + len;
+    }
   }
   return n;
 }
 
 /** Bytes of a value as KV stores it (its limit is 64 KiB of these). */
-function _valueBytes(value: unknown): number {
+export function valueBytes(value: unknown): number {
   if (value instanceof Uint8Array) return value.byteLength;
   if (value instanceof Deno.KvU64) return 8;
   return serialize(value).byteLength;
@@ -34,5 +40,5 @@ function _valueBytes(value: unknown): number {
 
 /** Bytes one row adds to the store: its key and its value, as KV counts them. */
 export function rowBytes(key: Deno.KvKey, value: unknown): number {
-  return _keyBytes(key) + _valueBytes(value);
+  return keyBytes(key) + valueBytes(value);
 }
