@@ -64,7 +64,7 @@ const FILLERS = [
   "iso",
   "start",
   "starting",
-]; // deno-fmt-ignore
+];
 
 /** Real words one letter from a field's word that mean something else. */
 const NOT_MEANT = new Set(["county"]);

@@ -129,6 +129,32 @@ Deno.test("GET /.well-known/mcp.json is the SPEC §2.6 tool descriptor, field by
       "email",
       "service_type",
     ]);
+    // SPEC §2.5's sixteen fields, and what the service adds: urgency, idempotency_key and
+    // currency (optional, so a SPEC client's request is unchanged).
+    assert.deepEqual(Object.keys(quote.properties).sort(), [
+      "agent_context_optional",
+      "attachments_optional",
+      "city",
+      "company",
+      "contact_name",
+      "country",
+      "currency",
+      "description",
+      "email",
+      "engineer_count",
+      "estimated_hours",
+      "idempotency_key",
+      "out_of_hours",
+      "phone",
+      "requested_date",
+      "requested_time",
+      "service_type",
+      "site_address",
+      "urgency",
+    ]);
+    for (const name of ["phone", "country", "site_address", "requested_date", "requested_time"]) {
+      assert.equal(quote.properties[name].type, "string", name);
+    }
     assert.equal(quote.properties.engineer_count.type, "integer");
     assert.equal(quote.properties.estimated_hours.type, "number");
     assert.equal(quote.properties.out_of_hours.type, "boolean");
