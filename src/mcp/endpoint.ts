@@ -22,7 +22,11 @@ import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
 /** Largest accepted MCP request body. */
 export const MCP_MAX_BODY = 64 * 1024;
 export const SERVER_VERSION = "1.0.0";
-/** The protocol revisions served: the current one and the stateless legacy fallback. */
+/**
+ * The protocol revisions served, and the only ones: the current one and the stateless
+ * legacy fallback (the first 2025-era entry is the one an older `initialize` is answered
+ * with; docs/mcp.md, "Protocol versions", says why no other is served).
+ */
 export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
 
 const CONTEXT_HEADER = "x-dcfs-mcp-context";
@@ -264,7 +268,14 @@ function buildServer(ctx: Context, registered: Registered): McpServer {
     { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
     // Declaring the (static) tools capability up front lets modern-era clients such as
     // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
-    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: { tools: { listChanged: false } },
+      // The SDK's default also echoes 2025-06-18, 2025-03-26 and 2024-11-05 (MCP lifecycle:
+      // a version the server does not serve is answered with one it does), and its legacy
+      // transport refuses an MCP-Protocol-Version header outside this list with 400.
+      supportedProtocolVersions: [...PROTOCOL_VERSIONS],
+    },
   );
   for (const { tool, input, output, annotations } of registered) {
     server.registerTool(tool.name, {
