@@ -6,7 +6,7 @@
  * answer any request. Tools come from `tools.ts` and run in-process.
  */
 
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
+import { classifyInboundRequest, createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { ToolErrorOutput } from "./output_schemas.ts";
 import type { Catalog } from "../catalog/catalog.ts";
@@ -60,7 +60,8 @@ export function createMcpEndpoint(catalog: Catalog) {
     // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
     const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
     if (isBatch(body)) return batchRefused();
-    const early = earlyAnswer(req, body);
+    const call = toolCall(req, body);
+    const early = call && earlyAnswer(call);
     if (early) return early;
     const key = crypto.randomUUID();
     const headers = new Headers(req.headers);
@@ -72,7 +73,8 @@ export function createMcpEndpoint(catalog: Catalog) {
       // it whole (one event), so the request's rate counts settle once its tool has
       // finished. A JSON answer is returned with the tool's result, as it is.
       const stream = res.headers.get("content-type")?.startsWith("text/event-stream");
-      return stream && res.body ? new Response(await res.bytes(), res) : res;
+      const whole = stream && res.body ? new Response(await res.bytes(), res) : res;
+      return call && !_TOOLS.has(call.name) ? await explainUnknownTool(whole, call) : whole;
     } finally {
       contexts.delete(key);
     }
@@ -96,22 +98,22 @@ function isBatch(body: Uint8Array): boolean {
 
 const _TOOLS = new Map(TOOLS.map((t) => [t.name, t]));
 
-/**
- * The answer to a `tools/call` made here, before the SDK parses the request again: a tool
- * that does not exist (`dispatch_engineer`, `place_order`), as JSON-RPC -32602 with a
- * message an agent can act on (the tools there are, and that ordering, dispatch and
- * acceptance are not offered; the SDK's own says only "Tool … not found"); and a call with
- * more arguments than its tool takes, as that tool's error, so that thousands of names in
- * 64 KiB cost one `JSON.parse` and a count, not the SDK's validation and the tool's.
- * Anything else goes to the SDK unchanged.
- */
-function earlyAnswer(req: Request, body: Uint8Array): Response | undefined {
-  // Only a request the transport would take: anything else gets the SDK's own refusal.
-  const accept = req.headers.get("accept") ?? "";
-  if (
-    mediaType(req) !== "application/json" || !accept.includes("application/json") ||
-    !accept.includes("text/event-stream")
-  ) return undefined;
+/** A `tools/call` as read here, before the SDK parses the request again. */
+interface ToolCall {
+  id: string | number;
+  name: string;
+  args: unknown;
+  /**
+   * True when the SDK would take the request as it is: a stateless 2025-era call (the
+   * SDK's own classification) with a served `MCP-Protocol-Version` or none, sent with the
+   * transport's headers. A 2026-07-28 call has more to check first (its envelope, the
+   * `Mcp-Method` and `Mcp-Name` headers), all of it the SDK's.
+   */
+  asIs: boolean;
+}
+
+/** The `tools/call` a body holds, or undefined for anything else. */
+function toolCall(req: Request, body: Uint8Array): ToolCall | undefined {
   let message: unknown;
   try {
     message = JSON.parse(new TextDecoder().decode(body));
@@ -124,10 +126,63 @@ function earlyAnswer(req: Request, body: Uint8Array): Response | undefined {
   if (typeof id !== "string" && !Number.isFinite(id)) return undefined;
   const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
   if (typeof name !== "string") return undefined;
-  const tool = _TOOLS.get(name);
-  if (!tool) return json({ jsonrpc: "2.0", id, error: unknownTool(name) });
-  const tooMany = tooManyArguments(tool, args);
-  return tooMany && json({ jsonrpc: "2.0", id, result: toolError(tooMany) });
+  const version = req.headers.get("mcp-protocol-version");
+  const route = classifyInboundRequest({
+    httpMethod: "POST",
+    protocolVersionHeader: version ?? undefined,
+    mcpMethodHeader: req.headers.get("mcp-method") ?? undefined,
+    mcpNameHeader: req.headers.get("mcp-name") ?? undefined,
+    body: message,
+  });
+  const accept = req.headers.get("accept") ?? "";
+  const asIs = route.kind === "legacy" &&
+    (version === null || (PROTOCOL_VERSIONS as readonly string[]).includes(version)) &&
+    mediaType(req) === "application/json" && accept.includes("application/json") &&
+    accept.includes("text/event-stream");
+  return { id: id as string | number, name, args, asIs };
+}
+
+/**
+ * A call with more arguments than its tool takes, answered here as that tool's error, so
+ * that thousands of names in 64 KiB cost one `JSON.parse` and a count, not the SDK's
+ * validation and the tool's. Only for a call the SDK would take as it is: anything it
+ * would refuse first (a header that disagrees with the body, an unserved version) is its
+ * to refuse. The tool checks the count again for the calls not answered here.
+ */
+function earlyAnswer(call: ToolCall): Response | undefined {
+  const tool = _TOOLS.get(call.name);
+  if (!call.asIs || !tool) return undefined;
+  const tooMany = tooManyArguments(tool, call.args);
+  return tooMany && json({ jsonrpc: "2.0", id: call.id, result: toolError(tooMany) });
+}
+
+/**
+ * The SDK's answer to a call of a tool that does not exist (`dispatch_engineer`,
+ * `place_order`), with a message an agent can act on instead of its own "Tool … not
+ * found": the tools there are, and that ordering, dispatch and acceptance are not
+ * offered. The SDK answers it after every check of the request, so a call it refuses
+ * first (for its headers, say) keeps that refusal. Any other answer is passed on.
+ */
+async function explainUnknownTool(res: Response, call: ToolCall): Promise<Response> {
+  const text = await res.text();
+  const data = res.headers.get("content-type")?.startsWith("text/event-stream")
+    ? text.match(/^data: (.*)$/m)?.[1]
+    : text;
+  let message: { error?: { code?: unknown; message?: unknown } } | undefined;
+  try {
+    message = data === undefined ? undefined : JSON.parse(data);
+  } catch {
+    message = undefined;
+  }
+  const error = message?.error;
+  // "disabled": the SDK looks tools up in a plain object, where `constructor` is inherited.
+  const sdkWords = [`Tool ${call.name} not found`, `Tool ${call.name} disabled`];
+  if (error?.code !== -32602 || !sdkWords.includes(String(error.message))) {
+    return new Response(text, res);
+  }
+  return json({ jsonrpc: "2.0", id: call.id, error: unknownTool(call.name) }, {
+    status: res.status,
+  });
 }
 
 /** JSON-RPC -32602 for a tool that does not exist. */
