@@ -26,12 +26,8 @@ import {
   type OutboxEntry,
   updateOutbox,
 } from "../store/outbox.ts";
-import {
-  completeOutbox,
-  getSubmission,
-  type NotifiedVia,
-  type SubmissionRecord,
-} from "../store/submissions.ts";
+import { completeOutbox, getSubmission } from "../store/submissions.ts";
+import type { NotifiedVia, SubmissionRecord } from "../store/submissions.ts";
 import { countNotice, inSpan, watchNoticeBacklog } from "../telemetry/metrics.ts";
 import { noticeBacklog } from "./backlog.ts";
 import { MINUTE_MS } from "../time.ts";
