@@ -13,16 +13,28 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { Context } from "../context.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { HttpError, unexpectedErrorFields } from "../http/errors.ts";
-import { json } from "../http/json.ts";
-import { mediaType, readBody } from "../http/body.ts";
+import { readBody } from "../http/body.ts";
 import { rateLimited } from "../http/rate_limit.ts";
-import { notOfferedText, toolAnnotations, TOOLS } from "./tools.ts";
+import { toolAnnotations, TOOLS } from "./tools.ts";
+import {
+  batchRefused,
+  earlyAnswer,
+  explainUnknownTool,
+  isBatch,
+  readToolCall,
+  toolError,
+  tooManyArguments,
+} from "./refusals.ts";
 import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
 
 /** Largest accepted MCP request body. */
 export const MCP_MAX_BODY = 64 * 1024;
 export const SERVER_VERSION = "1.0.0";
-/** The protocol revisions served: the current one and the stateless legacy fallback. */
+/**
+ * The protocol revisions served, and the only ones: the current one and the stateless
+ * legacy fallback (the first 2025-era entry is the one an older `initialize` is answered
+ * with; docs/mcp.md, "Protocol versions", says why no other is served).
+ */
 export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
 
 const CONTEXT_HEADER = "x-dcfs-mcp-context";
@@ -56,7 +68,8 @@ export function createMcpEndpoint(catalog: Catalog) {
     // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
     const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
     if (isBatch(body)) return batchRefused();
-    const early = earlyAnswer(req, body);
+    const call = readToolCall(req, body, PROTOCOL_VERSIONS);
+    const early = call && earlyAnswer(call);
     if (early) return early;
     const key = crypto.randomUUID();
     const headers = new Headers(req.headers);
@@ -68,103 +81,12 @@ export function createMcpEndpoint(catalog: Catalog) {
       // it whole (one event), so the request's rate counts settle once its tool has
       // finished. A JSON answer is returned with the tool's result, as it is.
       const stream = res.headers.get("content-type")?.startsWith("text/event-stream");
-      return stream && res.body ? new Response(await res.bytes(), res) : res;
+      const whole = stream && res.body ? new Response(await res.bytes(), res) : res;
+      return call ? await explainUnknownTool(whole, call) : whole;
     } finally {
       contexts.delete(key);
     }
   }
-}
-
-/**
- * True when a body is a JSON array, a JSON-RPC batch. MCP dropped batching in
- * 2025-06-18; refusing it keeps one request to one message, so the rate limit counts
- * calls, not envelopes (one request of a hundred calls once bought a hundred answers).
- */
-function isBatch(body: Uint8Array): boolean {
-  // A UTF-8 byte-order mark first: the SDK's TextDecoder drops it, so must we.
-  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf;
-  for (const byte of bom ? body.subarray(3) : body) {
-    if (byte === 0x5b) return true; // [
-    if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) return false;
-  }
-  return false;
-}
-
-const _TOOLS = new Map(TOOLS.map((t) => [t.name, t]));
-
-/**
- * The answer to a `tools/call` made here, before the SDK parses the request again: a tool
- * that does not exist (`dispatch_engineer`, `place_order`), as JSON-RPC -32602 with a
- * message an agent can act on (the tools there are, and that ordering, dispatch and
- * acceptance are not offered; the SDK's own says only "Tool … not found"); and a call with
- * more arguments than its tool takes, as that tool's error, so that thousands of names in
- * 64 KiB cost one `JSON.parse` and a count, not the SDK's validation and the tool's.
- * Anything else goes to the SDK unchanged.
- */
-function earlyAnswer(req: Request, body: Uint8Array): Response | undefined {
-  // Only a request the transport would take: anything else gets the SDK's own refusal.
-  const accept = req.headers.get("accept") ?? "";
-  if (
-    mediaType(req) !== "application/json" || !accept.includes("application/json") ||
-    !accept.includes("text/event-stream")
-  ) return undefined;
-  let message: unknown;
-  try {
-    message = JSON.parse(new TextDecoder().decode(body));
-  } catch {
-    return undefined; // the SDK answers malformed JSON in its own format
-  }
-  if (message === null || typeof message !== "object") return undefined;
-  const { jsonrpc, method, params, id } = message as Record<string, unknown>;
-  if (jsonrpc !== "2.0" || method !== "tools/call") return undefined;
-  if (typeof id !== "string" && !Number.isFinite(id)) return undefined;
-  const { name, arguments: args } = (params ?? {}) as { name?: unknown; arguments?: unknown };
-  if (typeof name !== "string") return undefined;
-  const tool = _TOOLS.get(name);
-  if (!tool) return json({ jsonrpc: "2.0", id, error: unknownTool(name) });
-  const tooMany = tooManyArguments(tool, args);
-  return tooMany && json({ jsonrpc: "2.0", id, result: toolError(tooMany) });
-}
-
-/** JSON-RPC -32602 for a tool that does not exist. */
-function unknownTool(name: string) {
-  const shown = name.replace(/[^\x20-\x7E]/g, "?").slice(0, 64);
-  return {
-    code: -32602,
-    message: `Tool ${shown} not found. The tools are: ${[..._TOOLS.keys()].join(", ")}. ` +
-      notOfferedText(),
-  };
-}
-
-/** `400 validation_failed` for arguments with more names than `tool` takes; counts no further. */
-function tooManyArguments(
-  tool: (typeof TOOLS)[number],
-  args: unknown,
-): HttpError | undefined {
-  if (args === null || typeof args !== "object" || Array.isArray(args)) return undefined;
-  let count = 0;
-  for (const _ in args) {
-    if (++count > tool.maxArguments) {
-      const message = `${tool.name} takes at most ${tool.maxArguments} arguments; this call ` +
-        "has more. Send only the tool's fields (its input schema lists them).";
-      return new HttpError(400, "validation_failed", message, {
-        issues: [{ path: "(arguments)", message }],
-      });
-    }
-  }
-  return undefined;
-}
-
-/** JSON-RPC 2.0 §5.1 -32600 Invalid Request, with id null: no member can be answered. */
-function batchRefused(): Response {
-  return json({
-    jsonrpc: "2.0",
-    id: null,
-    error: {
-      code: -32600,
-      message: "Invalid Request: JSON-RPC batches are not supported; send one message per request",
-    },
-  }, { status: 400 });
 }
 
 type Registered = {
@@ -264,7 +186,14 @@ function buildServer(ctx: Context, registered: Registered): McpServer {
     { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
     // Declaring the (static) tools capability up front lets modern-era clients such as
     // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
-    { instructions: INSTRUCTIONS, capabilities: { tools: { listChanged: false } } },
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: { tools: { listChanged: false } },
+      // The SDK's default also echoes 2025-06-18, 2025-03-26 and 2024-11-05 (MCP lifecycle:
+      // a version the server does not serve is answered with one it does), and its legacy
+      // transport refuses an MCP-Protocol-Version header outside this list with 400.
+      supportedProtocolVersions: [...PROTOCOL_VERSIONS],
+    },
   );
   for (const { tool, input, output, annotations } of registered) {
     server.registerTool(tool.name, {
@@ -297,22 +226,4 @@ function buildServer(ctx: Context, registered: Registered): McpServer {
     });
   }
   return server;
-}
-
-/** A failed call as a tool result an agent can act on (MCP: `isError`, not a protocol error). */
-function toolError(err: HttpError) {
-  const retryAfter = err.headers.get("retry-after");
-  const body: z.infer<typeof ToolErrorOutput> = {
-    ok: false as const,
-    error: err.code,
-    message: err.message,
-    issues: (err.issues ?? []).map(({ path, message }) => ({ path, message })),
-    ...(retryAfter ? { retry_after_s: Number(retryAfter) } : {}),
-  };
-  // The same JSON as text, for clients that read only content (as with results).
-  return {
-    isError: true,
-    content: [{ type: "text" as const, text: JSON.stringify(body) }],
-    structuredContent: body,
-  };
 }

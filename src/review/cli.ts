@@ -262,7 +262,9 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
     `via:          ${
       Object.hasOwn(_CHANNELS, record.channel ?? "") ? _CHANNELS[record.channel!] : "not recorded"
     }`,
-    `notification: ${notification}${record.notified_at ? ` (${record.notified_at})` : ""}${
+    `notification: ${notification}${
+      record.notified_at ? ` (${record.notified_at}${_NOTIFIED_NOTE[notification] ?? ""})` : ""
+    }${
       outbox?.last_error ? ` after ${outbox.attempts} attempts: ${oneLine(outbox.last_error)}` : ""
     }`,
   ];
@@ -275,6 +277,12 @@ async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
   lines.push("request:", JSON.stringify(request, null, 2));
   io.out(lines.join("\n"));
 }
+
+/** What `show` adds to a notification state that alone could mislead. */
+const _NOTIFIED_NOTE: Readonly<Record<string, string>> = {
+  logged: "; no webhook was configured",
+  notified: "; channel not recorded",
+};
 
 const _CHANNELS: Readonly<Record<string, string>> = {
   web: "the home page's form",

@@ -105,19 +105,24 @@ function listItem(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
     covered: r.covered,
     notification: notificationState(r, outbox),
     notified_at: r.notified_at,
+    notified_via: r.notified_via ?? null,
     decided_at: r.decision?.decided_at ?? null,
   };
 }
 
 /**
- * `sent`; `pending` (not tried yet, or being sent); `retrying` after a failed attempt;
- * `failing` once every backoff step has failed (it is still retried every 10 minutes).
+ * `sent` (the webhook answered 2xx); `logged` (no webhook was configured: the notice was
+ * only logged); `notified` (by a version that did not record which); `pending` (not tried
+ * yet, or being sent); `retrying` after a failed attempt; `failing` once every backoff
+ * step has failed (it is still retried every 10 minutes).
  */
 export function notificationState(record: SubmissionRecord, outbox: OutboxEntry | undefined) {
-  if (record.notified_at) return "sent";
+  if (record.notified_at) return _NOTIFIED[record.notified_via ?? ""] ?? "notified";
   if (!outbox?.last_error) return "pending";
   return outbox.attempts >= REVIEW_BACKOFF_MS.length ? "failing" : "retrying";
 }
+
+const _NOTIFIED: Readonly<Record<string, string>> = { webhook: "sent", log: "logged" };
 
 const _URGENCY_RANK: Readonly<Record<string, number>> = { emergency: 0, asap: 1 };
 

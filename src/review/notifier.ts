@@ -5,7 +5,7 @@
  * order (an index keyed by the next attempt time, so an entry that keeps failing moves
  * back and never starves the others), claims due entries with a versionstamp-checked
  * lease, POSTs them to `REVIEW_WEBHOOK_URL` (or, with no webhook, only logs the submission
- * id), then marks the record notified and removes the entry in one commit. Failures are
+ * id), then marks the record notified, and how, and removes the entry in one commit. Failures are
  * retried with backoff, indefinitely: a notification is never dropped. Delivery is at
  * least once. No free text of the submitter ever leaves the store here.
  *
@@ -26,7 +26,8 @@ import {
   type OutboxEntry,
   updateOutbox,
 } from "../store/outbox.ts";
-import { completeOutbox, getSubmission, type SubmissionRecord } from "../store/submissions.ts";
+import { completeOutbox, getSubmission } from "../store/submissions.ts";
+import type { NotifiedVia, SubmissionRecord } from "../store/submissions.ts";
 import { countNotice, inSpan, watchNoticeBacklog } from "../telemetry/metrics.ts";
 import { noticeBacklog } from "./backlog.ts";
 import { MINUTE_MS } from "../time.ts";
@@ -260,7 +261,7 @@ async function _deliver(
     deps.log({ level: "warn", msg, submission_id: request_id });
     return null;
   }
-  let via = "log";
+  let via: NotifiedVia = "log";
   if (deps.config.reviewWebhookUrl) {
     const posted = await _sendWebhook(deps, claimed, submission.value, claimedAt, signal);
     if (posted !== "sent") return posted;
@@ -329,7 +330,7 @@ async function _markSent(
   deps: NotifierDeps,
   claimed: Deno.KvEntry<OutboxEntry>,
   submission: Deno.KvEntryMaybe<SubmissionRecord>,
-  via: string,
+  via: NotifiedVia,
 ): Promise<boolean> {
   const { request_id } = claimed.value;
   const notifiedAt = new Date(deps.now()).toISOString();
@@ -337,7 +338,7 @@ async function _markSent(
   for (let attempt = 0; attempt < 5; attempt++) {
     if (!record.value) return false;
     const current = record as Deno.KvEntry<SubmissionRecord>;
-    if (await completeOutbox(deps.kv, claimed, current, notifiedAt)) {
+    if (await completeOutbox(deps.kv, claimed, current, notifiedAt, via)) {
       const msg = "submission queued for review";
       deps.log({ level: "info", msg, submission_id: request_id, via });
       return true;

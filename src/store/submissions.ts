@@ -78,6 +78,8 @@ export interface SubmissionRecord {
   budget_estimate: BudgetEstimate | null;
   /** ISO 8601; set once the review notification went out (webhook or log). */
   notified_at: string | null;
+  /** How it went out (set with `notified_at`); absent on records notified before the field existed. */
+  notified_via?: NotifiedVia;
   decision: {
     status: Exclude<ReviewStatus, "pending">;
     decided_at: string;
@@ -91,6 +93,9 @@ export interface SubmissionRecord {
    */
   idempotent?: boolean;
 }
+
+/** A webhook answered the notice 2xx, or no webhook was configured and it was only logged. */
+export type NotifiedVia = "webhook" | "log";
 
 export interface IdempotencyRecord {
   /** SHA-256 of the request as compared (intake/request_hash.ts), so a changed one is detected. */
@@ -176,7 +181,7 @@ function _rows(sub: NewSubmission, grown = false): Row[] {
   const record: SubmissionRecord = {
     ...sub.record,
     idempotent: sub.idempotency !== undefined,
-    ...(grown ? { notified_at: sub.record.created_at } : {}),
+    ...(grown ? { notified_at: sub.record.created_at, notified_via: "webhook" } : {}),
   };
   const outbox: OutboxEntry = {
     request_id: id,
@@ -306,20 +311,22 @@ export async function updateSubmission(
 }
 
 /**
- * Marks a submission notified and removes its outbox entry in one commit, both
- * checked; false when either changed meanwhile.
+ * Marks a submission notified (when, and how) and removes its outbox entry in one commit,
+ * both checked; false when either changed meanwhile.
  */
 export async function completeOutbox(
   kv: Deno.Kv,
   outbox: Deno.KvEntry<OutboxEntry>,
   submission: Deno.KvEntry<SubmissionRecord>,
   notifiedAt: string,
+  via: NotifiedVia,
 ): Promise<boolean> {
+  const notified = { ...submission.value, notified_at: notifiedAt, notified_via: via };
   const res = await retryLocked(() =>
     kv.atomic().check(outbox).check(submission)
       .delete(outbox.key)
       .delete(dueKey(outbox.value))
-      .set(submission.key, { ...submission.value, notified_at: notifiedAt })
+      .set(submission.key, notified)
       .commit()
   );
   return res.ok;

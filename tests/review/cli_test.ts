@@ -326,7 +326,7 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
     await kv.set(submissionKey(quote), record);
   });
 
-  await t.step("notification: sent once the notice went out", async () => {
+  await t.step("notification: logged, not sent, when no webhook is configured", async () => {
     await sendNotices({
       kv,
       config: loadConfig({ BASE_URL: "https://api.test" }),
@@ -334,11 +334,33 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
       log: () => {},
     });
     const view = JSON.parse(await ok(kv, "show", lead, "--json"));
-    assert.equal(view.notification, "sent");
+    assert.equal(view.notification, "logged");
     assert.equal(view.notified_at, "2026-11-22T00:05:00.000Z");
+    assert.equal(view.notified_via, "log");
     assert.ok((await ok(kv, "show", lead)).includes(
-      "notification: sent (2026-11-22T00:05:00.000Z)",
+      "notification: logged (2026-11-22T00:05:00.000Z; no webhook was configured)",
     ));
+    const row = (await ok(kv, "list")).split("\n").find((r) => r.startsWith(lead));
+    assert.match(row ?? "", /\slogged$/);
+    const item = JSON.parse(await ok(kv, "list", "--json")).find(
+      (i: { request_id: string }) => i.request_id === lead,
+    );
+    assert.equal(item.notification, "logged");
+    assert.equal(item.notified_via, "log");
+  });
+
+  await t.step("a record notified before the channel was recorded says so", async () => {
+    const { notified_via: _via, ...older } = await stored(kv, lead);
+    await kv.set(submissionKey(lead), older);
+    assert.equal(JSON.parse(await ok(kv, "show", lead, "--json")).notification, "notified");
+    assert.ok((await ok(kv, "show", lead)).includes(
+      "notification: notified (2026-11-22T00:05:00.000Z; channel not recorded)",
+    ));
+    const item = JSON.parse(await ok(kv, "list", "--json")).find(
+      (i: { request_id: string }) => i.request_id === lead,
+    );
+    assert.equal(item.notification, "notified");
+    assert.equal(item.notified_via, null);
   });
 
   await t.step(
@@ -374,6 +396,21 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
       );
       const row = (await ok(kv, "list")).split("\n").find((r) => r.startsWith(quote2));
       assert.match(row ?? "", /\sfailing$/);
+
+      // The webhook answers at last: only now is the notice "sent".
+      clock.t += 3_600_000;
+      await sendNotices({
+        ...deps,
+        fetch: () => Promise.resolve(new Response(null, { status: 204 })),
+      });
+      const sent = JSON.parse(await ok(kv, "show", quote2, "--json"));
+      assert.equal(sent.notification, "sent");
+      assert.equal(sent.notified_via, "webhook");
+      assert.ok(
+        (await ok(kv, "show", quote2)).includes(`notification: sent (${sent.notified_at})`),
+      );
+      const sentRow = (await ok(kv, "list")).split("\n").find((r) => r.startsWith(quote2));
+      assert.match(sentRow ?? "", /\ssent$/);
     },
   );
 });
