@@ -14,7 +14,7 @@ import {
   documentedBlock,
   runReadmeBlock,
 } from "../_docs.ts";
-import { freePort, root } from "../_service.ts";
+import { freePort, leafPid, root } from "../_service.ts";
 
 /** The first start downloads from npm: generous, never a timing assertion. */
 const FIRST_START_MS = 180_000;
@@ -111,30 +111,32 @@ Deno.test("a newcomer with only Node and npm follows the README on a fresh clone
     assert.notEqual((await sh("command -v deno", clone, env)).code, 0, "deno is on PATH");
   });
 
-  // The README's start command, as printed (its comment included), on the clone.
+  // The README's start command, as printed (less its comment), on the clone.
   const quickStart = await documentedBlock("README.md", "quick-start");
-  const start = quickStart.split("\n").find((l) => / task start\b/.test(l));
+  const start = quickStart.split("\n").find((l) => / task start\b/.test(l))
+    ?.replace(/\s+#.*$/, "");
   assert.ok(start, "the README's quick start has a start command");
+  const log = `${dir}/start.log`;
   const server = new Deno.Command("bash", {
-    args: ["-c", `exec ${start}`],
+    args: ["-c", `exec ${start} >${log} 2>&1`],
     cwd: clone,
     env: { ...env, PORT: String(port), HOSTNAME: "127.0.0.1", BASE_URL: baseUrl },
-    stdout: "null",
-    stderr: "piped",
   }).spawn();
-  const stderr = server.stderr.pipeThrough(new TextDecoderStream()).pipeTo(new WritableStream());
   await using _server = {
+    // npx does not pass SIGTERM on to Deno: stop the server itself (the leaf under npx and
+    // `deno task`), and the chain above it exits with it.
     async [Symbol.asyncDispose]() {
       try {
-        server.kill("SIGTERM");
+        Deno.kill(await leafPid(server.pid), "SIGTERM");
       } catch { /* already gone */ }
       await server.status;
-      await stderr.catch(() => {});
     },
   };
 
   await t.step("the README's start command serves", async () => {
-    await waitForHealth(baseUrl, server);
+    await waitForHealth(baseUrl, server).catch(async (e) => {
+      throw new Error(`${e.message}\n${await Deno.readTextFile(log).catch(() => "")}`);
+    });
   });
 
   await t.step("the first start fetched exactly the packages of deno.lock", async () => {
