@@ -19,7 +19,7 @@ const FILES = [
 /** Blocks not run here, by their first line, with why and what covers them. */
 const NOT_RUN: Record<string, string> = {
   "npx --yes deno@2.9.6 task start   # serve on http://localhost:8000":
-    "the two commands themselves: CI runs `task test` verbatim, and tests/main_test.ts `task start`",
+    "CI runs `task test` verbatim; tests/e2e/newcomer_test.ts runs `task start` as printed on a fresh clone",
   "docker build -t dcfs .": "needs a Docker engine; the Dockerfile is reviewed by reading it",
   "KV_PATH=https://kv.internal.example:4512 DENO_KV_ACCESS_TOKEN=… BASE_URL=https://api.example.com \\":
     "needs a KV Connect server; tests/e2e/instances_test.ts runs two instances on one store",
