@@ -32,16 +32,18 @@ ENV KV_PATH=/data/kv.sqlite3
 # The app files below stay owned by root: readable by `deno`, but not writable.
 USER deno
 
-# Dependencies first, so this layer is reused while only src/ changes.
-# --frozen: fail the build if deno.lock does not match deno.json.
+# Dependencies first, so this layer is reused while only src/ changes. deno.json's import map
+# and deno.lock hold only the packages the service runs (zod, the MCP server and the
+# OpenTelemetry API: about 15 MB), not the test suite's, which deno.dev.lock holds and the
+# image never sees. --frozen: fail the build if deno.lock does not match deno.json.
 COPY deno.json deno.lock ./
 RUN deno install --frozen
 
-# The catalog imports data/*.json as modules, so data/ must be present before
-# the module graph of src/main.ts is resolved and cached.
+# The catalog imports data/*.json as modules, so data/ must be present before the module
+# graphs of src/main.ts and of the review CLI (`docker exec … deno task review`) are cached.
 COPY src/ src/
 COPY data/ data/
-RUN deno install --frozen --entrypoint src/main.ts
+RUN deno install --frozen --entrypoint src/main.ts src/review/cli.ts
 
 # Docker exports HOSTNAME=<container id> into every container, and src/config.ts reads
 # HOSTNAME as the listen address. Pin it, or the server would not listen on 127.0.0.1

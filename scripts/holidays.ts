@@ -8,7 +8,7 @@
  * added; tests/pricing/holidays_test.ts fails while the file differs from what it writes.
  */
 
-import Holidays from "date-holidays";
+import Holidays from "npm:date-holidays@3.37.0";
 import locationsFile from "../data/locations.v1.json" with { type: "json" };
 import type { HolidaysFile, Location } from "../src/catalog/records.ts";
 import { DAY_MS } from "../src/time.ts";

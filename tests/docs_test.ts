@@ -19,7 +19,7 @@ const FILES = [
 /** Blocks not run here, by their first line, with why and what covers them. */
 const NOT_RUN: Record<string, string> = {
   "npx --yes deno@2.9.6 task start   # serve on http://localhost:8000":
-    "the two commands themselves: CI runs `task test` verbatim, and tests/main_test.ts `task start`",
+    "CI runs `task test` verbatim; tests/e2e/newcomer_test.ts runs `task start` as printed on a fresh clone",
   "docker build -t dcfs .": "needs a Docker engine; the Dockerfile is reviewed by reading it",
   "KV_PATH=https://kv.internal.example:4512 DENO_KV_ACCESS_TOKEN=… BASE_URL=https://api.example.com \\":
     "needs a KV Connect server; tests/e2e/instances_test.ts runs two instances on one store",
@@ -29,7 +29,17 @@ const NOT_RUN: Record<string, string> = {
     "serves until stopped; tests/e2e/telemetry_test.ts starts the service with this block's variables",
   "npx --yes deno@2.9.6 run -A npm:@modelcontextprotocol/inspector@2.12.0 --cli \\":
     "downloads the Inspector; tests/e2e/inspector_test.ts runs the same CLI calls",
+  "rm deno.lock && npx --yes deno@2.9.6 cache --frozen=false src/main.ts src/review/cli.ts":
+    "rewrites the project's lockfiles; tests/lockfile_test.ts regenerates deno.lock into a temporary file",
 };
+
+/** The pinned Deno every `npx --yes deno@…` command of the docs names: the one CI runs. */
+async function pinnedDeno(): Promise<string> {
+  const ci = await Deno.readTextFile(new URL(".ci/run", root));
+  const pin = ci.match(/^README_TEST_CMD='npx --yes deno@([^ ]+) task test'$/m)?.[1];
+  assert.ok(pin, ".ci/run names the pinned Deno");
+  return pin;
+}
 
 interface Block {
   file: string;
@@ -84,6 +94,26 @@ Deno.test("docs: every link inside the repository resolves, and none leaves it",
   }
 });
 
+Deno.test("docs: every command runs Deno through npx with the version CI pins, none bare", async () => {
+  const pin = await pinnedDeno();
+  for (const file of FILES) {
+    const text = await Deno.readTextFile(new URL(file, root));
+    for (const m of text.matchAll(/npx --yes deno@([^\s`]+)/g)) {
+      assert.equal(m[1], pin, `${file}: npx --yes deno@${m[1]}`);
+    }
+    // A bare `deno` command in a block fails on a machine with only Node and npm.
+    for (const block of (await blocks()).filter((b) => b.file === file && b.lang === "sh")) {
+      for (const line of block.body.split("\n")) {
+        assert.doesNotMatch(
+          line,
+          /^\s*deno (task|run|test|bench|check|cache|install|eval)\b/,
+          file,
+        );
+      }
+    }
+  }
+});
+
 Deno.test("docs: every shell block a user may paste runs against the real service", async (t) => {
   const all = await blocks();
   const shell = all.filter((b) => b.lang === "sh");
@@ -94,8 +124,16 @@ Deno.test("docs: every shell block a user may paste runs against the real servic
   await using _dir = { [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
   await using service = await startService({ KV_PATH: `${dir}/kv.sqlite3` });
   const env = { BASE: service.baseUrl, KV_PATH: service.kvPath, NO_COLOR: "1" };
-  // `deno` as the reader has it, whatever PATH the test runs with.
-  const prelude = `deno() { ${JSON.stringify(Deno.execPath())} "$@"; }\n`;
+  // `deno`, and `npx --yes deno@<pin>` as a reader with only Node has it, whatever PATH the test
+  // runs with: both are the Deno running the tests (CI runs the suite with that pinned Deno).
+  const deno = JSON.stringify(Deno.execPath());
+  const pin = await pinnedDeno();
+  const prelude = `deno() { ${deno} "$@"; }
+npx() {
+  if [ "$1 $2" = "--yes deno@${pin}" ]; then shift 2; ${deno} "$@"; return; fi
+  echo "npx $* is not the pinned Deno" >&2; return 1
+}
+`;
   // Blocks of one file run in order in one shell, as a reader pastes them one after another.
   for (const file of FILES) {
     const runnable = shell.filter((b) => b.file === file && !(b.first in NOT_RUN));

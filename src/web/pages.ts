@@ -18,6 +18,7 @@ import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { Location, Service } from "../catalog/records.ts";
 import { BUSINESS_HOURS } from "../pricing/work_span.ts";
+import { TOOLS } from "../mcp/tools.ts";
 import { type FieldIssue, HttpError } from "../http/errors.ts";
 import type { SubmissionKind } from "../store/submissions.ts";
 import type { SubmissionResult } from "../intake/submissions.ts";
@@ -108,7 +109,28 @@ export function renderHome(catalog: Catalog): string {
     "country-options": _countries(catalog.locations)
       .map(([code, name]) => `<option value="${esc(code)}">${esc(name)}</option>`).join(""),
     cities: _cities(catalog.locations),
+    // From the tool list itself, so the page cannot name fewer tools than the endpoint serves.
+    "tool-count": _countWord(TOOLS.length),
+    "tool-names": TOOLS.map((t) => `<code>${esc(t.name)}</code>`).join(", "),
   });
+}
+
+const _NUMBER_WORDS = [
+  "no",
+  "one",
+  "two",
+  "three",
+  "four",
+  "five",
+  "six",
+  "seven",
+  "eight",
+  "nine",
+];
+
+/** A small count as a word ("six"), a larger one in digits. */
+function _countWord(n: number): string {
+  return _NUMBER_WORDS[n] ?? String(n);
 }
 
 function _fill(file: string, html: string, slots: Record<string, string>): string {

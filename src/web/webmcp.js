@@ -1,7 +1,7 @@
 // @ts-check
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-// WebMCP: the four tools of the descriptor, registered with a browser's model context.
+// WebMCP: the tools of the descriptor, registered with a browser's model context.
 
 import { API, callApi, problemText } from "./api.js";
 import { byId, plural } from "./dom.js";
@@ -60,7 +60,7 @@ export async function registerWebMcp() {
   const context = page.modelContext || nav.modelContext;
   if (!context || typeof context.registerTool !== "function") {
     status.textContent = "No WebMCP model context in this browser, so no tools were registered. " +
-      "Browsers with WebMCP get the same four tools, with the schemas of the tool descriptor.";
+      "Browsers with WebMCP get the same tools, with the schemas of the tool descriptor.";
     return;
   }
   const result = await callApi("GET", API.descriptor);

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "npm:fast-check@4.10.2";
 import { normalizeName } from "../../src/catalog/names.ts";
 import { findService } from "../../src/catalog/service_match.ts";
 import { HttpError } from "../../src/http/errors.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { isIP } from "node:net";
-import fc from "fast-check";
+import fc from "npm:fast-check@4.10.2";
 import { addressBucket, parseAddress } from "../../src/http/client_address.ts";
 import { createApp } from "../_helpers.ts";
 

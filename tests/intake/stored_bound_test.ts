@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import fc from "fast-check";
+import fc from "npm:fast-check@4.10.2";
 import { MAX_STORED_PER_SUBMISSION, SUBMISSION_MAX_BODY } from "../../src/intake/submissions.ts";
 import { fitStoredBound } from "../../src/intake/stored_bound.ts";
 import { getSubmission } from "../../src/store/submissions.ts";

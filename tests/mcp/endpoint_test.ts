@@ -3,9 +3,9 @@ import {
   Client,
   StreamableHTTPClientTransport,
   type VersionNegotiationMode,
-} from "@modelcontextprotocol/client";
-import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+} from "npm:@modelcontextprotocol/client@2.4.0";
+import { Client as V1Client } from "npm:@modelcontextprotocol/sdk@1.32.2/client/index.js";
+import { StreamableHTTPClientTransport as V1Transport } from "npm:@modelcontextprotocol/sdk@1.32.2/client/streamableHttp.js";
 import { getSubmission } from "../../src/store/submissions.ts";
 import { initializeRequest, LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
 import { countSubmissions, createApp, listen, mcpPost, overHttp, post } from "../_helpers.ts";

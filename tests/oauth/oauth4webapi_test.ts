@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import * as oauth from "oauth4webapi";
+import * as oauth from "npm:oauth4webapi@3.8.8";
 import { listen } from "../_helpers.ts";
 import { startService } from "../_service.ts";
 

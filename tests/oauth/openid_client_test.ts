@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import * as client from "openid-client";
+import * as client from "npm:openid-client@6.9.0";
 import { listen } from "../_helpers.ts";
 
 Deno.test("openid-client's dynamicClientRegistration registers from the metadata alone, then obtains a token", async () => {

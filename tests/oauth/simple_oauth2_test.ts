@@ -4,7 +4,7 @@
  * token, and revoke(), which needs a JSON answer from the revocation endpoint.
  */
 import assert from "node:assert/strict";
-import { ClientCredentials } from "simple-oauth2";
+import { ClientCredentials } from "npm:simple-oauth2@5.1.0";
 import { bearerGet, listen, overHttp, registerClient, type Requester } from "../_helpers.ts";
 import { startService } from "../_service.ts";
 

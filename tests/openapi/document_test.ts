@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { templatePath } from "../../src/http/paths.ts";
-import { Validator } from "@seriousme/openapi-schema-validator";
+import { Validator } from "npm:@seriousme/openapi-schema-validator@2.11.0";
 import type { z } from "zod";
 import { buildRoutes } from "../../src/routes.ts";
 import { SCOPES } from "../../src/oauth/scopes.ts";

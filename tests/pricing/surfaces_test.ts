@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page } from "npm:playwright-core@1.65.1";
 import { createApp, FakeClock, listen, mcpToolCall, post, type TestApp } from "../_helpers.ts";
 import { money } from "../../src/web/words.js";
 
@@ -185,7 +185,7 @@ Deno.test({
   name: "the home page's form, with its script, shows what the API prices",
   ignore: !REQUIRED && !_chromiumPresent(),
   async fn(t) {
-    const { chromium } = await import("playwright-core");
+    const { chromium } = await import("npm:playwright-core@1.65.1");
     await using app = await listen({
       clock: clock(),
       env: { RATE_LIMIT_SUBMIT: "0", RATE_LIMIT_SUBMIT_GLOBAL: "0" },

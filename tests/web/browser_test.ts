@@ -7,7 +7,7 @@
 
 import { TOOL_NAMES } from "../_fixtures.ts";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page } from "npm:playwright-core@1.65.1";
 import { listen } from "../_helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -69,7 +69,7 @@ Deno.test({
   ignore: !PRESENT && !REQUIRED,
   async fn(t) {
     assert.ok(PRESENT, `REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install chromium`);
-    const { chromium } = await import("playwright-core");
+    const { chromium } = await import("npm:playwright-core@1.65.1");
     await using app = await listen();
     const base = app.baseUrl;
     const browser: Browser = await chromium.launch({

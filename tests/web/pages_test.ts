@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { CONTENT_SECURITY_POLICY, renderHome } from "../../src/web/pages.ts";
+import { TOOL_NAMES } from "../_fixtures.ts";
 import { LEAD, QUOTE } from "../_fixtures.ts";
 import {
   catalog,
@@ -63,6 +64,24 @@ Deno.test("GET / is the home page under the CSP, with no inline script, style or
   for (const link of DISCOVERY_LINKS) {
     assert.ok(html.includes(`href="${link}"`), `links ${link}`);
   }
+});
+
+Deno.test("GET / names every MCP tool the descriptor lists, and counts them right", async () => {
+  const app = await createApp();
+  const res = await app.request("/");
+  assert.equal(res.status, 200);
+  const html = await res.text();
+  const descriptor = await (await app.request("/.well-known/mcp.json")).json();
+  const names: string[] = descriptor.tools.map((t: { name: string }) => t.name);
+  assert.deepEqual([...names].sort(), [...TOOL_NAMES].sort());
+  const said = html.match(/Tools: ([^.]*)\./)?.[1];
+  assert.deepEqual([...said!.matchAll(/<code>([a-z_]+)<\/code>/g)].map((m) => m[1]), names);
+  const words = ["four", "five", "six", "seven", "eight", "nine"];
+  const counts = [...html.matchAll(/\b(\w+) tools\b/g)].map((m) => m[1]!).filter((w) =>
+    words.includes(w) || /^\d+$/.test(w)
+  );
+  assert.equal(counts.length, 2, "the descriptor link and the WebMCP note count the tools");
+  for (const c of counts) assert.equal(c, words[names.length - 4] ?? String(names.length));
 });
 
 Deno.test("every form control has a label and each submission field its error slot", async () => {
