@@ -1,15 +1,24 @@
 /**
  * @module
- * Per-city coverage lookup: names match ignoring case, diacritics, punctuation and
- * aliases; an uncovered city known to the reference places gets the nearest
- * covered cities by great-circle distance.
+ * The place resolver: what a site name means, and its published coverage. One reading for
+ * every surface that takes a city (the coverage check over REST and MCP, the web page, the
+ * estimate and both submissions). A name is read, in this order, as one of the service's
+ * location ids (`fra`), an airport code (`LHR`), a US ZIP code (`20147`), a country alone
+ * (`Germany`), or a place of the gazetteer (catalog/places.ts: GeoNames' towns of 5,000 people
+ * or more, by any of their names, "Londres" or "Muenchen"), optionally followed by its
+ * subdivision and country in any order ("Ashburn, VA", "Sydney NSW", "New York, NY, USA").
+ * A place within {@linkcode NEARBY_KM} of a covered city is covered by it; any other gets the
+ * nearest covered cities. A name several places share is answered with its candidates unless
+ * one is {@linkcode DOMINANCE} times as populous as the next ("London" is the English one).
+ * A close spelling is only ever a suggestion, never the answer.
  */
 
 import type { Catalog } from "./catalog.ts";
-import type { Location, Place } from "./records.ts";
+import type { Location } from "./records.ts";
+import type { Airport, GazetteerPlace } from "./places.ts";
 import { normalizeName } from "./names.ts";
 import { clip } from "../http/errors.ts";
-import { regionCountries } from "./regions.ts";
+import { countryName } from "./regions.ts";
 import { editDistance } from "./service_match.ts";
 
 export interface CoverageQuery {
@@ -29,16 +38,18 @@ interface NearbyLocation {
 /** How a city name was resolved; see `CoverageOutput` in mcp/output_schemas.ts for each value. */
 type CoverageMatch =
   | "covered"
+  | "nearby"
   | "known_uncovered"
   | "ambiguous"
   | "other_country"
+  | "country"
   | "unknown";
 
 export interface Coverage {
   query: { city: string; country: string | null };
   /** How the name was resolved. */
   match: CoverageMatch;
-  /** True only when the name resolved to one covered city. */
+  /** True when the name resolved to one covered city, or one place near it. */
   covered: boolean;
   /** The answer in one or two sentences, for an agent to relay or act on. */
   summary: string;
@@ -49,67 +60,340 @@ export interface Coverage {
     region: string;
     timezone: string;
   } | null;
+  /**
+   * The place the name was read as when it is not a covered city itself (nearby,
+   * known_uncovered): a town, an airport or a ZIP code's town. Absent from answers stored
+   * before it existed.
+   */
+  place?: {
+    name: string;
+    country: string;
+    subdivision: string | null;
+    timezone: string;
+  } | null;
   services: { id: string; name: string }[];
   response_time_hours: number | null;
-  /** For an uncovered city: the closest covered cities, nearest first. */
+  /** For a place that is not a covered city: the closest covered cities, nearest first. */
   nearest: NearbyLocation[];
   /**
-   * For an ambiguous name, every city it could mean; for a city not found in the given
-   * country, the countries where it is; for an unknown name, close spellings.
+   * For an ambiguous name, the cities it could mean; for a city not found where it was said
+   * to be, where it is; for a country, its covered cities; for an unknown name, close
+   * spellings.
    */
   candidates: { city: string; country: string; covered: boolean }[];
 }
 
+/** How many nearest covered cities an answer lists. */
 const NEAREST = 3;
 
 /**
+ * A place this close to a covered city's centre is covered by it: a town of its metro area,
+ * an engineer's local drive (Santa Clara is 10 km from San Jose, Slough 32 km from London,
+ * Heathrow 23 km). One distance for every location, so the rule is plain to a caller.
+ */
+export const NEARBY_KM = 40;
+
+/**
+ * A city this large more than {@linkcode OWN_METRO_KM} from a covered one is a metro of its
+ * own, not a suburb (Cologne, 35 km from Düsseldorf; Yokohama, 28 km from Tokyo).
+ */
+const OWN_METRO_POPULATION = 500_000;
+const OWN_METRO_KM = 20;
+
+/** A name several places share means the largest when it is this many times the next. */
+export const DOMINANCE = 10;
+
+/** Most candidates an ambiguous answer lists. */
+const MAX_CANDIDATES = 5;
+
+/** Close spellings: names compared at most (from those sharing the first two letters). */
+const SPELLING_SCAN = 1_000;
+/** Names longer than this get no close spellings (the comparison grows with the square). */
+const SPELLING_MAX_LENGTH = 40;
+/** Most close spellings suggested. */
+const SPELLINGS = 3;
+
+/** Most words read as a subdivision or country after a city ("new south wales"). */
+const REGION_WORDS = 4;
+
+/**
  * Resolves a city (and optional country) to its published coverage. "Frankfurt, Germany"
- * and "San Jose, CA" are read as the city before the comma; the part after it is taken as
- * the country only when it names one where that city is.
+ * and "San Jose, CA" are read as the city and where it is.
  */
 export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
   return siteCoverage(catalog, query).coverage;
 }
 
 /**
- * The coverage of a city, and the site's IANA time zone: the covered location's, or the
- * known place's outside coverage; null when the name resolves to no one city.
+ * The coverage of a site, and its IANA time zone: the covered location's, or the place's
+ * the name resolved to; null when the name resolves to no one place.
  */
 export function siteCoverage(
   catalog: Catalog,
   query: CoverageQuery,
 ): { coverage: Coverage; timeZone: string | null } {
-  const { name, country, spellAs } = _resolveName(catalog, query);
-  const allCovered = catalog.coverage.locations.get(name) ?? [];
-  const allPlaces = catalog.coverage.places.get(name) ?? [];
-  const inCountry = <T extends { country: string }>(xs: readonly T[]) =>
-    country ? xs.filter((x) => x.country === country) : [...xs];
-  const covered = inCountry(allCovered);
-  const places = inCountry(allPlaces);
+  const country = query.country?.toUpperCase();
+  const text = query.city.trim();
+  const key = normalizeName(text);
   const base: _Base = {
     query: { city: query.city, country: country ?? null },
     // Echoed in summaries, which estimates store: at most 60 characters of it.
-    asked: clip(query.city.trim(), 60),
+    asked: clip(text, 60),
   };
   const unzoned = (coverage: Coverage) => ({ coverage, timeZone: null });
-  if (covered.length + places.length > 1) return unzoned(_ambiguous(base, covered, places));
-  const one = covered[0] ?? places[0];
-  if (one) {
-    const coverage = covered[0]
-      ? _covered(catalog, base, covered[0])
-      : _knownUncovered(catalog, base, places[0]!);
-    return { coverage, timeZone: one.timezone };
+
+  const byId = catalog.locations.find((l) => l.id === key);
+  if (byId && (!country || byId.country === country)) {
+    return { coverage: _covered(catalog, base, byId), timeZone: byId.timezone };
   }
-  if (country && allCovered.length + allPlaces.length > 0) {
-    return unzoned(_otherCountry(base, country, allCovered, allPlaces));
+  if (/^\d[\d -]{2,9}$/.test(text)) return _postcode(catalog, base, text, country);
+  const airport = /^[A-Za-z]{3}$/.test(text) ? catalog.places.airport(text) : undefined;
+  if (airport && text === text.toUpperCase()) return _atAirport(catalog, base, airport);
+
+  const whole = _countryAlone(catalog, key);
+  if (whole) return unzoned(_country(catalog, base, whole));
+
+  let misplaced: { reading: _Reading; all: _Candidate[] } | undefined;
+  for (const reading of _readings(catalog, text)) {
+    const all = _named(catalog, reading.key);
+    if (all.length === 0) continue;
+    const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
+    const fit = all.filter((c) => qualifiers.every((codes) => codes.some((r) => _in(c, r))));
+    if (fit.length === 0) {
+      misplaced ??= { reading, all };
+      continue;
+    }
+    const read = reading.qualifiers.length ? { ...base.query, country: fit[0]!.country } : null;
+    return _decide(catalog, read ? { ...base, query: read } : base, fit);
   }
-  return unzoned(_unknown(catalog, base, spellAs ?? name, country));
+  if (airport) return _atAirport(catalog, base, airport);
+  if (misplaced) {
+    const where = country ?? misplaced.reading.where;
+    return unzoned(_otherCountry(catalog, base, where, misplaced.all));
+  }
+  const spelled = _readings(catalog, text).at(-1)?.key ?? key;
+  return unzoned(_unknown(catalog, base, spelled, country));
 }
 
-/** What every answer starts from: the query as read, and the city as echoed back. */
+/** What every answer starts from: the query as read, and the name as echoed back. */
 interface _Base {
   query: Coverage["query"];
   asked: string;
+}
+
+/** One place a name may mean: a covered location, or a place of the gazetteer. */
+interface _Candidate {
+  location?: Location;
+  place?: GazetteerPlace;
+  city: string;
+  country: string;
+  subdivision: string | null;
+  population: number;
+}
+
+/** A way to read the text: the name of the place, and what each other part says it is in. */
+interface _Reading {
+  key: string;
+  /** For each part read as a region, the countries and subdivisions it may be. */
+  qualifiers: string[][];
+  /** Those parts as written, for a summary. */
+  where: string;
+}
+
+/**
+ * The ways to read `text`, most literal first: as a whole; as the part before a comma and the
+ * regions after it (any part may be the city when the others are regions); as its first words
+ * and regions in its last ones ("Ashburn Virginia USA", "Sydney NSW").
+ */
+function _readings(catalog: Catalog, text: string): _Reading[] {
+  const out: _Reading[] = [{ key: normalizeName(text), qualifiers: [], where: "" }];
+  const parts = text.split(",").map((p) => p.trim()).filter((p) => normalizeName(p) !== "");
+  if (parts.length > 1) {
+    parts.forEach((part, i) => {
+      const rest = parts.filter((_, j) => j !== i);
+      const qualifiers = rest.map((r) => catalog.places.regions(normalizeName(r)));
+      // After a comma the city stands even when the rest names nothing we know ("Slough,
+      // Berkshire"); before one, only when everything else is a region.
+      const read = qualifiers.filter((q) => q.length > 0);
+      if (i > 0 && read.length < qualifiers.length) return;
+      out.push({ key: normalizeName(part), qualifiers: read, where: rest.join(", ") });
+    });
+    return out;
+  }
+  const words = normalizeName(text).split(" ");
+  for (let k = 1; k < words.length; k++) {
+    const tail = words.slice(words.length - k);
+    const qualifiers = _segment(catalog, tail);
+    if (!qualifiers) continue;
+    out.push({
+      key: words.slice(0, words.length - k).join(" "),
+      qualifiers,
+      where: qualifiers.map((codes) => codes[0]).join(", "),
+    });
+  }
+  return out;
+}
+
+/** `words` as a run of region names ("virginia usa", "new south wales"), or undefined. */
+function _segment(catalog: Catalog, words: string[]): string[][] | undefined {
+  if (words.length === 0) return [];
+  for (let n = Math.min(REGION_WORDS, words.length); n >= 1; n--) {
+    const codes = catalog.places.regions(words.slice(0, n).join(" "));
+    if (codes.length === 0) continue;
+    const rest = _segment(catalog, words.slice(n));
+    if (rest) return [codes, ...rest];
+  }
+  return undefined;
+}
+
+/** Whether a candidate is in a country ("US") or subdivision ("US-VA"). */
+function _in(c: _Candidate, region: string): boolean {
+  return region.length === 2 ? c.country === region : c.subdivision === region;
+}
+
+/**
+ * Every place `key` names: the covered locations of that name, and the gazetteer's places
+ * other than those the locations stand for (one of that name within their reach), largest
+ * first.
+ */
+function _named(catalog: Catalog, key: string): _Candidate[] {
+  const locations = [...catalog.coverage.locations.get(key) ?? []];
+  const places: GazetteerPlace[] = [];
+  for (const { id } of catalog.places.named(key)) {
+    // A covered city's own row, by another of its names ("Londres", "Tokio"): that city.
+    const twin = catalog.coverage.twinOf.get(id);
+    if (twin && !locations.includes(twin)) locations.push(twin);
+    if (!twin) places.push(catalog.places.place(id));
+  }
+  const out: _Candidate[] = locations.map((l) => {
+    const twin = catalog.coverage.twins.get(l.id);
+    return {
+      location: l,
+      city: l.city,
+      country: l.country,
+      subdivision: l.subdivision ?? twin?.subdivision ?? null,
+      population: twin?.population ?? Infinity,
+    };
+  });
+  for (const place of places) {
+    if (locations.some((l) => haversineKm(place, l) <= NEARBY_KM)) continue;
+    out.push({
+      place,
+      city: place.name,
+      country: place.country,
+      subdivision: place.subdivision,
+      population: place.population,
+    });
+  }
+  return out.sort((a, b) => b.population - a.population || (a.location ? -1 : 1));
+}
+
+/** The country a name alone stands for ("Germany", "Deutschland"), unless a city is so named. */
+function _countryAlone(catalog: Catalog, key: string): string | undefined {
+  const country = catalog.places.regions(key).find((code) => code.length === 2);
+  if (!country) return undefined;
+  // Singapore, Luxembourg: the city of that name in that country.
+  const city = catalog.coverage.locations.get(key)?.some((l) => l.country === country) ||
+    catalog.places.named(key).some((m) =>
+      !m.other && catalog.places.place(m.id).country === country
+    );
+  return city ? undefined : country;
+}
+
+/**
+ * The covered location a place is in reach of: within {@linkcode NEARBY_KM}, unless the place
+ * is a metro of its own.
+ */
+function _coveringLocation(
+  catalog: Catalog,
+  place: { latitude: number; longitude: number; population: number },
+  first = nearestLocations(catalog, place, 1)[0],
+): Location | undefined {
+  if (!first || first.distance_km > NEARBY_KM) return undefined;
+  if (place.population >= OWN_METRO_POPULATION && first.distance_km > OWN_METRO_KM) {
+    return undefined;
+  }
+  return catalog.locations.find((l) => l.id === first.id);
+}
+
+/** One place, or the candidates when no one of them dominates. */
+function _decide(catalog: Catalog, base: _Base, fit: _Candidate[]) {
+  const [top, next] = fit;
+  if (next && top!.population < DOMINANCE * next.population) {
+    return { coverage: _ambiguous(catalog, base, fit), timeZone: null };
+  }
+  if (top!.location) {
+    return { coverage: _covered(catalog, base, top!.location), timeZone: top!.location.timezone };
+  }
+  return _atPlace(catalog, base, top!.place!, _placeLabel(top!.place!));
+}
+
+/** The coverage at a point: covered by a location within reach, or the nearest ones. */
+function _atPlace(
+  catalog: Catalog,
+  base: _Base,
+  place: Omit<GazetteerPlace, "id">,
+  label: string,
+) {
+  const nearest = nearestLocations(catalog, place);
+  const first = nearest[0];
+  const at = {
+    name: place.name,
+    country: place.country,
+    subdivision: place.subdivision,
+    timezone: place.timezone,
+  };
+  const location = _coveringLocation(catalog, place, first);
+  const coverage = location
+    ? {
+      ..._covered(catalog, base, location),
+      match: "nearby" as const,
+      place: at,
+      nearest,
+      summary: `${label} is not a listed city, but it is ${first!.distance_km} km from ` +
+        `${location.city}, ${location.country}, which covers it: ${location.services.length} ` +
+        `services, an engineer on site within ${location.response_time_hours} h.`,
+    }
+    : {
+      ..._answer(base),
+      match: "known_uncovered" as const,
+      place: at,
+      nearest,
+      summary: `${label} is not covered.` +
+        (first
+          ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
+            `${first.distance_km.toLocaleString("en-US")} km away, where an engineer is on ` +
+            `site within ${first.response_time_hours} h of a request; a quote can still be ` +
+            "requested."
+          : ""),
+    };
+  return { coverage, timeZone: place.timezone };
+}
+
+function _atAirport(catalog: Catalog, base: _Base, airport: Airport) {
+  const place = { ...airport, name: `${airport.name} (${airport.code})`, subdivision: null };
+  return _atPlace(catalog, base, { ...place, population: 0 }, `${place.name}, ${place.country}`);
+}
+
+/** A US ZIP code as its town; any other postcode refused with what to send instead. */
+function _postcode(catalog: Catalog, base: _Base, text: string, country: string | undefined) {
+  const zip = /^\d{5}(-\d{4})?$/.test(text) && (!country || country === "US")
+    ? catalog.places.zip(text.slice(0, 5))
+    : undefined;
+  if (zip) {
+    const label = `ZIP code ${text.slice(0, 5)} (${_placeLabel(zip)})`;
+    return _atPlace(catalog, { ...base, query: { ...base.query, country: "US" } }, zip, label);
+  }
+  return {
+    coverage: {
+      ..._answer(base),
+      match: "unknown" as const,
+      summary: `"${base.asked}" is read as a postcode, and only US ZIP codes are known` +
+        (/^\d{5}$/.test(text) && (!country || country === "US") ? " (this one is not)" : "") +
+        ": send the name of the city or town of the site instead.",
+    },
+    timeZone: null,
+  };
 }
 
 /** The fields an answer leaves empty unless its kind fills them. */
@@ -118,6 +402,7 @@ function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
     query: base.query,
     covered: false,
     location: null,
+    place: null,
     services: [],
     response_time_hours: null,
     nearest: [],
@@ -125,15 +410,16 @@ function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
   };
 }
 
-function _ambiguous(base: _Base, covered: Location[], places: Place[]): Coverage {
-  const candidates = _candidates(covered, places);
-  const listed = candidates.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
+function _ambiguous(catalog: Catalog, base: _Base, fit: _Candidate[]): Coverage {
+  const { shown, candidates } = _shown(catalog, fit);
+  const listed = shown.map((c, i) => `${_candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
     ..._answer(base),
     match: "ambiguous",
     candidates,
-    summary: `"${base.asked}" names ${candidates.length} cities: ${listed.join("; ")}. ` +
-      "Ask again with country to choose one.",
+    summary: `"${base.asked}" names ${fit.length > shown.length ? "more than " : ""}` +
+      `${shown.length} places: ${listed.join("; ")}. Ask again with the country (or state) ` +
+      "to choose one.",
   };
 }
 
@@ -156,37 +442,37 @@ function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
   };
 }
 
-function _knownUncovered(catalog: Catalog, base: _Base, place: Place): Coverage {
-  const nearest = nearestLocations(catalog, place);
-  const first = nearest[0];
+function _country(catalog: Catalog, base: _Base, country: string): Coverage {
+  const cities = catalog.locations.filter((l) => l.country === country)
+    .sort((a, b) => a.city.localeCompare(b.city));
+  const name = countryName(country);
   return {
-    ..._answer(base),
-    match: "known_uncovered",
-    nearest,
-    summary: `${place.city}, ${place.country} is not covered.` +
-      (first
-        ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
-          `${first.distance_km} km away, where an engineer is on site within ` +
-          `${first.response_time_hours} h of a request; a quote can still be requested.`
-        : ""),
+    ..._answer({ ...base, query: { ...base.query, country } }),
+    match: "country",
+    candidates: cities.map((l) => ({ city: l.city, country: l.country, covered: true })),
+    summary: `${name} is a country: ` +
+      (cities.length
+        ? `the covered cities there are ${cities.map((l) => l.city).join(", ")}.`
+        : "no city there is covered.") +
+      " Ask again with the city or town of the site.",
   };
 }
 
 function _otherCountry(
+  catalog: Catalog,
   base: _Base,
-  country: string,
-  covered: readonly Location[],
-  places: readonly Place[],
+  where: string,
+  all: _Candidate[],
 ): Coverage {
-  const candidates = _candidates(covered, places);
-  const elsewhere = candidates.find((c) => c.covered) ?? candidates[0]!;
+  const { shown, candidates } = _shown(catalog, all);
+  const first = shown[0]!;
   return {
     ..._answer(base),
     match: "other_country",
     candidates,
-    summary: `No city "${base.asked}" is known in ${country}, but ${elsewhere.city}, ` +
-      `${elsewhere.country} is ${_state(elsewhere.covered)}: ask again with country ` +
-      `${elsewhere.country} if that is the one.`,
+    summary: `No place "${base.asked}" is known in ${clip(where, 40)}, ` +
+      `but ${_candidateLabel(first)} is ${_state(candidates[0]!.covered)}: ask again with ` +
+      `country ${first.country} if that is the one.`,
   };
 }
 
@@ -204,84 +490,61 @@ function _unknown(
     ..._answer(base),
     match: "unknown",
     candidates: near,
-    summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
-      (near.length ? ` Did you mean ${guesses.join(" or ")}?` : " Try the nearest large city.") +
+    summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a place we know.` +
+      (near.length ? ` Did you mean ${guesses.join(" or ")}?` : " Try the nearest town.") +
       ` Covered cities: ${coveredCities}.`,
   };
 }
 
 /**
- * The name to look up, and the country. A name that is not a known city as a whole is
- * tried as a city followed by where it is: after a comma ("San Jose, CA", "Frankfurt,
- * Germany"), or in its last one to three words ("Ashburn VA", "Frankfurt Germany",
- * "Portland New York"). That part is read as a US state or a country (regions.ts), and
- * taken as the country (where the city is, when it may mean several); after a comma the
- * city is taken even when the rest means nothing, without a comma only when it names a
- * region.
+ * Places spelled within a typo or two of `name` (Frankfrut → Frankfurt), covered first:
+ * compared with the covered cities' names and at most {@linkcode SPELLING_SCAN} of the
+ * gazetteer's that start with the same two letters, so the cost is bounded for any input.
  */
-function _resolveName(catalog: Catalog, query: CoverageQuery) {
-  const country = query.country?.toUpperCase();
-  const name = normalizeName(query.city);
-  const known = (n: string) => catalog.coverage.locations.has(n) || catalog.coverage.places.has(n);
-  if (known(name)) return { name, country };
-  const comma = query.city.indexOf(",");
-  const splits: { head: string; tail: string; comma: boolean }[] = [];
-  if (comma > 0) {
-    splits.push({
-      head: normalizeName(query.city.slice(0, comma)),
-      tail: query.city.slice(comma + 1),
-      comma: true,
-    });
-  } else {
-    const words = name.split(" ");
-    for (let k = 1; k <= Math.min(3, words.length - 1); k++) {
-      splits.push({
-        head: words.slice(0, -k).join(" "),
-        tail: words.slice(-k).join(" "),
-        comma: false,
-      });
-    }
-  }
-  // What the caller wrote as the city, for close spellings when nothing matches ("Londn, UK").
-  let spellAs: string | undefined;
-  for (const { head, tail, comma } of splits) {
-    const regions = regionCountries(tail);
-    if (comma || regions.length) spellAs ??= head;
-    if (!known(head)) continue;
-    if (country && comma) return { name: head, country };
-    // A tail that names nothing confirms nothing: "London, Ontario" is not London, GB.
-    if (regions.length === 0) continue;
-    const cities = [
-      ...(catalog.coverage.locations.get(head) ?? []),
-      ...(catalog.coverage.places.get(head) ?? []),
-    ];
-    // Named somewhere it is not ("Paris Texas"): that country, so the answer says so.
-    const there = regions.find((code) => cities.some((c) => c.country === code)) ?? regions[0];
-    return { name: head, country: country ?? there };
-  }
-  return { name, country, spellAs };
-}
-
-/** Known cities spelled within a typo or two of `name` (Frankfrut → Frankfurt). */
 function _closeSpellings(catalog: Catalog, name: string) {
+  if (name.length < 3 || name.length > SPELLING_MAX_LENGTH) return [];
   const budget = Math.max(1, Math.floor(name.length / 4));
-  const close = <T extends { city: string }>(index: ReadonlyMap<string, readonly T[]>) => {
-    const out: T[] = [];
-    for (const [key, items] of index) {
-      if (Math.abs(key.length - name.length) <= budget && editDistance(key, name) <= budget) {
-        out.push(...items);
-      }
-    }
-    return [...new Set(out)];
-  };
-  return _candidates(close(catalog.coverage.locations), close(catalog.coverage.places)).slice(0, 3);
+  const close = (key: string) =>
+    Math.abs(key.length - name.length) <= budget && editDistance(key, name) <= budget;
+  const found: _Candidate[] = [];
+  for (const key of catalog.coverage.locations.keys()) {
+    if (close(key)) found.push(..._named(catalog, key).filter((c) => c.location));
+  }
+  for (const key of catalog.places.namesStartingWith(name.slice(0, 2), SPELLING_SCAN)) {
+    if (!close(key)) continue;
+    const [top] = _named(catalog, key);
+    if (top) found.push(top);
+  }
+  const unique = [...new Map(found.map((c) => [_candidateLabel(c), c])).values()];
+  return _shown(catalog, unique).candidates.slice(0, SPELLINGS);
 }
 
-function _candidates(locations: readonly Location[], places: readonly Place[]) {
-  return [
-    ...locations.map((l) => ({ city: l.city, country: l.country, covered: true })),
-    ...places.map((p) => ({ city: p.city, country: p.country, covered: false })),
-  ];
+/** Up to {@linkcode MAX_CANDIDATES} of `all`, covered ones (or in reach of one) first. */
+function _shown(catalog: Catalog, all: readonly _Candidate[]) {
+  const listed = all.slice(0, 4 * MAX_CANDIDATES).map((c) => ({
+    c,
+    covered: Boolean(c.location ?? (c.place && _coveringLocation(catalog, c.place))),
+  }));
+  const ordered = [...listed.filter((x) => x.covered), ...listed.filter((x) => !x.covered)]
+    .slice(0, MAX_CANDIDATES);
+  return {
+    shown: ordered.map((x) => x.c),
+    candidates: ordered.map(({ c, covered }) => ({ city: c.city, country: c.country, covered })),
+  };
+}
+
+function _candidateLabel(c: _Candidate): string {
+  return c.place ? _placeLabel(c.place) : `${c.city}, ${c.country}`;
+}
+
+/**
+ * "Santa Clara, US-CA", "Slough, GB-ENG"; "Reykjavík, IS" where the subdivision is known by
+ * a number only, or not at all.
+ */
+function _placeLabel(p: { name: string; country: string; subdivision: string | null }): string {
+  return `${p.name}, ${
+    p.subdivision && /-[A-Z]+$/.test(p.subdivision) ? p.subdivision : p.country
+  }`;
 }
 
 function _state(covered: boolean): string {
@@ -299,14 +562,15 @@ function nearestLocations(
       id: l.id,
       city: l.city,
       country: l.country,
-      distance_km: Math.round(_haversineKm(point, l)),
+      distance_km: Math.round(haversineKm(point, l)),
       response_time_hours: l.response_time_hours,
     }))
     .sort((a, b) => a.distance_km - b.distance_km)
     .slice(0, count);
 }
 
-function _haversineKm(
+/** Great-circle distance, in kilometres. */
+export function haversineKm(
   a: { latitude: number; longitude: number },
   b: { latitude: number; longitude: number },
 ): number {
