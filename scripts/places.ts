@@ -71,8 +71,10 @@ export interface PlacesFile {
   population_min: number;
   /** IANA time zones; a place names its zone by index. */
   zones: string[];
-  /** One place a line, most populous first: `name\tCC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
+  /** One place a line, most populous first: `CC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
   places: string;
+  /** Their names, a line each in the same order (apart: they are the only text not ASCII). */
+  place_names: string;
   /** `key\tids`, sorted by key; ids in base 36, comma-separated, `~` before an other name's. */
   names: string;
   /** `key\tcodes`, sorted: a country (DE) or a subdivision (US-VA) a name or code stands for. */
@@ -103,7 +105,8 @@ export function generatePlaces(): PlacesFile {
   const zoneIndex = new Map(zones.map((z, i) => [z, i]));
   const names = new Map<string, string[]>();
   rows.forEach((row, id) => {
-    for (const key of row.keys) _add(names, key, id.toString(36));
+    // Keys in ASCII only (a name in other letters has its ASCII name too): one byte a character.
+    for (const key of row.keys) if (_ascii(key)) _add(names, key, id.toString(36));
     for (const key of row.alternates) {
       if (!row.keys.has(key)) _add(names, key, `~${id.toString(36)}`);
     }
@@ -116,7 +119,6 @@ export function generatePlaces(): PlacesFile {
     zones,
     places: rows.map((r) =>
       [
-        r.name,
         r.country,
         r.admin1,
         r.latitude.toFixed(2),
@@ -125,6 +127,7 @@ export function generatePlaces(): PlacesFile {
         r.population,
       ].join("\t")
     ).join("\n"),
+    place_names: rows.map((r) => r.name).join("\n"),
     names: _table(names),
     regions: _table(_regions(subdivisions.keys)),
     airports: _airports(rows, grid, zoneIndex),
@@ -332,6 +335,20 @@ function _alternate(key: string): boolean {
   return words.length === 1 || words.some((word) => word.length > 3);
 }
 
+function _ascii(text: string): boolean {
+  return /^[\x20-\x7e]+$/.test(text);
+}
+
+/**
+ * The file as JSON in ASCII, other characters escaped: the service's import of it is then a
+ * string of one byte a character, not two.
+ */
+export function placesJson(file: PlacesFile): string {
+  return JSON.stringify(file, null, 1)
+    .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) +
+    "\n";
+}
+
 /** A normalised name in Latin letters, digits and spaces only, nothing else. */
 function _latin(key: string): boolean {
   return /^[a-z0-9]+( [a-z0-9]+)*$/.test(key);
@@ -339,7 +356,7 @@ function _latin(key: string): boolean {
 
 if (import.meta.main) {
   const file = generatePlaces();
-  const text = JSON.stringify(file, null, 1) + "\n";
+  const text = placesJson(file);
   await Deno.writeTextFile(PLACES_PATH, text);
   console.log(
     `${PLACES_PATH.pathname}: ${file.places.split("\n").length} places, ` +

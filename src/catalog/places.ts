@@ -45,10 +45,12 @@ export const PlacesFile = z.strictObject({
   population_min: z.number().int().positive(),
   zones: z.array(z.string().min(1)).min(1),
   places: z.string().min(1),
+  place_names: z.string().min(1),
   names: z.string().min(1),
   regions: z.string().min(1),
   airports: z.string().min(1),
-  zips: z.string().regex(/^(\d{5}[0-9a-z]{4})*$/),
+  // Checked by length only: a pattern over 370 KB costs megabytes at start.
+  zips: z.string().refine((s) => s.length % 9 === 0, "9 characters a ZIP code"),
 });
 export type PlacesFile = z.infer<typeof PlacesFile>;
 
@@ -63,6 +65,7 @@ export class Gazetteer {
   readonly sources: readonly string[];
   readonly #zones: readonly string[];
   readonly #places: Table;
+  readonly #placeNames: Table;
   readonly #names: Table;
   readonly #regions: Table;
   readonly #airports: Table;
@@ -72,6 +75,7 @@ export class Gazetteer {
     this.sources = file.sources;
     this.#zones = file.zones;
     this.#places = _table(file.places);
+    this.#placeNames = _table(file.place_names);
     this.#names = _table(file.names);
     this.#regions = _table(file.regions);
     this.#airports = _table(file.airports);
@@ -85,10 +89,10 @@ export class Gazetteer {
 
   /** The place of row `id`. */
   place(id: number): GazetteerPlace {
-    const [name, country, sub, lat, lon, zone, population] = _line(this.#places, id).split("\t");
+    const [country, sub, lat, lon, zone, population] = _line(this.#places, id).split("\t");
     return {
       id,
-      name: name!,
+      name: _line(this.#placeNames, id),
       country: country!,
       subdivision: sub ? `${country}-${sub}` : null,
       latitude: Number(lat),
