@@ -146,7 +146,7 @@ export function siteCoverage(
   if (byId && (!country || byId.country === country)) {
     return { coverage: _covered(catalog, base, byId), timeZone: byId.timezone };
   }
-  if (/^\d[\d -]{2,9}$/.test(text)) return _postcode(catalog, base, text, country);
+  if (POSTCODE.test(text)) return _postcode(catalog, base, text, country);
   const airport = /^[A-Za-z]{3}$/.test(text) ? catalog.places.airport(text) : undefined;
   if (airport && text === text.toUpperCase()) return _atAirport(catalog, base, airport);
 
@@ -470,7 +470,7 @@ function _otherCountry(
     ..._answer(base),
     match: "other_country",
     candidates,
-    summary: `No place "${base.asked}" is known in ${clip(where, 40)}, ` +
+    summary: `No city "${base.asked}" is known in ${clip(where, 40)}, ` +
       `but ${_candidateLabel(first)} is ${_state(candidates[0]!.covered)}: ask again with ` +
       `country ${first.country} if that is the one.`,
   };
@@ -490,8 +490,8 @@ function _unknown(
     ..._answer(base),
     match: "unknown",
     candidates: near,
-    summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a place we know.` +
-      (near.length ? ` Did you mean ${guesses.join(" or ")}?` : " Try the nearest town.") +
+    summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
+      (near.length ? ` Did you mean ${guesses.join(" or ")}?` : " Try the nearest large city.") +
       ` Covered cities: ${coveredCities}.`,
   };
 }
@@ -568,6 +568,17 @@ function nearestLocations(
     .sort((a, b) => a.distance_km - b.distance_km)
     .slice(0, count);
 }
+
+/**
+ * Whether `text` names a place: it has a letter, or it is a postcode (digits, with a space or
+ * a dash: "20147", "20147-1234"); "," or " " names none.
+ */
+export function namesPlace(text: string): boolean {
+  return /\p{L}/u.test(text) || POSTCODE.test(text.trim());
+}
+
+/** A postcode as written: read as a US ZIP code, any other refused with what to send. */
+const POSTCODE = /^\d[\d -]{2,9}$/;
 
 /** Great-circle distance, in kilometres. */
 export function haversineKm(
