@@ -171,6 +171,10 @@ export function siteCoverage(
     const where = country ?? misplaced.reading.where;
     return unzoned(_otherCountry(catalog, base, where, misplaced.all));
   }
+  // "EC1A 1BB", "1012 AB": a postcode of another country.
+  if (/\d/.test(text) && /^[\p{L}\d][\p{L}\d -]{2,9}$/u.test(text)) {
+    return _postcode(catalog, base, text, country);
+  }
   const spelled = _readings(catalog, text).at(-1)?.key ?? key;
   return unzoned(_unknown(catalog, base, spelled, country));
 }
@@ -221,12 +225,12 @@ function _readings(catalog: Catalog, text: string): _Reading[] {
     return out;
   }
   const words = normalizeName(text).split(" ");
-  for (let k = 1; k < words.length; k++) {
-    const tail = words.slice(words.length - k);
-    const qualifiers = _segment(catalog, tail);
+  const tails = _segments(catalog, words);
+  for (let start = words.length - 1; start >= 1; start--) {
+    const qualifiers = tails[start];
     if (!qualifiers) continue;
     out.push({
-      key: words.slice(0, words.length - k).join(" "),
+      key: words.slice(0, start).join(" "),
       qualifiers,
       where: qualifiers.map((codes) => codes[0]).join(", "),
     });
@@ -234,16 +238,25 @@ function _readings(catalog: Catalog, text: string): _Reading[] {
   return out;
 }
 
-/** `words` as a run of region names ("virginia usa", "new south wales"), or undefined. */
-function _segment(catalog: Catalog, words: string[]): string[][] | undefined {
-  if (words.length === 0) return [];
-  for (let n = Math.min(REGION_WORDS, words.length); n >= 1; n--) {
-    const codes = catalog.places.regions(words.slice(0, n).join(" "));
-    if (codes.length === 0) continue;
-    const rest = _segment(catalog, words.slice(n));
-    if (rest) return [codes, ...rest];
+/**
+ * For each word `i`, `words[i..]` read as a run of region names ("virginia usa", "new south
+ * wales"), or undefined. Made from the last word back, each start once: linear in the words,
+ * however many of them are region names.
+ */
+function _segments(catalog: Catalog, words: string[]): (string[][] | undefined)[] {
+  const out: (string[][] | undefined)[] = [];
+  out[words.length] = [];
+  for (let i = words.length - 1; i >= 0; i--) {
+    for (let n = Math.min(REGION_WORDS, words.length - i); n >= 1; n--) {
+      const rest = out[i + n];
+      if (!rest) continue;
+      const codes = catalog.places.regions(words.slice(i, i + n).join(" "));
+      if (codes.length === 0) continue;
+      out[i] = [codes, ...rest];
+      break;
+    }
   }
-  return undefined;
+  return out;
 }
 
 /** Whether a candidate is in a country ("US") or subdivision ("US-VA"). */
