@@ -11,8 +11,7 @@ import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { normalizeName, serviceKeys } from "./names.ts";
 import { type HolidayIndex, indexHolidays } from "./holidays.ts";
-import { Gazetteer, type GazetteerPlace, PlacesFile } from "./places.ts";
-import { haversineKm, NEARBY_KM } from "./coverage.ts";
+import { Gazetteer, type GazetteerPlace, haversineKm, NEARBY_KM, PlacesFile } from "./places.ts";
 import {
   HolidaysFile,
   type Location,

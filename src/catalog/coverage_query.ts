@@ -5,7 +5,8 @@
  */
 
 import { z } from "zod";
-import { type CoverageQuery, namesPlace } from "./coverage.ts";
+import type { CoverageQuery } from "./coverage.ts";
+import { namesPlace } from "./place_reading.ts";
 import { HttpError } from "../http/errors.ts";
 import { lenientArguments, type LenientFields } from "../intake/lenient.ts";
 import { CountryCode, fieldIssues, got } from "../intake/schemas.ts";

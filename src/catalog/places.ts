@@ -24,7 +24,7 @@ export interface GazetteerPlace {
 }
 
 /** A name's match: the place, and whether it was by one of its other names ("Londres"). */
-export interface NameMatch {
+interface NameMatch {
   id: number;
   other: boolean;
 }
@@ -207,4 +207,24 @@ function _lookup(table: Table, key: string): string | undefined {
   const line = _line(table, i);
   const tab = line.indexOf("\t");
   return line.slice(0, tab) === key ? line.slice(tab + 1) : undefined;
+}
+
+/**
+ * A place this close to a covered city's centre is covered by it: a town of its metro area,
+ * an engineer's local drive (Santa Clara is 10 km from San Jose, Slough 32 km from London,
+ * Heathrow 23 km). One distance for every location, so the rule is plain to a caller.
+ */
+export const NEARBY_KM = 40;
+
+/** Great-circle distance, in kilometres. */
+export function haversineKm(
+  a: { latitude: number; longitude: number },
+  b: { latitude: number; longitude: number },
+): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.latitude - a.latitude) * rad;
+  const dLon = (b.longitude - a.longitude) * rad;
+  const h = Math.sin(dLat / 2) ** 2 +
+    Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLon / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
 }

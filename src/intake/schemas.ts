@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { clip, type FieldIssue, HttpError, MAX_ISSUES } from "../http/errors.ts";
-import { namesPlace } from "../catalog/coverage.ts";
+import { namesPlace } from "../catalog/place_reading.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { LenientFields } from "./lenient.ts";
 import { meantArguments, unknownArgumentIssue } from "./argument_names.ts";
