@@ -344,8 +344,8 @@ function _ascii(text: string): boolean {
  * string of one byte a character, not two.
  */
 export function placesJson(file: PlacesFile): string {
-  return JSON.stringify(file, null, 1)
-    .replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) +
+  return JSON.stringify(file, null, 2)
+    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) +
     "\n";
 }
 
