@@ -57,7 +57,7 @@ export function largestQuote(tag = ""): Record<string, unknown> {
   const { estimated_hours: _, ...rest } = QUOTE;
   const quote: Record<string, unknown> = {
     ...rest,
-    city: "Atlantis",
+    city: "Utopia",
     description: tag.padEnd(5000, "\u0001"),
     attachments_optional: Array.from({ length: 10 }, () => "\u0002".repeat(495)),
     agent_context_optional: { n: "\u0003".repeat(600) },

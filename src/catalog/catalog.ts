@@ -7,16 +7,15 @@
 import { z } from "zod";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
-import placesFile from "../../data/places.v1.json" with { type: "json" };
+import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { normalizeName, serviceKeys } from "./names.ts";
 import { type HolidayIndex, indexHolidays } from "./holidays.ts";
+import { Gazetteer, type GazetteerPlace, haversineKm, NEARBY_KM, PlacesFile } from "./places.ts";
 import {
   HolidaysFile,
   type Location,
   LocationsFile,
-  type Place,
-  PlacesFile,
   type Service,
   ServicesFile,
   type Terms,
@@ -36,12 +35,12 @@ export interface Catalog {
   /** Country code → the tax a quotation adds there ("VAT", "sales tax"). */
   readonly taxByCountry: ReadonlyMap<string, string>;
   readonly locations: readonly Location[];
-  /** Uncovered reference places, used to find the nearest covered city. */
-  readonly places: readonly Place[];
+  /** The gazetteer (data/places.v2.json): towns, airports, ZIP codes, regions by name. */
+  readonly places: Gazetteer;
   readonly serviceById: ReadonlyMap<string, Service>;
   /** Every id, name and alias as a match key (`serviceKey`) → its service. */
   readonly serviceByKey: ReadonlyMap<string, Service>;
-  /** Normalised city names and aliases → locations and places. */
+  /** Normalised city names and aliases → locations, and each location's gazetteer place. */
   readonly coverage: CoverageIndex;
   /** Each location's public holidays, for the years the data covers. */
   readonly holidays: HolidayIndex;
@@ -55,7 +54,7 @@ export interface Catalog {
 export function buildCatalog(data: CatalogData): Catalog {
   const { services, terms } = _parse("services.v1.json", ServicesFile, data.services);
   const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
-  const places = _parse("places.v1.json", PlacesFile, data.places).places;
+  const places = new Gazetteer(_parse("places.v2.json", PlacesFile, data.places));
   const holidays = _parse("holidays.v1.json", HolidaysFile, data.holidays);
 
   const serviceById = new Map(services.map((s) => [s.id, s]));
@@ -146,25 +145,35 @@ function _unique(file: string, ids: string[]): void {
 
 interface CoverageIndex {
   readonly locations: ReadonlyMap<string, readonly Location[]>;
-  readonly places: ReadonlyMap<string, readonly Place[]>;
+  /**
+   * Location id → the gazetteer's place of that name within its reach (the most populous):
+   * the location's population and subdivision when a name is shared.
+   */
+  readonly twins: ReadonlyMap<string, GazetteerPlace>;
+  /** The other way: a twin's row → its location ("Londres" is London's row: covered). */
+  readonly twinOf: ReadonlyMap<number, Location>;
 }
 
 /** Indexes every name and alias once, at catalog load. */
-function indexCoverage(
-  locations: readonly Location[],
-  places: readonly Place[],
-): CoverageIndex {
-  return { locations: _index(locations), places: _index(places) };
-}
-
-function _index<T extends { city: string; aliases: string[] }>(items: readonly T[]) {
-  const map = new Map<string, T[]>();
-  for (const item of items) {
-    for (const name of new Set([item.city, ...item.aliases].map(normalizeName))) {
-      map.set(name, [...(map.get(name) ?? []), item]);
+function indexCoverage(locations: readonly Location[], places: Gazetteer): CoverageIndex {
+  const byName = new Map<string, Location[]>();
+  const twins = new Map<string, GazetteerPlace>();
+  for (const loc of locations) {
+    for (const name of new Set([loc.city, ...loc.aliases].map(normalizeName))) {
+      byName.set(name, [...(byName.get(name) ?? []), loc]);
+      for (const { id } of places.named(name)) {
+        const place = places.place(id);
+        const best = twins.get(loc.id);
+        if (haversineKm(place, loc) > NEARBY_KM || (best && best.population >= place.population)) {
+          continue;
+        }
+        twins.set(loc.id, place);
+      }
     }
   }
-  return map;
+  const byId = new Map(locations.map((l) => [l.id, l]));
+  const twinOf = new Map([...twins].map(([id, place]) => [place.id, byId.get(id)!]));
+  return { locations: byName, twins, twinOf };
 }
 
 /**

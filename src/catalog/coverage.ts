@@ -1,16 +1,37 @@
 /**
  * @module
- * Per-city coverage lookup: names match ignoring case, diacritics, punctuation and
- * aliases; an uncovered city known to the reference places gets the nearest
- * covered cities by great-circle distance.
+ * The place resolver: what a site name means, and its published coverage. One reading for
+ * every surface that takes a city (the coverage check over REST and MCP, the web page, the
+ * estimate and both submissions). A name is read, in this order, as one of the service's
+ * location ids (`fra`), an airport code (`LHR`), a US ZIP code (`20147`), a country alone
+ * (`Germany`), or a place of the gazetteer (catalog/places.ts: GeoNames' towns of 5,000 people
+ * or more, by any of their names, "Londres" or "Muenchen"), optionally followed by its
+ * subdivision and country in any order ("Ashburn, VA", "Sydney NSW", "New York, NY, USA").
+ * A place within {@linkcode NEARBY_KM} of a covered city is covered by it; any other gets the
+ * nearest covered cities. A name several places share is answered with its candidates unless
+ * one is {@linkcode DOMINANCE} times as populous as the next ("London" is the English one).
+ * A close spelling is only ever a suggestion, never the answer.
  */
 
 import type { Catalog } from "./catalog.ts";
-import type { Location, Place } from "./records.ts";
+import type { Location } from "./records.ts";
+import type { Airport, GazetteerPlace } from "./places.ts";
 import { normalizeName } from "./names.ts";
 import { clip } from "../http/errors.ts";
-import { regionCountries } from "./regions.ts";
-import { editDistance } from "./service_match.ts";
+import { countryName } from "./regions.ts";
+import {
+  type Candidate,
+  closeSpellings,
+  countryAlone,
+  coveringLocation,
+  inRegion,
+  named,
+  type NearbyLocation,
+  nearestLocations,
+  POSTCODE,
+  type Reading,
+  readings,
+} from "./place_reading.ts";
 
 export interface CoverageQuery {
   city: string;
@@ -18,27 +39,21 @@ export interface CoverageQuery {
   country?: string | undefined;
 }
 
-interface NearbyLocation {
-  id: string;
-  city: string;
-  country: string;
-  distance_km: number;
-  response_time_hours: number;
-}
-
 /** How a city name was resolved; see `CoverageOutput` in mcp/output_schemas.ts for each value. */
 type CoverageMatch =
   | "covered"
+  | "nearby"
   | "known_uncovered"
   | "ambiguous"
   | "other_country"
+  | "country"
   | "unknown";
 
 export interface Coverage {
   query: { city: string; country: string | null };
   /** How the name was resolved. */
   match: CoverageMatch;
-  /** True only when the name resolved to one covered city. */
+  /** True when the name resolved to one covered city, or one place near it. */
   covered: boolean;
   /** The answer in one or two sentences, for an agent to relay or act on. */
   summary: string;
@@ -49,67 +64,185 @@ export interface Coverage {
     region: string;
     timezone: string;
   } | null;
+  /**
+   * The place the name was read as when it is not a covered city itself (nearby,
+   * known_uncovered): a town, an airport or a ZIP code's town. Absent from answers stored
+   * before it existed.
+   */
+  place?: {
+    name: string;
+    country: string;
+    subdivision: string | null;
+    timezone: string;
+  } | null;
   services: { id: string; name: string }[];
   response_time_hours: number | null;
-  /** For an uncovered city: the closest covered cities, nearest first. */
+  /** For a place that is not a covered city: the closest covered cities, nearest first. */
   nearest: NearbyLocation[];
   /**
-   * For an ambiguous name, every city it could mean; for a city not found in the given
-   * country, the countries where it is; for an unknown name, close spellings.
+   * For an ambiguous name, the cities it could mean; for a city not found where it was said
+   * to be, where it is; for a country, its covered cities; for an unknown name, close
+   * spellings.
    */
   candidates: { city: string; country: string; covered: boolean }[];
 }
 
-const NEAREST = 3;
+/** A name several places share means the largest when it is this many times the next. */
+const DOMINANCE = 10;
+
+/** Most candidates an ambiguous answer lists. */
+const MAX_CANDIDATES = 5;
+
+/** Most close spellings suggested. */
+const SPELLINGS = 3;
 
 /**
  * Resolves a city (and optional country) to its published coverage. "Frankfurt, Germany"
- * and "San Jose, CA" are read as the city before the comma; the part after it is taken as
- * the country only when it names one where that city is.
+ * and "San Jose, CA" are read as the city and where it is.
  */
 export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
   return siteCoverage(catalog, query).coverage;
 }
 
 /**
- * The coverage of a city, and the site's IANA time zone: the covered location's, or the
- * known place's outside coverage; null when the name resolves to no one city.
+ * The coverage of a site, and its IANA time zone: the covered location's, or the place's
+ * the name resolved to; null when the name resolves to no one place.
  */
 export function siteCoverage(
   catalog: Catalog,
   query: CoverageQuery,
 ): { coverage: Coverage; timeZone: string | null } {
-  const { name, country, spellAs } = _resolveName(catalog, query);
-  const allCovered = catalog.coverage.locations.get(name) ?? [];
-  const allPlaces = catalog.coverage.places.get(name) ?? [];
-  const inCountry = <T extends { country: string }>(xs: readonly T[]) =>
-    country ? xs.filter((x) => x.country === country) : [...xs];
-  const covered = inCountry(allCovered);
-  const places = inCountry(allPlaces);
+  const country = query.country?.toUpperCase();
+  const text = query.city.trim();
+  const key = normalizeName(text);
   const base: _Base = {
     query: { city: query.city, country: country ?? null },
     // Echoed in summaries, which estimates store: at most 60 characters of it.
-    asked: clip(query.city.trim(), 60),
+    asked: clip(text, 60),
   };
   const unzoned = (coverage: Coverage) => ({ coverage, timeZone: null });
-  if (covered.length + places.length > 1) return unzoned(_ambiguous(base, covered, places));
-  const one = covered[0] ?? places[0];
-  if (one) {
-    const coverage = covered[0]
-      ? _covered(catalog, base, covered[0])
-      : _knownUncovered(catalog, base, places[0]!);
-    return { coverage, timeZone: one.timezone };
+
+  const byId = catalog.locations.find((l) => l.id === key);
+  if (byId && (!country || byId.country === country)) {
+    return { coverage: _covered(catalog, base, byId), timeZone: byId.timezone };
   }
-  if (country && allCovered.length + allPlaces.length > 0) {
-    return unzoned(_otherCountry(base, country, allCovered, allPlaces));
+  if (POSTCODE.test(text)) return _postcode(catalog, base, text, country);
+  const airport = /^[A-Za-z]{3}$/.test(text) ? catalog.places.airport(text) : undefined;
+  if (airport && text === text.toUpperCase()) return _atAirport(catalog, base, airport);
+
+  const whole = countryAlone(catalog, key);
+  if (whole) return unzoned(_country(catalog, base, whole));
+
+  let misplaced: { reading: Reading; all: Candidate[] } | undefined;
+  for (const reading of readings(catalog, text)) {
+    const all = named(catalog, reading.key);
+    if (all.length === 0) continue;
+    const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
+    const fit = all.filter((c) => qualifiers.every((codes) => codes.some((r) => inRegion(c, r))));
+    if (fit.length === 0) {
+      misplaced ??= { reading, all };
+      continue;
+    }
+    const read = reading.qualifiers.length ? { ...base.query, country: fit[0]!.country } : null;
+    return _decide(catalog, read ? { ...base, query: read } : base, fit);
   }
-  return unzoned(_unknown(catalog, base, spellAs ?? name, country));
+  if (airport) return _atAirport(catalog, base, airport);
+  if (misplaced) {
+    const where = country ?? misplaced.reading.where;
+    return unzoned(_otherCountry(catalog, base, where, misplaced.all));
+  }
+  // "EC1A 1BB", "1012 AB": a postcode of another country.
+  if (/\d/.test(text) && /^[\p{L}\d][\p{L}\d -]{2,9}$/u.test(text)) {
+    return _postcode(catalog, base, text, country);
+  }
+  const spelled = readings(catalog, text).at(-1)?.key ?? key;
+  return unzoned(_unknown(catalog, base, spelled, country));
 }
 
-/** What every answer starts from: the query as read, and the city as echoed back. */
+/** What every answer starts from: the query as read, and the name as echoed back. */
 interface _Base {
   query: Coverage["query"];
   asked: string;
+}
+
+/** One place, or the candidates when no one of them dominates. */
+function _decide(catalog: Catalog, base: _Base, fit: Candidate[]) {
+  const [top, next] = fit;
+  if (next && top!.population < DOMINANCE * next.population) {
+    return { coverage: _ambiguous(catalog, base, fit), timeZone: null };
+  }
+  if (top!.location) {
+    return { coverage: _covered(catalog, base, top!.location), timeZone: top!.location.timezone };
+  }
+  return _atPlace(catalog, base, top!.place!, _placeLabel(top!.place!));
+}
+
+/** The coverage at a point: covered by a location within reach, or the nearest ones. */
+function _atPlace(
+  catalog: Catalog,
+  base: _Base,
+  place: Omit<GazetteerPlace, "id">,
+  label: string,
+) {
+  const nearest = nearestLocations(catalog, place);
+  const first = nearest[0];
+  const at = {
+    name: place.name,
+    country: place.country,
+    subdivision: place.subdivision,
+    timezone: place.timezone,
+  };
+  const location = coveringLocation(catalog, place, first);
+  const coverage = location
+    ? {
+      ..._covered(catalog, base, location),
+      match: "nearby" as const,
+      place: at,
+      nearest,
+      summary: `${label} is not a listed city, but it is ${first!.distance_km} km from ` +
+        `${location.city}, ${location.country}, which covers it: ${location.services.length} ` +
+        `services, an engineer on site within ${location.response_time_hours} h.`,
+    }
+    : {
+      ..._answer(base),
+      match: "known_uncovered" as const,
+      place: at,
+      nearest,
+      summary: `${label} is not covered.` +
+        (first
+          ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
+            `${first.distance_km.toLocaleString("en-US")} km away, where an engineer is on ` +
+            `site within ${first.response_time_hours} h of a request; a quote can still be ` +
+            "requested."
+          : ""),
+    };
+  return { coverage, timeZone: place.timezone };
+}
+
+function _atAirport(catalog: Catalog, base: _Base, airport: Airport) {
+  const place = { ...airport, name: `${airport.name} (${airport.code})`, subdivision: null };
+  return _atPlace(catalog, base, { ...place, population: 0 }, `${place.name}, ${place.country}`);
+}
+
+/** A US ZIP code as its town; any other postcode refused with what to send instead. */
+function _postcode(catalog: Catalog, base: _Base, text: string, country: string | undefined) {
+  const zip = /^\d{5}(-\d{4})?$/.test(text) && (!country || country === "US")
+    ? catalog.places.zip(text.slice(0, 5))
+    : undefined;
+  if (zip) {
+    const label = `ZIP code ${text.slice(0, 5)} (${_placeLabel(zip)})`;
+    return _atPlace(catalog, { ...base, query: { ...base.query, country: "US" } }, zip, label);
+  }
+  return {
+    coverage: {
+      ..._answer(base),
+      match: "unknown" as const,
+      summary: `"${base.asked}" is read as a postcode, and only US ZIP codes are known` +
+        (/^\d{5}$/.test(text) && (!country || country === "US") ? " (this one is not)" : "") +
+        ": send the name of the city or town of the site instead.",
+    },
+    timeZone: null,
+  };
 }
 
 /** The fields an answer leaves empty unless its kind fills them. */
@@ -118,6 +251,7 @@ function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
     query: base.query,
     covered: false,
     location: null,
+    place: null,
     services: [],
     response_time_hours: null,
     nearest: [],
@@ -125,15 +259,16 @@ function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
   };
 }
 
-function _ambiguous(base: _Base, covered: Location[], places: Place[]): Coverage {
-  const candidates = _candidates(covered, places);
-  const listed = candidates.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
+function _ambiguous(catalog: Catalog, base: _Base, fit: Candidate[]): Coverage {
+  const { shown, candidates } = _shown(catalog, fit);
+  const listed = shown.map((c, i) => `${_candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
     ..._answer(base),
     match: "ambiguous",
     candidates,
-    summary: `"${base.asked}" names ${candidates.length} cities: ${listed.join("; ")}. ` +
-      "Ask again with country to choose one.",
+    summary: `"${base.asked}" names ${fit.length > shown.length ? "more than " : ""}` +
+      `${shown.length} places: ${listed.join("; ")}. Ask again with the country (or state) ` +
+      "to choose one.",
   };
 }
 
@@ -156,37 +291,37 @@ function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
   };
 }
 
-function _knownUncovered(catalog: Catalog, base: _Base, place: Place): Coverage {
-  const nearest = nearestLocations(catalog, place);
-  const first = nearest[0];
+function _country(catalog: Catalog, base: _Base, country: string): Coverage {
+  const cities = catalog.locations.filter((l) => l.country === country)
+    .sort((a, b) => a.city.localeCompare(b.city));
+  const name = countryName(country);
   return {
-    ..._answer(base),
-    match: "known_uncovered",
-    nearest,
-    summary: `${place.city}, ${place.country} is not covered.` +
-      (first
-        ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
-          `${first.distance_km} km away, where an engineer is on site within ` +
-          `${first.response_time_hours} h of a request; a quote can still be requested.`
-        : ""),
+    ..._answer({ ...base, query: { ...base.query, country } }),
+    match: "country",
+    candidates: cities.map((l) => ({ city: l.city, country: l.country, covered: true })),
+    summary: `${name} is a country: ` +
+      (cities.length
+        ? `the covered cities there are ${cities.map((l) => l.city).join(", ")}.`
+        : "no city there is covered.") +
+      " Ask again with the city or town of the site.",
   };
 }
 
 function _otherCountry(
+  catalog: Catalog,
   base: _Base,
-  country: string,
-  covered: readonly Location[],
-  places: readonly Place[],
+  where: string,
+  all: Candidate[],
 ): Coverage {
-  const candidates = _candidates(covered, places);
-  const elsewhere = candidates.find((c) => c.covered) ?? candidates[0]!;
+  const { shown, candidates } = _shown(catalog, all);
+  const first = shown[0]!;
   return {
     ..._answer(base),
     match: "other_country",
     candidates,
-    summary: `No city "${base.asked}" is known in ${country}, but ${elsewhere.city}, ` +
-      `${elsewhere.country} is ${_state(elsewhere.covered)}: ask again with country ` +
-      `${elsewhere.country} if that is the one.`,
+    summary: `No city "${base.asked}" is known in ${clip(where, 40)}, ` +
+      `but ${_candidateLabel(first)} is ${_state(candidates[0]!.covered)}: ask again with ` +
+      `country ${first.country} if that is the one.`,
   };
 }
 
@@ -196,7 +331,7 @@ function _unknown(
   spelled: string,
   country: string | undefined,
 ): Coverage {
-  const near = _closeSpellings(catalog, spelled);
+  const near = _shown(catalog, closeSpellings(catalog, spelled)).candidates.slice(0, SPELLINGS);
   const coveredCities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
     .sort().join(", ");
   const guesses = near.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
@@ -210,110 +345,34 @@ function _unknown(
   };
 }
 
-/**
- * The name to look up, and the country. A name that is not a known city as a whole is
- * tried as a city followed by where it is: after a comma ("San Jose, CA", "Frankfurt,
- * Germany"), or in its last one to three words ("Ashburn VA", "Frankfurt Germany",
- * "Portland New York"). That part is read as a US state or a country (regions.ts), and
- * taken as the country (where the city is, when it may mean several); after a comma the
- * city is taken even when the rest means nothing, without a comma only when it names a
- * region.
- */
-function _resolveName(catalog: Catalog, query: CoverageQuery) {
-  const country = query.country?.toUpperCase();
-  const name = normalizeName(query.city);
-  const known = (n: string) => catalog.coverage.locations.has(n) || catalog.coverage.places.has(n);
-  if (known(name)) return { name, country };
-  const comma = query.city.indexOf(",");
-  const splits: { head: string; tail: string; comma: boolean }[] = [];
-  if (comma > 0) {
-    splits.push({
-      head: normalizeName(query.city.slice(0, comma)),
-      tail: query.city.slice(comma + 1),
-      comma: true,
-    });
-  } else {
-    const words = name.split(" ");
-    for (let k = 1; k <= Math.min(3, words.length - 1); k++) {
-      splits.push({
-        head: words.slice(0, -k).join(" "),
-        tail: words.slice(-k).join(" "),
-        comma: false,
-      });
-    }
-  }
-  // What the caller wrote as the city, for close spellings when nothing matches ("Londn, UK").
-  let spellAs: string | undefined;
-  for (const { head, tail, comma } of splits) {
-    const regions = regionCountries(tail);
-    if (comma || regions.length) spellAs ??= head;
-    if (!known(head)) continue;
-    if (country && comma) return { name: head, country };
-    // A tail that names nothing confirms nothing: "London, Ontario" is not London, GB.
-    if (regions.length === 0) continue;
-    const cities = [
-      ...(catalog.coverage.locations.get(head) ?? []),
-      ...(catalog.coverage.places.get(head) ?? []),
-    ];
-    // Named somewhere it is not ("Paris Texas"): that country, so the answer says so.
-    const there = regions.find((code) => cities.some((c) => c.country === code)) ?? regions[0];
-    return { name: head, country: country ?? there };
-  }
-  return { name, country, spellAs };
-}
-
-/** Known cities spelled within a typo or two of `name` (Frankfrut → Frankfurt). */
-function _closeSpellings(catalog: Catalog, name: string) {
-  const budget = Math.max(1, Math.floor(name.length / 4));
-  const close = <T extends { city: string }>(index: ReadonlyMap<string, readonly T[]>) => {
-    const out: T[] = [];
-    for (const [key, items] of index) {
-      if (Math.abs(key.length - name.length) <= budget && editDistance(key, name) <= budget) {
-        out.push(...items);
-      }
-    }
-    return [...new Set(out)];
+/** Up to {@linkcode MAX_CANDIDATES} of `all`, covered ones (or in reach of one) first. */
+function _shown(catalog: Catalog, all: readonly Candidate[]) {
+  const listed = all.slice(0, 4 * MAX_CANDIDATES).map((c) => ({
+    c,
+    covered: Boolean(c.location ?? (c.place && coveringLocation(catalog, c.place))),
+  }));
+  const ordered = [...listed.filter((x) => x.covered), ...listed.filter((x) => !x.covered)]
+    .slice(0, MAX_CANDIDATES);
+  return {
+    shown: ordered.map((x) => x.c),
+    candidates: ordered.map(({ c, covered }) => ({ city: c.city, country: c.country, covered })),
   };
-  return _candidates(close(catalog.coverage.locations), close(catalog.coverage.places)).slice(0, 3);
 }
 
-function _candidates(locations: readonly Location[], places: readonly Place[]) {
-  return [
-    ...locations.map((l) => ({ city: l.city, country: l.country, covered: true })),
-    ...places.map((p) => ({ city: p.city, country: p.country, covered: false })),
-  ];
+function _candidateLabel(c: Candidate): string {
+  return c.place ? _placeLabel(c.place) : `${c.city}, ${c.country}`;
+}
+
+/**
+ * "Santa Clara, US-CA", "Slough, GB-ENG"; "Reykjavík, IS" where the subdivision is known by
+ * a number only, or not at all.
+ */
+function _placeLabel(p: { name: string; country: string; subdivision: string | null }): string {
+  return `${p.name}, ${
+    p.subdivision && /-[A-Z]+$/.test(p.subdivision) ? p.subdivision : p.country
+  }`;
 }
 
 function _state(covered: boolean): string {
   return covered ? "covered" : "not covered";
-}
-
-/** The covered locations closest to a point, nearest first. */
-function nearestLocations(
-  catalog: Catalog,
-  point: { latitude: number; longitude: number },
-  count = NEAREST,
-): NearbyLocation[] {
-  return catalog.locations
-    .map((l) => ({
-      id: l.id,
-      city: l.city,
-      country: l.country,
-      distance_km: Math.round(_haversineKm(point, l)),
-      response_time_hours: l.response_time_hours,
-    }))
-    .sort((a, b) => a.distance_km - b.distance_km)
-    .slice(0, count);
-}
-
-function _haversineKm(
-  a: { latitude: number; longitude: number },
-  b: { latitude: number; longitude: number },
-): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.latitude - a.latitude) * rad;
-  const dLon = (b.longitude - a.longitude) * rad;
-  const h = Math.sin(dLat / 2) ** 2 +
-    Math.cos(a.latitude * rad) * Math.cos(b.latitude * rad) * Math.sin(dLon / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
 }

@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import type { CoverageQuery } from "./coverage.ts";
+import { namesPlace } from "./place_reading.ts";
 import { HttpError } from "../http/errors.ts";
 import { lenientArguments, type LenientFields } from "../intake/lenient.ts";
 import { CountryCode, fieldIssues, got } from "../intake/schemas.ts";
@@ -20,7 +21,7 @@ export const CoverageQuerySchema = z.strictObject({
   }).trim()
     .min(1, "city must not be empty")
     .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`)
-    .refine((v) => /\p{L}/u.test(v), "city must name a place")
+    .refine(namesPlace, "city must name a place or a postcode")
     .meta({
       description: "The city to check, in any common spelling: case, accents and common " +
         "aliases do not matter (Zurich, Zürich and Zuerich are one city).",

@@ -1,8 +1,8 @@
 /**
  * @module
  * The records of the catalog's data files (`data/*.v1.json`) as zod schemas, and their
- * types: a service, the commercial terms, a coverage location, a reference place, and each
- * file's envelope.
+ * types: a service, the commercial terms, a coverage location, and each file's envelope
+ * (the places file's is in places.ts).
  */
 
 import { z } from "zod";
@@ -58,15 +58,6 @@ export const Location = z.strictObject({
   services: z.array(Id).min(1),
 });
 
-export const Place = z.strictObject({
-  city: Name,
-  country: Country,
-  aliases: z.array(Name),
-  latitude: z.number().min(-90).max(90),
-  longitude: z.number().min(-180).max(180),
-  timezone: TimeZone,
-});
-
 const Version = { version: z.literal(1), updated: z.iso.date() };
 export const ServicesFile = z.strictObject({
   ...Version,
@@ -74,11 +65,6 @@ export const ServicesFile = z.strictObject({
   terms: Terms,
 });
 export const LocationsFile = z.strictObject({ ...Version, locations: z.array(Location).min(1) });
-export const PlacesFile = z.strictObject({
-  ...Version,
-  source: z.string(),
-  places: z.array(Place),
-});
 
 /**
  * `data/holidays.v1.json`, written by `deno task data:holidays`: each location's public
@@ -98,7 +84,6 @@ export const HolidaysFile = z.strictObject({
 export type Service = z.infer<typeof Service>;
 export type Terms = z.infer<typeof Terms>;
 export type Location = z.infer<typeof Location>;
-export type Place = z.infer<typeof Place>;
 export type HolidaysFile = z.infer<typeof HolidaysFile>;
 
 /** Whether `zone` is an IANA time zone this runtime knows (Intl refuses any other). */

@@ -1,9 +1,9 @@
 /**
  * @module
- * What the part of a place name after the city means: a country (ISO 3166-1 alpha-2 code
- * or English name, "Germany", "UK") or a US state (code or name, "VA", "Virginia"). One
- * reading for every surface that takes a city: the coverage check, the estimate and both
- * submissions resolve "Ashburn VA", "San Jose, CA" and "Frankfurt Germany" through it.
+ * Country names and codes for the `country` field and the estimate's wording: the English name
+ * of a code ("DE" → "Germany"), and the code of an English name or a common alias ("Germany",
+ * "UK", "Deutschland"). What follows a city in a place name (a subdivision or a country in any
+ * of 78 languages) is read from the gazetteer instead (places.ts, coverage.ts).
  */
 
 import { normalizeName } from "./names.ts";
@@ -37,14 +37,6 @@ const _ALIASES: Readonly<Record<string, string>> = {
 };
 
 let _byName: Map<string, string> | undefined;
-let _codes: Set<string> | undefined;
-
-/** True for a current ISO 3166-1 alpha-2 code ("DE"), false for any other two letters. */
-function isCountryCode(code: string): boolean {
-  if (!_byName) countryCode("");
-  _codes ??= new Set(_byName!.values());
-  return _codes.has(code.toUpperCase());
-}
 
 /** English region names, made once: a pure table, not config. */
 const _names = new Intl.DisplayNames(["en"], { type: "region" });
@@ -78,85 +70,4 @@ export function countryCode(text: string): string | undefined {
     }
   }
   return Object.hasOwn(_ALIASES, name) ? _ALIASES[name] : _byName.get(name);
-}
-
-/** The 50 US states and DC: code → name. */
-const _US_STATES: Readonly<Record<string, string>> = {
-  AL: "Alabama",
-  AK: "Alaska",
-  AZ: "Arizona",
-  AR: "Arkansas",
-  CA: "California",
-  CO: "Colorado",
-  CT: "Connecticut",
-  DE: "Delaware",
-  DC: "District of Columbia",
-  FL: "Florida",
-  GA: "Georgia",
-  HI: "Hawaii",
-  ID: "Idaho",
-  IL: "Illinois",
-  IN: "Indiana",
-  IA: "Iowa",
-  KS: "Kansas",
-  KY: "Kentucky",
-  LA: "Louisiana",
-  ME: "Maine",
-  MD: "Maryland",
-  MA: "Massachusetts",
-  MI: "Michigan",
-  MN: "Minnesota",
-  MS: "Mississippi",
-  MO: "Missouri",
-  MT: "Montana",
-  NE: "Nebraska",
-  NV: "Nevada",
-  NH: "New Hampshire",
-  NJ: "New Jersey",
-  NM: "New Mexico",
-  NY: "New York",
-  NC: "North Carolina",
-  ND: "North Dakota",
-  OH: "Ohio",
-  OK: "Oklahoma",
-  OR: "Oregon",
-  PA: "Pennsylvania",
-  RI: "Rhode Island",
-  SC: "South Carolina",
-  SD: "South Dakota",
-  TN: "Tennessee",
-  TX: "Texas",
-  UT: "Utah",
-  VT: "Vermont",
-  VA: "Virginia",
-  WA: "Washington",
-  WV: "West Virginia",
-  WI: "Wisconsin",
-  WY: "Wyoming",
-};
-
-const _STATES = new Map<string, string>();
-for (const [code, name] of Object.entries(_US_STATES)) {
-  _STATES.set(code.toLowerCase(), code);
-  _STATES.set(normalizeName(name), code);
-}
-
-/** The US state `text` names, as its two-letter code ("va", "Virginia" → VA), or undefined. */
-function usState(text: string): string | undefined {
-  return _STATES.get(normalizeName(text));
-}
-
-/**
- * Every country `text` may stand for after a city, in the order to try: a US state means
- * the US, a country name or code its code. "CA" is both California and Canada, and
- * "Georgia" both a state and a country: the caller keeps the one where the city is.
- */
-export function regionCountries(text: string): string[] {
-  const out: string[] = [];
-  if (usState(text)) out.push("US");
-  const name = normalizeName(text);
-  const code = countryCode(text) ?? (/^[a-z]{2}$/.test(name) ? name.toUpperCase() : undefined);
-  // "ON" (Ontario) is two letters but no country.
-  if (code && isCountryCode(code) && !out.includes(code)) out.push(code);
-  return out;
 }

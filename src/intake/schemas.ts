@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { clip, type FieldIssue, HttpError, MAX_ISSUES } from "../http/errors.ts";
+import { namesPlace } from "../catalog/place_reading.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import type { LenientFields } from "./lenient.ts";
 import { meantArguments, unknownArgumentIssue } from "./argument_names.ts";
@@ -51,9 +52,9 @@ function text(name: string, max: number = LIMITS.shortText) {
     .max(max, `${name} must be at most ${max} characters`);
 }
 
-/** A city: text that names a place, so with at least one letter ("," or " " is none). */
+/** A city: text that names a place (a letter, or a postcode: catalog/coverage.ts). */
 function cityText(max: number = LIMITS.shortText) {
-  return text("city", max).refine((v) => /\p{L}/u.test(v), "city must name a place");
+  return text("city", max).refine(namesPlace, "city must name a place or a postcode");
 }
 
 const email = z.email({

@@ -185,9 +185,10 @@ export async function submitQuote(
   });
 }
 
-/** What a submission record says about coverage: unknown (null) for an ambiguous name. */
+/** What a submission record says about coverage: unknown (null) for no one place. */
 function coveredFact(coverage: Coverage): boolean | null {
-  return coverage.match === "ambiguous" || coverage.match === "other_country"
+  return coverage.match === "ambiguous" || coverage.match === "other_country" ||
+      coverage.match === "country"
     ? null
     : coverage.covered;
 }

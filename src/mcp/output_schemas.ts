@@ -70,12 +70,16 @@ export const ServicesOutput = z.looseObject({
 /** The values of `coverage.match`, each explained where an agent reads the schema. */
 const COVERAGE_MATCHES = {
   covered: "The name is one covered city: covered is true, location and services are set.",
-  known_uncovered: "The name is one known city outside coverage: covered is false and " +
-    "nearest lists the closest covered cities. A quote can still be requested.",
+  nearby: "The name is a place (a town, an airport code, a US ZIP code) within 40 km of a " +
+    "covered city: covered is true, location is that city, place is what the name was read as.",
+  known_uncovered: "The name is one known place outside coverage: covered is false, place " +
+    "says which, nearest lists the closest covered cities. A quote can still be requested.",
   ambiguous: "The name fits several cities (candidates, each with covered): ask again with " +
     "country to choose one. covered is false until then.",
   other_country: "No city of that name is known in the given country, but there is one " +
     "elsewhere: candidates says where and whether it is covered.",
+  country: "The name is a country alone: candidates lists its covered cities; ask for the " +
+    "city or town of the site.",
   unknown: "The name is not a city we know: candidates holds close spellings (Frankfrut: " +
     "Frankfurt), and summary lists the covered cities.",
 } as const;
@@ -95,7 +99,7 @@ export const CoverageOutput = z.looseObject({
         Object.entries(COVERAGE_MATCHES).map(([k, v]) => `${k}: ${v}`).join(" "),
     }),
     covered: z.boolean().meta({
-      description: "true only when the name resolved to exactly one covered city.",
+      description: "true only when the name resolved to one covered city or a place near one.",
     }),
     summary: z.string().meta({
       description: "The answer in a sentence or two, naming the covered city or what to ask " +
@@ -110,7 +114,17 @@ export const CoverageOutput = z.looseObject({
         description: "IANA time zone of the site; requested_time is in this local time.",
         examples: ["Europe/Zurich"],
       }),
-    }).nullable().meta({ description: "The covered location, when match is covered." }),
+    }).nullable().meta({ description: "The covered location, when match is covered or nearby." }),
+    place: z.looseObject({
+      name: z.string().meta({ description: "Its name (an airport's with its code)." }),
+      country: _country,
+      subdivision: z.string().nullable().meta({
+        description: "ISO 3166-2 code, such as US-VA; null when unknown.",
+      }),
+      timezone: z.string().meta({ description: "IANA time zone of the place." }),
+    }).nullable().optional().meta({
+      description: "What the name was read as, when match is nearby or known_uncovered.",
+    }),
     services: z.array(
       z.looseObject({
         id: z.string().meta({ description: "Service id, for service_type." }),

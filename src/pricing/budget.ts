@@ -249,7 +249,10 @@ function _notice(service: Service, site: JobSite): { hours: number; note?: strin
 
 /** What the estimate says about where the work is: uncertain, uncovered, or not offered there. */
 function _coverageNotes(service: Service, coverage: Coverage): string[] {
-  if (coverage.match === "ambiguous" || coverage.match === "other_country") {
+  if (
+    coverage.match === "ambiguous" || coverage.match === "other_country" ||
+    coverage.match === "country"
+  ) {
     return [
       `${coverage.summary.replace(/ Ask again[^.]*\.$/, "")} The request is stored and a person ` +
       "will confirm the city with you; there is no need to send it again.",

@@ -61,8 +61,12 @@ function taxStatement(catalog: Catalog, coverage: Coverage): string {
  * for a city outside coverage; none for a name several countries share.
  */
 function _siteCountry(coverage: Coverage): string | null {
+  if (coverage.place) return coverage.place.country;
   if (coverage.location) return coverage.location.country;
-  if (coverage.match === "known_uncovered" || coverage.match === "unknown") {
+  if (
+    coverage.match === "known_uncovered" || coverage.match === "unknown" ||
+    coverage.match === "country"
+  ) {
     return coverage.query.country;
   }
   return null;

@@ -16,8 +16,9 @@ function locationLabel(city, country) {
 }
 
 /**
- * The answer to a coverage check, as a notice: covered, one of several cities, not
- * covered (with the nearest covered ones), or unknown.
+ * The answer to a coverage check, as a notice: covered (or near a covered city), one of
+ * several cities, a country's covered cities, not covered (with the nearest covered ones),
+ * or unknown.
  * @param {any} coverage
  * @param {HTMLFormElement} form
  */
@@ -25,7 +26,8 @@ function coverageNode(coverage, form) {
   const asked = coverage.query && coverage.query.city ? coverage.query.city : "";
   if (coverage.covered && coverage.location) return coveredNode(coverage);
   if (
-    (coverage.match === "ambiguous" || coverage.match === "other_country") &&
+    (coverage.match === "ambiguous" || coverage.match === "other_country" ||
+      coverage.match === "country") &&
     coverage.candidates.length
   ) {
     return choiceNode(coverage, asked, form);
@@ -42,6 +44,10 @@ function coverageNode(coverage, form) {
       null,
       "We could not find a city of that name. Check the spelling, try the English or local name, or choose the country.",
     ),
+    // What the resolver says: a close spelling, or what to send instead of a postcode.
+    coverage.summary
+      ? h("p", null, String(coverage.summary).replace(/ Covered cities: .*$/, ""))
+      : null,
   );
 }
 
@@ -52,9 +58,20 @@ function coverageNode(coverage, form) {
 function coveredNode(coverage) {
   const loc = coverage.location;
   const where = locationLabel(loc.city, loc.country);
+  // A town, airport or ZIP code near a covered city: say which, and how far.
+  const near = coverage.match === "nearby" && coverage.place ? coverage.place : null;
+  const first = Array.isArray(coverage.nearest) ? coverage.nearest[0] : undefined;
   return notice(
     "success",
-    "Covered: " + where,
+    near ? "Covered from " + where + ": " + near.name : "Covered: " + where,
+    near && first
+      ? h(
+        "p",
+        null,
+        locationLabel(near.name, near.subdivision || near.country) + " is " +
+          first.distance_km + " km from " + where + ".",
+      )
+      : null,
     h(
       "dl",
       { class: "facts" },
@@ -85,7 +102,8 @@ function coveredNode(coverage) {
       class: "btn btn-secondary btn-small",
       href: "#quote",
       click: () => {
-        byIdAs("q-city", HTMLInputElement).value = loc.city;
+        // Near a covered city, the name as asked: the estimate reads it the same way.
+        byIdAs("q-city", HTMLInputElement).value = near ? coverage.query.city : loc.city;
         byIdAs("q-country", HTMLSelectElement).value = loc.country;
       },
     }, "Request a quote in " + loc.city),
@@ -101,10 +119,23 @@ function coveredNode(coverage) {
  */
 function choiceNode(coverage, asked, form) {
   const ambiguous = coverage.match === "ambiguous";
+  const country = coverage.match === "country";
   return notice(
     "info",
-    ambiguous ? "“" + asked + "” matches several cities" : "“" + asked + "” is not in that country",
-    h("p", null, ambiguous ? "Choose the one you mean:" : "It is here:"),
+    ambiguous
+      ? "“" + asked + "” matches several cities"
+      : country
+      ? "“" + asked + "” is a country"
+      : "“" + asked + "” is not in that country",
+    h(
+      "p",
+      null,
+      ambiguous
+        ? "Choose the one you mean:"
+        : country
+        ? "Covered cities there (or type the city or town of the site):"
+        : "It is here:",
+    ),
     h(
       "ul",
       { class: "choice-list" },

@@ -46,7 +46,8 @@ Deno.test("GET /api/v1/locations?city= returns coverage for the city", async (t)
   await t.step("an ambiguous city without country lists its candidates", async () => {
     const { coverage } = await (await app.request("/api/v1/locations?city=san%20jose")).json();
     assert.equal(coverage.match, "ambiguous");
-    assert.equal(coverage.candidates.length, 2);
+    assert.equal(coverage.candidates.length, 5, "at most five");
+    assert.deepEqual(coverage.candidates[0], { city: "San Jose", country: "US", covered: true });
   });
   await t.step("country narrows an ambiguous city", async () => {
     const { coverage } = await (await app.request("/api/v1/locations?city=san%20jose&country=us"))

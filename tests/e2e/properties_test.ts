@@ -5,6 +5,7 @@
  * credentials, never a partial record.
  */
 
+import { namesPlace } from "../../src/catalog/place_reading.ts";
 import assert from "node:assert/strict";
 import fc from "npm:fast-check@4.10.2";
 import { normalizeName } from "../../src/catalog/names.ts";
@@ -835,13 +836,21 @@ Deno.test("city names: coverage answers 200 or 400, never 5xx; normalizeName is 
           const sent = new URLSearchParams(query.toString());
           const seenCity = sent.get("city")!.trim();
           const seenCountry = sent.get("country")?.trim();
-          const valid = seenCity.length >= 1 && seenCity.length <= 100 && /\p{L}/u.test(seenCity) &&
+          const valid = seenCity.length >= 1 && seenCity.length <= 100 && namesPlace(seenCity) &&
             (seenCountry === undefined || /^[A-Za-z]{2}$/.test(seenCountry));
           assert.equal(res.status, valid ? 200 : 400, `${path}: ${JSON.stringify(body)}`);
           if (res.status === 200) {
             assert.equal(body.coverage.query.city, seenCity);
             assert.ok(
-              ["covered", "known_uncovered", "ambiguous", "other_country", "unknown"].includes(
+              [
+                "covered",
+                "nearby",
+                "known_uncovered",
+                "ambiguous",
+                "other_country",
+                "country",
+                "unknown",
+              ].includes(
                 body.coverage.match,
               ),
             );

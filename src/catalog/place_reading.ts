@@ -1,0 +1,235 @@
+/**
+ * @module
+ * How the resolver (coverage.ts) reads a site name: the ways to split it into a place and the
+ * regions after it ("Ashburn, VA", "ashburn virginia usa", "USA, NY, New York"), every place a
+ * name means (covered locations by their names, then the gazetteer's), a country alone, whether
+ * a text names a place or a postcode at all, the covered cities nearest a point and the one
+ * that covers it, and close spellings, found at a bounded cost.
+ */
+
+import type { Catalog } from "./catalog.ts";
+import type { Location } from "./records.ts";
+import { type GazetteerPlace, haversineKm, NEARBY_KM } from "./places.ts";
+import { normalizeName } from "./names.ts";
+import { editDistance } from "./service_match.ts";
+
+/** Most words read as a subdivision or country after a city ("new south wales"). */
+const REGION_WORDS = 4;
+
+/** How many nearest covered cities an answer lists. */
+const NEAREST = 3;
+
+/**
+ * A city this large more than {@linkcode OWN_METRO_KM} from a covered one is a metro of its
+ * own, not a suburb (Cologne, 35 km from Düsseldorf; Yokohama, 28 km from Tokyo).
+ */
+const OWN_METRO_POPULATION = 500_000;
+const OWN_METRO_KM = 20;
+
+/** Close spellings: names compared at most (from those sharing the first two letters). */
+const SPELLING_SCAN = 1_000;
+/** Names longer than this get no close spellings (the comparison grows with the square). */
+const SPELLING_MAX_LENGTH = 40;
+
+/** One place a name may mean: a covered location, or a place of the gazetteer. */
+export interface Candidate {
+  location?: Location;
+  place?: GazetteerPlace;
+  city: string;
+  country: string;
+  subdivision: string | null;
+  population: number;
+}
+
+/** A way to read the text: the name of the place, and what each other part says it is in. */
+export interface Reading {
+  key: string;
+  /** For each part read as a region, the countries and subdivisions it may be. */
+  qualifiers: string[][];
+  /** Those parts as written, for a summary. */
+  where: string;
+}
+
+/**
+ * The ways to read `text`, most literal first: as a whole; as the part before a comma and the
+ * regions after it (any part may be the city when the others are regions); as its first words
+ * and regions in its last ones ("Ashburn Virginia USA", "Sydney NSW").
+ */
+export function readings(catalog: Catalog, text: string): Reading[] {
+  const out: Reading[] = [{ key: normalizeName(text), qualifiers: [], where: "" }];
+  const parts = text.split(",").map((p) => p.trim()).filter((p) => normalizeName(p) !== "");
+  if (parts.length > 1) {
+    parts.forEach((part, i) => {
+      const rest = parts.filter((_, j) => j !== i);
+      const qualifiers = rest.map((r) => catalog.places.regions(normalizeName(r)));
+      // After a comma the city stands even when the rest names nothing we know ("Slough,
+      // Berkshire"); before one, only when everything else is a region.
+      const read = qualifiers.filter((q) => q.length > 0);
+      if (i > 0 && read.length < qualifiers.length) return;
+      out.push({ key: normalizeName(part), qualifiers: read, where: rest.join(", ") });
+    });
+    return out;
+  }
+  const words = normalizeName(text).split(" ");
+  const tails = segments(catalog, words);
+  for (let start = words.length - 1; start >= 1; start--) {
+    const qualifiers = tails[start];
+    if (!qualifiers) continue;
+    out.push({
+      key: words.slice(0, start).join(" "),
+      qualifiers,
+      where: qualifiers.map((codes) => codes[0]).join(", "),
+    });
+  }
+  return out;
+}
+
+/**
+ * For each word `i`, `words[i..]` read as a run of region names ("virginia usa", "new south
+ * wales"), or undefined. Made from the last word back, each start once: linear in the words,
+ * however many of them are region names.
+ */
+function segments(catalog: Catalog, words: string[]): (string[][] | undefined)[] {
+  const out: (string[][] | undefined)[] = [];
+  out[words.length] = [];
+  for (let i = words.length - 1; i >= 0; i--) {
+    for (let n = Math.min(REGION_WORDS, words.length - i); n >= 1; n--) {
+      const rest = out[i + n];
+      if (!rest) continue;
+      const codes = catalog.places.regions(words.slice(i, i + n).join(" "));
+      if (codes.length === 0) continue;
+      out[i] = [codes, ...rest];
+      break;
+    }
+  }
+  return out;
+}
+
+/** Whether a candidate is in a country ("US") or subdivision ("US-VA"). */
+export function inRegion(c: Candidate, region: string): boolean {
+  return region.length === 2 ? c.country === region : c.subdivision === region;
+}
+
+/**
+ * Every place `key` names: the covered locations of that name, and the gazetteer's places
+ * other than those the locations stand for (one of that name within their reach), largest
+ * first.
+ */
+export function named(catalog: Catalog, key: string): Candidate[] {
+  const locations = [...catalog.coverage.locations.get(key) ?? []];
+  const places: GazetteerPlace[] = [];
+  for (const { id } of catalog.places.named(key)) {
+    // A covered city's own row, by another of its names ("Londres", "Tokio"): that city.
+    const twin = catalog.coverage.twinOf.get(id);
+    if (twin && !locations.includes(twin)) locations.push(twin);
+    if (!twin) places.push(catalog.places.place(id));
+  }
+  const out: Candidate[] = locations.map((l) => {
+    const twin = catalog.coverage.twins.get(l.id);
+    return {
+      location: l,
+      city: l.city,
+      country: l.country,
+      subdivision: l.subdivision ?? twin?.subdivision ?? null,
+      population: twin?.population ?? Infinity,
+    };
+  });
+  for (const place of places) {
+    if (locations.some((l) => haversineKm(place, l) <= NEARBY_KM)) continue;
+    out.push({
+      place,
+      city: place.name,
+      country: place.country,
+      subdivision: place.subdivision,
+      population: place.population,
+    });
+  }
+  return out.sort((a, b) => b.population - a.population || (a.location ? -1 : 1));
+}
+
+/** The country a name alone stands for ("Germany", "Deutschland"), unless a city is so named. */
+export function countryAlone(catalog: Catalog, key: string): string | undefined {
+  const country = catalog.places.regions(key).find((code) => code.length === 2);
+  if (!country) return undefined;
+  // Singapore, Luxembourg: the city of that name in that country.
+  const city = catalog.coverage.locations.get(key)?.some((l) => l.country === country) ||
+    catalog.places.named(key).some((m) =>
+      !m.other && catalog.places.place(m.id).country === country
+    );
+  return city ? undefined : country;
+}
+
+/**
+ * Whether `text` names a place: it has a letter, or it is a postcode (digits, with a space or
+ * a dash: "20147", "20147-1234"); "," or " " names none.
+ */
+export function namesPlace(text: string): boolean {
+  return /\p{L}/u.test(text) || POSTCODE.test(text.trim());
+}
+
+/** A postcode as written: read as a US ZIP code, any other refused with what to send. */
+export const POSTCODE = /^\d[\d -]{2,9}$/;
+
+export interface NearbyLocation {
+  id: string;
+  city: string;
+  country: string;
+  distance_km: number;
+  response_time_hours: number;
+}
+
+/**
+ * The covered location a place is in reach of: within {@linkcode NEARBY_KM}, unless the place
+ * is a metro of its own.
+ */
+export function coveringLocation(
+  catalog: Catalog,
+  place: { latitude: number; longitude: number; population: number },
+  first = nearestLocations(catalog, place, 1)[0],
+): Location | undefined {
+  if (!first || first.distance_km > NEARBY_KM) return undefined;
+  if (place.population >= OWN_METRO_POPULATION && first.distance_km > OWN_METRO_KM) {
+    return undefined;
+  }
+  return catalog.locations.find((l) => l.id === first.id);
+}
+
+/**
+ * Places spelled within a typo or two of `name` (Frankfrut → Frankfurt), covered first:
+ * compared with the covered cities' names and at most {@linkcode SPELLING_SCAN} of the
+ * gazetteer's that start with the same two letters, so the cost is bounded for any input.
+ */
+export function closeSpellings(catalog: Catalog, name: string): Candidate[] {
+  if (name.length < 3 || name.length > SPELLING_MAX_LENGTH) return [];
+  const budget = Math.max(1, Math.floor(name.length / 4));
+  const close = (key: string) =>
+    Math.abs(key.length - name.length) <= budget && editDistance(key, name) <= budget;
+  const found: Candidate[] = [];
+  for (const key of catalog.coverage.locations.keys()) {
+    if (close(key)) found.push(...named(catalog, key).filter((c) => c.location));
+  }
+  for (const key of catalog.places.namesStartingWith(name.slice(0, 2), SPELLING_SCAN)) {
+    if (!close(key)) continue;
+    const [top] = named(catalog, key);
+    if (top) found.push(top);
+  }
+  return [...new Map(found.map((c) => [`${c.city}/${c.country}/${c.subdivision}`, c])).values()];
+}
+
+/** The covered locations closest to a point, nearest first. */
+export function nearestLocations(
+  catalog: Catalog,
+  point: { latitude: number; longitude: number },
+  count = NEAREST,
+): NearbyLocation[] {
+  return catalog.locations
+    .map((l) => ({
+      id: l.id,
+      city: l.city,
+      country: l.country,
+      distance_km: Math.round(haversineKm(point, l)),
+      response_time_hours: l.response_time_hours,
+    }))
+    .sort((a, b) => a.distance_km - b.distance_km)
+    .slice(0, count);
+}
