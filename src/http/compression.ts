@@ -36,7 +36,7 @@ const _NO_BODY = new Set([204, 206, 304]);
 
 /** Dynamic answers kept compressed, by their text: entries, and the largest body kept. */
 const _CACHE_ENTRIES = 32;
-const _CACHE_MAX_BODY = 256 * 1024;
+const _CACHE_MAX_BODY = 64 * 1024;
 
 /**
  * The coding to send for an `Accept-Encoding`: the accepted one with the highest quality,
@@ -149,7 +149,7 @@ export class TextResponse extends Response {
  * The compression step of one route (the router runs it on every answer of a route that
  * has it): `Vary: Accept-Encoding` always, and the body compressed when the request takes
  * gzip or Brotli, the type is textual and the body is large enough. The cache is this
- * route's own and bounded ({@linkcode _CACHE_ENTRIES} bodies of at most 256 KiB).
+ * route's own and bounded ({@linkcode _CACHE_ENTRIES} bodies of at most 64 KiB).
  */
 export function dynamicCompression(): (
   req: Request,
