@@ -11,7 +11,8 @@ import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
-import { CACHE_CONTROL, jsonText } from "./http/json.ts";
+import { dynamicCompression, staticDocument } from "./http/compression.ts";
+import { CACHE_CONTROL } from "./http/json.ts";
 import { ownOrigins } from "./http/origins.ts";
 import { API_PREFIX, PATHS } from "./http/paths.ts";
 import { type Route, route } from "./http/router.ts";
@@ -29,12 +30,16 @@ import { operationDocs } from "./openapi/operations.ts";
 import { liveness, readinessEndpoint } from "./ops/readiness.ts";
 import { getEstimate } from "./pricing/estimate.ts";
 import { homePage, webAsset } from "./web/pages.ts";
+import { LLMS_TXT_TYPE, llmsTxt, ROBOTS_TXT_TYPE, robotsTxt } from "./web/llms_txt.ts";
 
 type Headers = Record<string, string>;
-const PUBLIC: Headers = { "Cache-Control": CACHE_CONTROL.public };
-const SHORT: Headers = { "Cache-Control": CACHE_CONTROL.short };
+const JSON_TYPE: Headers = { "Content-Type": "application/json; charset=utf-8" };
+const PUBLIC: Headers = { ...JSON_TYPE, "Cache-Control": CACHE_CONTROL.public };
+const SHORT: Headers = { ...JSON_TYPE, "Cache-Control": CACHE_CONTROL.short };
 const CARD: Headers = { ...PUBLIC, "Content-Type": SERVER_CARD_TYPE };
 const AI_CATALOG: Headers = { ...PUBLIC, "Content-Type": "application/ai-catalog+json" };
+const LLMS: Headers = { "Content-Type": LLMS_TXT_TYPE, "Cache-Control": CACHE_CONTROL.public };
+const ROBOTS: Headers = { "Content-Type": ROBOTS_TXT_TYPE, "Cache-Control": CACHE_CONTROL.public };
 
 /**
  * The one route table, in dispatch order. Each route carries its OpenAPI operation
@@ -44,9 +49,13 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
   const docs = operationDocs(config, catalog);
   // Routes that write or spend a budget: no Origin, or one of ours (see http/origins.ts).
   const own = ownOrigins(config);
-  // The three kinds of route: a read anyone may make from any origin (CORS *), a write
-  // from no browser or one of ours, and an OAuth endpoint (a write with OAuth errors).
-  const read = (doc: OperationDoc) => ({ cors: true, doc });
+  // The kinds of route: a read anyone may make from any origin (CORS *), compressed when
+  // large; a document that never changes (CORS *; made and compressed once, see
+  // http/compression.ts); a write from no browser or one of ours; and an OAuth endpoint
+  // (a write with OAuth errors).
+  const large = dynamicCompression;
+  const read = (doc: OperationDoc) => ({ cors: true, doc, compress: large() });
+  const fixed = (doc: OperationDoc) => ({ cors: true, doc });
   const write = (doc: OperationDoc) => ({ cors: own, doc });
   const oauth = (doc: OperationDoc) => ({ errors: "oauth" as const, cors: own, doc });
   const r = route<Context, OperationDoc>;
@@ -59,13 +68,13 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
       "GET",
       PATHS.authorizationServerMetadata,
       _serialised(authorizationServerMetadata(config), PUBLIC),
-      read(docs.authorizationServerMetadata),
+      fixed(docs.authorizationServerMetadata),
     ),
     r(
       "GET",
       PATHS.protectedResourceMetadata,
       _serialised(protectedResourceMetadata(config), PUBLIC),
-      read(docs.protectedResourceMetadata),
+      fixed(docs.protectedResourceMetadata),
     ),
     // OAuth
     r("POST", PATHS.identity, registerClient, oauth(docs.registerClient)),
@@ -83,16 +92,20 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
     r("GET", PATHS.estimate, getEstimate, read(docs.estimateQuote)),
     r("GET", PATHS.requestStatus, getRequestStatus, read(docs.requestStatus)),
     // Tool interface (MCP) and its discovery documents
-    r("POST", PATHS.mcp, createMcpEndpoint(catalog), write(docs.mcp)),
-    r("GET", PATHS.serverCard, _serialised(serverCard(config), CARD), read(docs.serverCard)),
+    // tools/list is 16 KB: a JSON answer is compressed like a read's (not an event stream).
+    r("POST", PATHS.mcp, createMcpEndpoint(catalog), { ...write(docs.mcp), compress: large() }),
+    r("GET", PATHS.serverCard, _serialised(serverCard(config), CARD), fixed(docs.serverCard)),
     r(
       "GET",
       PATHS.toolDescriptor,
       _serialised(toolDescriptor(config, catalog), SHORT),
-      read(docs.toolDescriptor),
+      fixed(docs.toolDescriptor),
     ),
-    r("GET", PATHS.aiCatalog, _serialised(aiCatalog(config), AI_CATALOG), read(docs.aiCatalog)),
-    r("GET", PATHS.mcpCatalog, _serialised(aiCatalog(config), PUBLIC), read(docs.mcpCatalog)),
+    r("GET", PATHS.aiCatalog, _serialised(aiCatalog(config), AI_CATALOG), fixed(docs.aiCatalog)),
+    r("GET", PATHS.mcpCatalog, _serialised(aiCatalog(config), PUBLIC), fixed(docs.mcpCatalog)),
+    // For language models and crawlers
+    r("GET", PATHS.llmsTxt, staticDocument(llmsTxt(config), LLMS), fixed(docs.llmsTxt)),
+    r("GET", PATHS.robotsTxt, staticDocument(robotsTxt(), ROBOTS), fixed(docs.robotsTxt)),
     // Home page for people and browser agents, and its forms
     r("GET", PATHS.home, homePage, { doc: docs.homePage }),
     r("GET", PATHS.asset, webAsset, { doc: docs.webAsset }),
@@ -102,29 +115,17 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
     r(
       "GET",
       PATHS.openApi,
-      _openApi(() => openApiDocument(routes, config, catalog)),
-      read(docs.openApi),
+      // Built at its first request: the costliest document, which most handlers never serve.
+      staticDocument(() => JSON.stringify(openApiDocument(routes, config, catalog)), PUBLIC),
+      fixed(docs.openApi),
     ),
   ];
   return routes;
 }
 
-/** A document that never changes while the process runs, serialised once. */
-function _serialised(document: unknown, headers: Headers): () => Response {
-  const body = JSON.stringify(document);
-  return () => jsonText(body, { headers });
-}
-
-/**
- * The OpenAPI document, built at the first request and then kept: converting every zod
- * schema is the costliest part of the table, and most handlers (tests) never serve it.
- */
-function _openApi(document: () => unknown): () => Response {
-  let body: string | undefined;
-  return () => {
-    body ??= JSON.stringify(document());
-    return jsonText(body, { headers: PUBLIC });
-  };
+/** A JSON document that never changes while the process runs, serialised once. */
+function _serialised(document: unknown, headers: Headers): (req: Request) => Response {
+  return staticDocument(JSON.stringify(document), headers);
 }
 
 /**

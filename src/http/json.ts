@@ -3,6 +3,8 @@
  * JSON responses, and the headers of every response that carries a credential.
  */
 
+import { TextResponse } from "./compression.ts";
+
 /** The `Cache-Control` of each kind of answer (RFC 9111 §5.2.2). */
 export const CACHE_CONTROL = Object.freeze({
   /** Answers about one request or one moment: submissions, estimates, statuses, health. */
@@ -32,9 +34,12 @@ export function json(body: unknown, init: JsonInit = {}): Response {
   return jsonText(JSON.stringify(body), init);
 }
 
-/** A JSON response of text that is already serialised JSON (catalog bodies, metadata). */
+/**
+ * A JSON response of text that is already serialised JSON (catalog bodies, metadata). It
+ * keeps the text, so a compressing route compresses the same text once (http/compression.ts).
+ */
 export function jsonText(text: string, init: JsonInit = {}): Response {
-  return new Response(text, {
+  return new TextResponse(text, {
     status: init.status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...init.headers },
   });

@@ -38,6 +38,9 @@ export const PATHS = {
   leadForm: "/forms/lead",
   quoteForm: "/forms/quote",
   openApi: "/api/v1/openapi.json",
+  // For language models (llmstxt.org) and crawlers (RFC 9309)
+  llmsTxt: "/llms.txt",
+  robotsTxt: "/robots.txt",
 } as const;
 
 /** Where the versioned REST API lives (SPEC §9). */

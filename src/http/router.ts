@@ -30,7 +30,12 @@ export interface Route<C, M = unknown> {
   cors: boolean | OriginPolicy;
   /** What the route is documented as; opaque here (the service uses an OpenAPI operation). */
   doc?: M;
+  /** Applied to every answer of the route, before CORS (http/compression.ts). */
+  compress?: Compress;
 }
+
+/** A step that may compress an answer, given the request it answers. */
+type Compress = (req: Request, res: Response) => Response | Promise<Response>;
 
 /** Decides whether a browser origin may call a route. */
 export type OriginPolicy = (origin: string) => boolean;
@@ -40,7 +45,8 @@ export function route<C, M = unknown>(
   method: Route<C, M>["method"],
   pathname: string,
   handler: Handler<C>,
-  options: { errors?: ErrorStyle; cors?: boolean | OriginPolicy; doc?: M } = {},
+  options: { errors?: ErrorStyle; cors?: boolean | OriginPolicy; doc?: M; compress?: Compress } =
+    {},
 ): Route<C, M> {
   return {
     method,
@@ -49,6 +55,7 @@ export function route<C, M = unknown>(
     errors: options.errors ?? "api",
     cors: options.cors ?? false,
     doc: options.doc,
+    compress: options.compress,
   };
 }
 
@@ -166,13 +173,20 @@ export function respond<C>(
     _corsHeaders(res, route.cors, origin);
     return req.method === "HEAD" ? _withoutBody(res) : res;
   };
+  const compress = route.compress;
+  const answer = compress
+    ? (res: Response) => {
+      const out = compress(req, res);
+      return out instanceof Response ? finish(out) : out.then(finish);
+    }
+    : finish;
   let out: Response | Promise<Response>;
   try {
     out = route.handler(req, ctx, matched.params);
   } catch (err) {
-    return finish(failed(err));
+    return answer(failed(err));
   }
-  return out instanceof Response ? finish(out) : out.then(undefined, failed).then(finish);
+  return out instanceof Response ? answer(out) : out.then(undefined, failed).then(answer);
 }
 
 /** OPTIONS: 204 with `Allow`, and the CORS grant of a preflight the path's routes allow. */
@@ -214,8 +228,12 @@ function _forbiddenOrigin(style: ErrorStyle): Response {
   return errorResponse(err, style);
 }
 
-/** RFC 9110 §9.3.2: the GET's headers, Content-Length included, without the body. */
+/**
+ * RFC 9110 §9.3.2: the GET's headers, Content-Length included, without the body. A `304`
+ * has no body to measure, and its length would not be the representation's: none is set.
+ */
 async function _withoutBody(res: Response): Promise<Response> {
+  if (res.status === 304) return new Response(null, { status: 304, headers: res.headers });
   const length = (await res.arrayBuffer()).byteLength;
   res.headers.set("Content-Length", String(length));
   return new Response(null, { status: res.status, headers: res.headers });

@@ -13,6 +13,7 @@
  */
 
 import { countryName } from "../catalog/regions.ts";
+import { staticDocument } from "../http/compression.ts";
 import { CACHE_CONTROL } from "../http/json.ts";
 import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
@@ -47,9 +48,7 @@ const HOME_HTML = _file("home.html");
 const RESULT_HTML = _file("result.html");
 
 /** The files under /assets/: the script is app.js and the modules it imports. */
-// A Map, not an object: a caller's name is looked up, and `toString` or `constructor` must
-// not find what every object inherits.
-const _ASSETS = new Map<string, { body: string; type: string }>(Object.entries({
+const _FILES = Object.entries({
   "app.js": { body: _file("app.js"), type: _JS },
   "styles.css": { body: _file("styles.css"), type: "text/css; charset=utf-8" },
   "words.js": { body: _file("words.js"), type: _JS },
@@ -60,7 +59,21 @@ const _ASSETS = new Map<string, { body: string; type: string }>(Object.entries({
   "notices.js": { body: _file("notices.js"), type: _JS },
   "webmcp.js": { body: _file("webmcp.js"), type: _JS },
   "favicon.svg": { body: _file("favicon.svg"), type: "image/svg+xml" },
-}));
+});
+
+/**
+ * Each asset's answer, compressed once per encoding (http/compression.ts). A Map, not an
+ * object: a caller's name is looked up, and `toString` or `constructor` must not find what
+ * every object inherits.
+ */
+const _ASSETS = new Map(_FILES.map(([name, { body, type }]) => [
+  name,
+  staticDocument(body, {
+    "Content-Type": type,
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "Cache-Control": CACHE_CONTROL.public,
+  }),
+]));
 
 const _PAGE_HEADERS = {
   "Content-Type": "text/html; charset=utf-8",
@@ -71,27 +84,26 @@ const _PAGE_HEADERS = {
   "Referrer-Policy": "same-origin",
 };
 
-/** Each catalog's page, rendered on its first request (a catalog never changes). */
-const _rendered = new WeakMap<Catalog, string>();
+/**
+ * Each catalog's page, rendered on its first request (a catalog never changes) and
+ * compressed once per encoding.
+ */
+const _rendered = new WeakMap<Catalog, (req: Request) => Response>();
 
 /** `GET /`: the home page, rendered from the request's catalog. */
-export function homePage(_req: Request, ctx: { catalog: Catalog }): Response {
-  let html = _rendered.get(ctx.catalog);
-  if (html === undefined) _rendered.set(ctx.catalog, html = renderHome(ctx.catalog));
-  return new Response(html, { headers: _PAGE_HEADERS });
+export function homePage(req: Request, ctx: { catalog: Catalog }): Response {
+  let page = _rendered.get(ctx.catalog);
+  if (page === undefined) {
+    _rendered.set(ctx.catalog, page = staticDocument(renderHome(ctx.catalog), _PAGE_HEADERS));
+  }
+  return page(req);
 }
 
 /** `GET /assets/:name`: the page's script, stylesheet and icon. */
-export function webAsset(_req: Request, _ctx: unknown, params: Params): Response {
+export function webAsset(req: Request, _ctx: unknown, params: Params): Response {
   const asset = _ASSETS.get(params.name ?? "");
   if (!asset) throw new HttpError(404, "not_found", "no such asset");
-  return new Response(asset.body, {
-    headers: {
-      "Content-Type": asset.type,
-      "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-      "Cache-Control": CACHE_CONTROL.public,
-    },
-  });
+  return asset(req);
 }
 
 /**

@@ -148,6 +148,8 @@ const ROUTES: Record<string, Cost> = {
     send: json("/forms/quote", {}),
   },
   "GET /api/v1/openapi.json": { kind: "cheap", why: "built at the first request, then kept" },
+  "GET /llms.txt": { kind: "cheap", why: "written once per handler" },
+  "GET /robots.txt": { kind: "cheap", why: "written once per handler" },
 };
 
 /**

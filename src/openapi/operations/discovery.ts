@@ -3,6 +3,7 @@
  * The OpenAPI operations tagged "Discovery".
  */
 
+import { z } from "zod";
 import type { Config } from "../../config.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../../oauth/discovery.ts";
 import type { OperationDoc } from "../document.ts";
@@ -41,6 +42,28 @@ export function discoveryOperations(config: Config) {
             metadata: { summary: "This resource", value: protectedResourceMetadata(config) },
           },
         },
+      },
+    },
+    llmsTxt: {
+      operationId: "getLlmsTxt",
+      summary: "llms.txt: the service for language models (llmstxt.org)",
+      description: "Markdown: what the service is, its discovery documents, its tools (from " +
+        "the tool list itself) and the rules an agent must know (anonymous access, human " +
+        "review, non-binding estimates, rate limits, OAuth, idempotency keys). Cacheable 5 " +
+        "minutes; ETag; gzip or Brotli when accepted.",
+      tags: ["Discovery"],
+      responses: {
+        "200": { description: "The file", schema: z.string(), contentType: "text/markdown" },
+      },
+    },
+    robotsTxt: {
+      operationId: "getRobotsTxt",
+      summary: "robots.txt (RFC 9309)",
+      description: "Crawlers may read the pages and documents, not the endpoints that write, " +
+        "spend a rate limit or need a token. Cacheable 5 minutes.",
+      tags: ["Discovery"],
+      responses: {
+        "200": { description: "The rules", schema: z.string(), contentType: "text/plain" },
       },
     },
   } satisfies Record<string, OperationDoc>;

@@ -15,7 +15,7 @@ export function webOperations() {
       operationId: "getHomePage",
       summary: "Home page",
       description: "A self-contained page for people; in a browser with a model context it " +
-        "registers the four tools (WebMCP). Strict CSP, 'self' only.",
+        "registers every tool (WebMCP). Strict CSP, 'self' only.",
       tags: ["Web"],
       responses: {
         "200": { description: "The page", schema: z.string(), contentType: "text/html" },
