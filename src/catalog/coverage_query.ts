@@ -23,14 +23,13 @@ export const CoverageQuerySchema = z.strictObject({
     .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`)
     .refine(namesPlace, "city must name a place or a postcode")
     .meta({
-      description: "The city to check, in any common spelling: case, accents and common " +
-        "aliases do not matter (Zurich, Zürich and Zuerich are one city).",
-      examples: ["Frankfurt", "San Jose"],
+      description: "A city or town as people write it, in any language, with its state or " +
+        "country if you like (Zuerich; Ashburn, VA; Londres); an airport code or a US ZIP code.",
+      examples: ["Frankfurt", "Santa Clara, CA", "FRA"],
     }),
   country: CountryCode.optional().meta({
-    description: "ISO 3166-1 alpha-2 code of the city's country, any case (an English country " +
-      "name such as Germany is understood too). Optional; give it when a name exists in " +
-      "several countries, or to confirm the one you mean.",
+    description: "ISO 3166-1 alpha-2 code of the city's country, any case (a name such as " +
+      "Germany is understood too). Optional; give it when a name exists in several countries.",
     examples: ["DE", "US"],
   }),
 }).meta({ description: "A city, and optionally its country." });

@@ -66,10 +66,10 @@ export const TOOLS: readonly ToolDefinition[] = [
   {
     name: "check_coverage",
     title: "Check coverage",
-    description: "Use before request_quote, or when a user asks whether we work in a city. " +
-      "Returns whether the city is covered, with its services and on-site response time, or " +
-      "the nearest covered cities; a summary sentence says what to do next (for a name " +
-      "several cities share, which one is covered and to ask again with country).",
+    description: "Use before request_quote, or when a user asks whether we work somewhere. " +
+      "Returns whether the place is covered or near a covered city, with its services and " +
+      "on-site response time, or the nearest covered cities; a summary sentence says how the " +
+      "name was read and what to do next (for a shared name, to ask again with country).",
     input: () => CoverageQuerySchema,
     output: CoverageOutput,
     http: { method: "GET", path: PATHS.locations },
