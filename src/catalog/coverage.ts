@@ -88,11 +88,25 @@ export function siteCoverage(
   if (regions) return unzoned(_region(catalog, base, key, regions));
 
   let misplaced: { reading: Reading; all: Candidate[] } | undefined;
+  let state: Coverage | undefined;
   for (const reading of readings(catalog, text)) {
+    const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
+    const fits = (c: Pick<Candidate, "country" | "subdivision">) =>
+      qualifiers.every((codes) => codes.some((r) => inRegion(c, r)));
+    // "Virginia, USA", "Bavaria, Germany": the state, not a town of that name there.
+    const states = reading.qualifiers.length
+      ? regionAlone(catalog, reading.key, country)?.filter((code) =>
+        fits({ country: code.slice(0, 2), subdivision: code.length > 2 ? code : null })
+      )
+      : undefined;
+    if (states?.length) {
+      // Unless another part is the city ("USA, NY, New York"): tried after every reading.
+      state ??= _region(catalog, base, reading.key, states, fits);
+      continue;
+    }
     const all = named(catalog, reading.key);
     if (all.length === 0) continue;
-    const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
-    const fit = all.filter((c) => qualifiers.every((codes) => codes.some((r) => inRegion(c, r))));
+    const fit = all.filter(fits);
     if (fit.length === 0) {
       misplaced ??= { reading, all };
       continue;
@@ -100,6 +114,7 @@ export function siteCoverage(
     const read = reading.qualifiers.length ? { ...base.query, country: fit[0]!.country } : null;
     return _decide(catalog, read ? { ...base, query: read } : base, fit);
   }
+  if (state) return unzoned(state);
   if (airport) return _atAirport(catalog, base, airport);
   if (misplaced) {
     const where = country ?? misplaced.reading.where;
@@ -249,9 +264,15 @@ function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
  * A country or region alone: its covered cities, or, when places elsewhere share the name
  * ("Virginia": the US state, and towns in South Africa and Minnesota), those places too.
  */
-function _region(catalog: Catalog, base: _Base, key: string, regions: string[]): Coverage {
+function _region(
+  catalog: Catalog,
+  base: _Base,
+  key: string,
+  regions: string[],
+  fits: (c: Candidate) => boolean = () => true,
+): Coverage {
   const countries = new Set(regions.map((code) => code.slice(0, 2)));
-  const places = named(catalog, key);
+  const places = named(catalog, key).filter(fits);
   const query = countries.size === 1 && !places.length
     ? { ...base.query, country: [...countries][0]! }
     : base.query;

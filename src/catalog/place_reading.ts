@@ -108,7 +108,7 @@ function segments(catalog: Catalog, words: string[]): (string[][] | undefined)[]
 }
 
 /** Whether a candidate is in a country ("US") or subdivision ("US-VA"). */
-export function inRegion(c: Candidate, region: string): boolean {
+export function inRegion(c: Pick<Candidate, "country" | "subdivision">, region: string): boolean {
   return region.length === 2 ? c.country === region : c.subdivision === region;
 }
 

@@ -142,6 +142,12 @@ const ROWS: Row[] = [
     assert.deepEqual(c.candidates[0], { city: "Washington", country: "US", covered: false });
   }],
   ["USA", "country", null, (c) => assert.equal(c.query.country, "US")],
+  ["Bavaria, Germany", "country", null, (c) => assert.equal(c.candidates[0]?.city, "Munich")],
+  ["Virginia, USA", "ambiguous", null, (c) => {
+    assert.match(c.summary, /region US-VA \(covered: Ashburn\), and places: Virginia, US-MN/);
+    assert.deepEqual(c.candidates, [{ city: "Virginia", country: "US", covered: false }]);
+  }],
+  ["Washington, DC", "known_uncovered", null, (c) => assert.equal(c.place?.subdivision, "US-DC")],
   ["Tokio", "covered", "tyo"],
   // GeoNames lists "Manchester" among Paterson, NJ's other names: not over the real ones.
   ["Manchester", "ambiguous", null, (c) => {
