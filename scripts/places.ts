@@ -209,7 +209,11 @@ function _rows(byAdmin1: Map<string, string>): Row[] {
       alternates,
     });
   }
-  return rows.sort((a, b) => b.population - a.population || a.name.localeCompare(b.name));
+  // Ties by name in code units: the machine's locale must not reorder the rows (in Swedish
+  // "Ä" sorts after "Z"), or the file would differ from one machine to the next.
+  return rows.sort((a, b) =>
+    b.population - a.population || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+  );
 }
 
 /**

@@ -3,8 +3,9 @@
  * The place resolver: what a site name means, and its published coverage. One reading for
  * every surface that takes a city (the coverage check over REST and MCP, the web page, the
  * estimate and both submissions). A name is read, in this order, as one of the service's
- * location ids (`fra`), an airport code (`LHR`), a US ZIP code (`20147`), a country alone
- * (`Germany`), or a place of the gazetteer (catalog/places.ts: GeoNames' towns of 5,000 people
+ * location ids (`fra`), an airport code (`LHR`; not "USA"), a US ZIP code (`20147`), a country
+ * or a state alone (`Germany`, `Texas`, `NY`; with the places of that name, if any:
+ * `Virginia`), or a place of the gazetteer (catalog/places.ts: GeoNames' towns of 5,000 people
  * or more, by any of their names, "Londres" or "Muenchen"), optionally followed by its
  * subdivision and country in any order ("Ashburn, VA", "Sydney NSW", "New York, NY, USA").
  * A place within {@linkcode NEARBY_KM} of a covered city is covered by it; any other gets the
@@ -18,74 +19,23 @@ import type { Location } from "./records.ts";
 import type { Airport, GazetteerPlace } from "./places.ts";
 import { normalizeName } from "./names.ts";
 import { clip } from "../http/errors.ts";
-import { countryName } from "./regions.ts";
+import { countryCode, countryName } from "./regions.ts";
 import {
   type Candidate,
   closeSpellings,
-  countryAlone,
   coveringLocation,
   inRegion,
+  locationSubdivision,
   named,
-  type NearbyLocation,
   nearestLocations,
   POSTCODE,
   type Reading,
   readings,
+  regionAlone,
 } from "./place_reading.ts";
+import type { Coverage, CoverageQuery } from "./coverage_types.ts";
 
-export interface CoverageQuery {
-  city: string;
-  /** ISO 3166-1 alpha-2; narrows the match when a name exists in several countries. */
-  country?: string | undefined;
-}
-
-/** How a city name was resolved; see `CoverageOutput` in mcp/output_schemas.ts for each value. */
-type CoverageMatch =
-  | "covered"
-  | "nearby"
-  | "known_uncovered"
-  | "ambiguous"
-  | "other_country"
-  | "country"
-  | "unknown";
-
-export interface Coverage {
-  query: { city: string; country: string | null };
-  /** How the name was resolved. */
-  match: CoverageMatch;
-  /** True when the name resolved to one covered city, or one place near it. */
-  covered: boolean;
-  /** The answer in one or two sentences, for an agent to relay or act on. */
-  summary: string;
-  location: {
-    id: string;
-    city: string;
-    country: string;
-    region: string;
-    timezone: string;
-  } | null;
-  /**
-   * The place the name was read as when it is not a covered city itself (nearby,
-   * known_uncovered): a town, an airport or a ZIP code's town. Absent from answers stored
-   * before it existed.
-   */
-  place?: {
-    name: string;
-    country: string;
-    subdivision: string | null;
-    timezone: string;
-  } | null;
-  services: { id: string; name: string }[];
-  response_time_hours: number | null;
-  /** For a place that is not a covered city: the closest covered cities, nearest first. */
-  nearest: NearbyLocation[];
-  /**
-   * For an ambiguous name, the cities it could mean; for a city not found where it was said
-   * to be, where it is; for a country, its covered cities; for an unknown name, close
-   * spellings.
-   */
-  candidates: { city: string; country: string; covered: boolean }[];
-}
+export type { Coverage, CoverageQuery } from "./coverage_types.ts";
 
 /** A name several places share means the largest when it is this many times the next. */
 const DOMINANCE = 10;
@@ -113,12 +63,13 @@ export function siteCoverage(
   query: CoverageQuery,
 ): { coverage: Coverage; timeZone: string | null } {
   const country = query.country?.toUpperCase();
-  const text = query.city.trim();
+  // Full-width digits and letters ("２０１４７") as their ASCII forms.
+  const text = query.city.normalize("NFKC").trim();
   const key = normalizeName(text);
   const base: _Base = {
     query: { city: query.city, country: country ?? null },
     // Echoed in summaries, which estimates store: at most 60 characters of it.
-    asked: clip(text, 60),
+    asked: clip(query.city.trim(), 60),
   };
   const unzoned = (coverage: Coverage) => ({ coverage, timeZone: null });
 
@@ -128,17 +79,34 @@ export function siteCoverage(
   }
   if (POSTCODE.test(text)) return _postcode(catalog, base, text, country);
   const airport = /^[A-Za-z]{3}$/.test(text) ? catalog.places.airport(text) : undefined;
-  if (airport && text === text.toUpperCase()) return _atAirport(catalog, base, airport);
+  // "USA" is the country, not Concord-Padgett Regional Airport.
+  if (airport && text === text.toUpperCase() && !countryCode(text)) {
+    return _atAirport(catalog, base, airport);
+  }
 
-  const whole = countryAlone(catalog, key);
-  if (whole) return unzoned(_country(catalog, base, whole));
+  const regions = regionAlone(catalog, key, country);
+  if (regions) return unzoned(_region(catalog, base, key, regions));
 
   let misplaced: { reading: Reading; all: Candidate[] } | undefined;
+  let state: Coverage | undefined;
   for (const reading of readings(catalog, text)) {
+    const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
+    const fits = (c: Pick<Candidate, "country" | "subdivision">) =>
+      qualifiers.every((codes) => codes.some((r) => inRegion(c, r)));
+    // "Virginia, USA", "Bavaria, Germany": the state, not a town of that name there.
+    const states = reading.qualifiers.length
+      ? regionAlone(catalog, reading.key, country)?.filter((code) =>
+        fits({ country: code.slice(0, 2), subdivision: code.length > 2 ? code : null })
+      )
+      : undefined;
+    if (states?.length) {
+      // Unless another part is the city ("USA, NY, New York"): tried after every reading.
+      state ??= _region(catalog, base, reading.key, states, fits);
+      continue;
+    }
     const all = named(catalog, reading.key);
     if (all.length === 0) continue;
-    const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
-    const fit = all.filter((c) => qualifiers.every((codes) => codes.some((r) => inRegion(c, r))));
+    const fit = all.filter(fits);
     if (fit.length === 0) {
       misplaced ??= { reading, all };
       continue;
@@ -146,6 +114,7 @@ export function siteCoverage(
     const read = reading.qualifiers.length ? { ...base.query, country: fit[0]!.country } : null;
     return _decide(catalog, read ? { ...base, query: read } : base, fit);
   }
+  if (state) return unzoned(state);
   if (airport) return _atAirport(catalog, base, airport);
   if (misplaced) {
     const where = country ?? misplaced.reading.where;
@@ -291,19 +260,59 @@ function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
   };
 }
 
-function _country(catalog: Catalog, base: _Base, country: string): Coverage {
-  const cities = catalog.locations.filter((l) => l.country === country)
-    .sort((a, b) => a.city.localeCompare(b.city));
-  const name = countryName(country);
+/**
+ * A country or region alone: its covered cities, or, when places elsewhere share the name
+ * ("Virginia": the US state, and towns in South Africa and Minnesota), those places too.
+ */
+function _region(
+  catalog: Catalog,
+  base: _Base,
+  key: string,
+  regions: string[],
+  fits: (c: Candidate) => boolean = () => true,
+): Coverage {
+  const countries = new Set(regions.map((code) => code.slice(0, 2)));
+  const places = named(catalog, key).filter(fits);
+  const query = countries.size === 1 && !places.length
+    ? { ...base.query, country: [...countries][0]! }
+    : base.query;
+  const citiesIn = (code: string) =>
+    catalog.locations.filter((l) =>
+      code.length === 2 ? l.country === code : locationSubdivision(catalog, l) === code
+    ).map((l) => l.city).sort((a, b) => a.localeCompare(b, "en"));
+  const [only] = regions;
+  if (regions.length === 1 && only!.length === 2 && places.length === 0) {
+    const cities = citiesIn(only!);
+    return {
+      ..._answer({ ...base, query }),
+      match: "country",
+      candidates: cities.map((city) => ({ city, country: only!, covered: true })),
+      summary: `${countryName(only!)} is a country: ` +
+        (cities.length
+          ? `the covered cities there are ${cities.join(", ")}.`
+          : "no city there is covered.") +
+        " Ask again with the city or town of the site.",
+    };
+  }
+  const described = regions.slice(0, MAX_CANDIDATES).map((code) => {
+    const cities = citiesIn(code);
+    return (code.length === 2 ? `the country ${countryName(code)}` : `the region ${code}`) +
+      ` (${cities.length ? `covered: ${cities.join(", ")}` : "no covered city"})`;
+  });
+  const { shown, candidates } = _shown(catalog, places);
+  const listed = shown.map((c, i) => `${_candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
-    ..._answer({ ...base, query: { ...base.query, country } }),
-    match: "country",
-    candidates: cities.map((l) => ({ city: l.city, country: l.country, covered: true })),
-    summary: `${name} is a country: ` +
-      (cities.length
-        ? `the covered cities there are ${cities.map((l) => l.city).join(", ")}.`
-        : "no city there is covered.") +
-      " Ask again with the city or town of the site.",
+    ..._answer({ ...base, query }),
+    match: places.length ? "ambiguous" : "country",
+    candidates: places.length
+      ? candidates
+      : regions.flatMap((code) =>
+        citiesIn(code).map((city) => ({ city, country: code.slice(0, 2), covered: true }))
+      ),
+    summary: `"${base.asked}" names ${described.join(" or ")}` +
+      (places.length ? `, and places: ${listed.join("; ")}` : "") +
+      ". Ask again with the city or town of the site" +
+      (places.length ? ", and its state or country." : "."),
   };
 }
 

@@ -59,9 +59,11 @@ export function readings(catalog: Catalog, text: string): Reading[] {
   const out: Reading[] = [{ key: normalizeName(text), qualifiers: [], where: "" }];
   const parts = text.split(",").map((p) => p.trim()).filter((p) => normalizeName(p) !== "");
   if (parts.length > 1) {
+    // Each part looked up once, not once for every other part.
+    const regionsOf = parts.map((p) => catalog.places.regions(normalizeName(p)));
     parts.forEach((part, i) => {
       const rest = parts.filter((_, j) => j !== i);
-      const qualifiers = rest.map((r) => catalog.places.regions(normalizeName(r)));
+      const qualifiers = regionsOf.filter((_, j) => j !== i);
       // After a comma the city stands even when the rest names nothing we know ("Slough,
       // Berkshire"); before one, only when everything else is a region.
       const read = qualifiers.filter((q) => q.length > 0);
@@ -106,7 +108,7 @@ function segments(catalog: Catalog, words: string[]): (string[][] | undefined)[]
 }
 
 /** Whether a candidate is in a country ("US") or subdivision ("US-VA"). */
-export function inRegion(c: Candidate, region: string): boolean {
+export function inRegion(c: Pick<Candidate, "country" | "subdivision">, region: string): boolean {
   return region.length === 2 ? c.country === region : c.subdivision === region;
 }
 
@@ -118,7 +120,11 @@ export function inRegion(c: Candidate, region: string): boolean {
 export function named(catalog: Catalog, key: string): Candidate[] {
   const locations = [...catalog.coverage.locations.get(key) ?? []];
   const places: GazetteerPlace[] = [];
-  for (const { id } of catalog.places.named(key)) {
+  const matches = catalog.places.named(key);
+  // An other name counts where it is larger than any place bearing it as its own: "Londres"
+  // is London, but "Manchester" is not Paterson, NJ (one of GeoNames' other names for it).
+  const own = matches.find((m) => !m.other)?.id ?? Infinity;
+  for (const { id } of matches.filter((m) => !m.other || m.id < own)) {
     // A covered city's own row, by another of its names ("Londres", "Tokio"): that city.
     const twin = catalog.coverage.twinOf.get(id);
     if (twin && !locations.includes(twin)) locations.push(twin);
@@ -130,7 +136,7 @@ export function named(catalog: Catalog, key: string): Candidate[] {
       location: l,
       city: l.city,
       country: l.country,
-      subdivision: l.subdivision ?? twin?.subdivision ?? null,
+      subdivision: locationSubdivision(catalog, l),
       population: twin?.population ?? Infinity,
     };
   });
@@ -147,16 +153,30 @@ export function named(catalog: Catalog, key: string): Candidate[] {
   return out.sort((a, b) => b.population - a.population || (a.location ? -1 : 1));
 }
 
-/** The country a name alone stands for ("Germany", "Deutschland"), unless a city is so named. */
-export function countryAlone(catalog: Catalog, key: string): string | undefined {
-  const country = catalog.places.regions(key).find((code) => code.length === 2);
-  if (!country) return undefined;
-  // Singapore, Luxembourg: the city of that name in that country.
-  const city = catalog.coverage.locations.get(key)?.some((l) => l.country === country) ||
-    catalog.places.named(key).some((m) =>
-      !m.other && catalog.places.place(m.id).country === country
-    );
-  return city ? undefined : country;
+/**
+ * The regions a name alone stands for ("Germany", "Virginia", "NY", "Georgia": GE and US-GA),
+ * unless it names a place in one of them (Singapore, New York, Berlin; Tokio is Tokyo): the
+ * countries, and the subdivisions of the countries the service covers. Given a country, only
+ * its regions, and none when a place of that name is there ("Virginia" in ZA is a town).
+ */
+export function regionAlone(
+  catalog: Catalog,
+  key: string,
+  country: string | undefined,
+): string[] | undefined {
+  const served = new Set(catalog.locations.map((l) => l.country));
+  const codes = catalog.places.regions(key).filter((code) =>
+    (code.length === 2 || served.has(code.slice(0, 2))) &&
+    (!country || code.slice(0, 2) === country)
+  );
+  if (codes.length === 0) return undefined;
+  const inside = (c: Candidate) => c.country === country || codes.some((code) => inRegion(c, code));
+  return named(catalog, key).some(inside) ? undefined : codes;
+}
+
+/** The subdivision of a covered location ("US-VA"), from its record or its gazetteer place. */
+export function locationSubdivision(catalog: Catalog, l: Location): string | null {
+  return l.subdivision ?? catalog.coverage.twins.get(l.id)?.subdivision ?? null;
 }
 
 /**
@@ -164,7 +184,7 @@ export function countryAlone(catalog: Catalog, key: string): string | undefined 
  * a dash: "20147", "20147-1234"); "," or " " names none.
  */
 export function namesPlace(text: string): boolean {
-  return /\p{L}/u.test(text) || POSTCODE.test(text.trim());
+  return /\p{L}/u.test(text) || POSTCODE.test(text.normalize("NFKC").trim());
 }
 
 /** A postcode as written: read as a US ZIP code, any other refused with what to send. */

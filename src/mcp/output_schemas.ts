@@ -78,10 +78,10 @@ const COVERAGE_MATCHES = {
     "country to choose one. covered is false until then.",
   other_country: "No city of that name is known in the given country, but there is one " +
     "elsewhere: candidates says where and whether it is covered.",
-  country: "The name is a country alone: candidates lists its covered cities; ask for the " +
-    "city or town of the site.",
-  unknown: "The name is not a city we know: candidates holds close spellings (Frankfrut: " +
-    "Frankfurt), and summary lists the covered cities.",
+  country: "The name is a country or state alone: candidates lists its covered cities; ask " +
+    "for the city or town of the site.",
+  unknown: "The name is not a city we know: candidates holds close spellings, and summary " +
+    "lists the covered cities.",
 } as const;
 
 /** SPEC §2.3: `ok` and `coverage`, both required. */

@@ -125,7 +125,7 @@ function choiceNode(coverage, asked, form) {
     ambiguous
       ? "“" + asked + "” matches several cities"
       : country
-      ? "“" + asked + "” is a country"
+      ? "“" + asked + "” is a country or state"
       : "“" + asked + "” is not in that country",
     h(
       "p",

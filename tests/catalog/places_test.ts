@@ -117,6 +117,45 @@ const ROWS: Row[] = [
   ["Santa Clara", "ambiguous", null, (c) => {
     assert.deepEqual(c.candidates[0], { city: "Santa Clara", country: "US", covered: true });
   }],
+  // A state or country alone is a region, never a town of that name elsewhere; "USA" is the
+  // country, not an airport of that code.
+  ["Texas", "country", null, (c) => {
+    assert.deepEqual(c.candidates, [{ city: "Dallas", country: "US", covered: true }]);
+    assert.equal(c.query.country, "US");
+  }],
+  ["NY", "country", null, (c) => assert.match(c.summary, /region US-NY \(covered: New York\)/)],
+  ["VA", "country", null, (c) => {
+    assert.match(
+      c.summary,
+      /Vatican City \(no covered city\) or the region US-VA \(covered: Ashburn/,
+    );
+    assert.equal(c.query.country, null);
+  }],
+  ["Georgia", "country", null, (c) => assert.match(c.summary, /country Georgia.*region US-GA/)],
+  ["Virginia", "ambiguous", null, (c) => {
+    assert.match(c.summary, /^"Virginia" names the region US-VA \(covered: Ashburn\), and places:/);
+    assert.ok(c.candidates.some((x) => x.country === "ZA"), "the South African town, offered");
+    assert.equal(c.query.country, null);
+  }],
+  ["Washington", "ambiguous", null, (c) => {
+    assert.match(c.summary, /region US-WA/);
+    assert.deepEqual(c.candidates[0], { city: "Washington", country: "US", covered: false });
+  }],
+  ["USA", "country", null, (c) => assert.equal(c.query.country, "US")],
+  ["Bavaria, Germany", "country", null, (c) => assert.equal(c.candidates[0]?.city, "Munich")],
+  ["Virginia, USA", "ambiguous", null, (c) => {
+    assert.match(c.summary, /region US-VA \(covered: Ashburn\), and places: Virginia, US-MN/);
+    assert.deepEqual(c.candidates, [{ city: "Virginia", country: "US", covered: false }]);
+  }],
+  ["Washington, DC", "known_uncovered", null, (c) => assert.equal(c.place?.subdivision, "US-DC")],
+  ["Tokio", "covered", "tyo"],
+  // GeoNames lists "Manchester" among Paterson, NJ's other names: not over the real ones.
+  ["Manchester", "ambiguous", null, (c) => {
+    assert.deepEqual(c.candidates[0], { city: "Manchester", country: "GB", covered: false });
+    assert.ok(c.candidates.every((x) => x.city === "Manchester"), JSON.stringify(c.candidates));
+  }],
+  // Full-width digits, as a Japanese keyboard types them: the ZIP code.
+  ["２０１４７", "nearby", "iad"],
   // A close spelling is a suggestion, never the answer.
   ["Frankfrut", "unknown", null, (c) => {
     assert.deepEqual(c.candidates[0], { city: "Frankfurt", country: "DE", covered: true });
@@ -151,6 +190,29 @@ Deno.test("a postcode is read, or refused with what to send; never 'city must na
   assert.match(de.coverage.summary, /only US ZIP codes are known: send the name of the city/);
   const none = await (await app.request("/api/v1/locations?city=00000")).json();
   assert.match(none.coverage.summary, /only US ZIP codes are known \(this one is not\)/);
+});
+
+Deno.test("a state named with a country is that state there, or the town of that name", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const ask = async (city: string, country: string) =>
+    (await (await app.request(`/api/v1/locations?city=${city}&country=${country}`)).json())
+      .coverage as Answer;
+  const georgia = await ask("Georgia", "US");
+  assert.equal(georgia.match, "country");
+  assert.match(georgia.summary, /^"Georgia" names the region US-GA/);
+  const town = await ask("Virginia", "ZA");
+  assert.equal(town.match, "known_uncovered");
+  assert.equal(town.place?.country, "ZA");
+});
+
+Deno.test("an estimate for a state alone is no one place: no time zone, a person confirms", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const job = { service_type: "remote-hands", estimated_hours: 1 };
+  for (const city of ["Virginia", "Texas", "USA"]) {
+    const estimate = await priceEverywhere(app, { ...job, city });
+    assert.equal(estimate.basis.time_zone, null, city);
+    assert.match(estimate.note ?? "", /a person will confirm the city/, city);
+  }
 });
 
 Deno.test("the estimate prices a site in the time zone of the place it resolved to", async () => {
