@@ -22,12 +22,14 @@ import { clip } from "../http/errors.ts";
 import { countryCode, countryName } from "./regions.ts";
 import {
   type Candidate,
+  candidateLabel,
   closeSpellings,
   coveringLocation,
   inRegion,
   locationSubdivision,
   named,
   nearestLocations,
+  placeLabel,
   POSTCODE,
   type Reading,
   readings,
@@ -66,6 +68,7 @@ export function siteCoverage(
   // Full-width digits and letters ("２０１４７") as their ASCII forms.
   const text = query.city.normalize("NFKC").trim();
   const key = normalizeName(text);
+  const capitals = /\p{Lu}/u.test(text) && text === text.toUpperCase();
   const base: _Base = {
     query: { city: query.city, country: country ?? null },
     // Echoed in summaries, which estimates store: at most 60 characters of it.
@@ -78,9 +81,10 @@ export function siteCoverage(
     return { coverage: _covered(catalog, base, byId), timeZone: byId.timezone };
   }
   if (POSTCODE.test(text)) return _postcode(catalog, base, text, country);
-  const airport = /^[A-Za-z]{3}$/.test(text) ? catalog.places.airport(text) : undefined;
+  // An airport code in capitals ("LHR"); the word "the" is not Teresina's airport (THE).
+  const airport = /^[A-Z]{3}$/.test(text) ? catalog.places.airport(text) : undefined;
   // "USA" is the country, not Concord-Padgett Regional Airport.
-  if (airport && text === text.toUpperCase() && !countryCode(text)) {
+  if (airport && !countryCode(text)) {
     return _atAirport(catalog, base, airport);
   }
 
@@ -104,7 +108,7 @@ export function siteCoverage(
       state ??= _region(catalog, base, reading.key, states, fits);
       continue;
     }
-    const all = named(catalog, reading.key);
+    const all = named(catalog, reading.key, capitals);
     if (all.length === 0) continue;
     const fit = all.filter(fits);
     if (fit.length === 0) {
@@ -125,7 +129,9 @@ export function siteCoverage(
     return _postcode(catalog, base, text, country);
   }
   const spelled = readings(catalog, text).at(-1)?.key ?? key;
-  return unzoned(_unknown(catalog, base, spelled, country));
+  // "lhr": an airport code written in small letters is suggested, not read.
+  const code = /^[a-z]{3}$/i.test(text) ? catalog.places.airport(text.toUpperCase()) : undefined;
+  return unzoned(_unknown(catalog, base, spelled, country, code));
 }
 
 /** What every answer starts from: the query as read, and the name as echoed back. */
@@ -143,7 +149,7 @@ function _decide(catalog: Catalog, base: _Base, fit: Candidate[]) {
   if (top!.location) {
     return { coverage: _covered(catalog, base, top!.location), timeZone: top!.location.timezone };
   }
-  return _atPlace(catalog, base, top!.place!, _placeLabel(top!.place!));
+  return _atPlace(catalog, base, top!.place!, placeLabel(top!.place!));
 }
 
 /** The coverage at a point: covered by a location within reach, or the nearest ones. */
@@ -162,15 +168,21 @@ function _atPlace(
     timezone: place.timezone,
   };
   const location = coveringLocation(catalog, place, first);
+  // A ZIP code or an airport in the covered city itself: that city, covered, and how it was read.
+  const inCity = location && location.country === place.country &&
+    normalizeName(location.city) === normalizeName(place.name);
   const coverage = location
     ? {
       ..._covered(catalog, base, location),
-      match: "nearby" as const,
+      match: inCity ? "covered" as const : "nearby" as const,
       place: at,
       nearest,
-      summary: `${label} is not a listed city, but it is ${first!.distance_km} km from ` +
-        `${location.city}, ${location.country}, which covers it: ${location.services.length} ` +
-        `services, an engineer on site within ${location.response_time_hours} h.`,
+      summary: (inCity
+        ? `${label} is in ${location.city}, ${location.country}, which is covered`
+        : `${label} is not a listed city, but it is ${first!.distance_km} km from ` +
+          `${location.city}, ${location.country}, which covers it`) +
+        `: ${location.services.length} services, an engineer on site within ` +
+        `${location.response_time_hours} h.`,
     }
     : {
       ..._answer(base),
@@ -199,7 +211,7 @@ function _postcode(catalog: Catalog, base: _Base, text: string, country: string 
     ? catalog.places.zip(text.slice(0, 5))
     : undefined;
   if (zip) {
-    const label = `ZIP code ${text.slice(0, 5)} (${_placeLabel(zip)})`;
+    const label = `ZIP code ${text.slice(0, 5)} (${placeLabel(zip)})`;
     return _atPlace(catalog, { ...base, query: { ...base.query, country: "US" } }, zip, label);
   }
   return {
@@ -230,7 +242,7 @@ function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
 
 function _ambiguous(catalog: Catalog, base: _Base, fit: Candidate[]): Coverage {
   const { shown, candidates } = _shown(catalog, fit);
-  const listed = shown.map((c, i) => `${_candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
+  const listed = shown.map((c, i) => `${candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
     ..._answer(base),
     match: "ambiguous",
@@ -255,8 +267,13 @@ function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
     },
     services: loc.services.map((id) => ({ id, name: catalog.serviceById.get(id)?.name ?? id })),
     response_time_hours: loc.response_time_hours,
-    summary: `${loc.city}, ${loc.country} is covered: ${loc.services.length} services, an ` +
-      `engineer on site within ${loc.response_time_hours} h.`,
+    // Read otherwise than as the city's name ("FRA", "Londres", "Ashburn, VA"): say how.
+    summary:
+      (normalizeName(base.asked) === normalizeName(loc.city)
+        ? `${loc.city}, ${loc.country} is covered`
+        : `"${base.asked}" is read as ${loc.city}, ${loc.country}, which is covered`) +
+      `: ${loc.services.length} services, an engineer on site within ` +
+      `${loc.response_time_hours} h.`,
   };
 }
 
@@ -300,7 +317,7 @@ function _region(
       ` (${cities.length ? `covered: ${cities.join(", ")}` : "no covered city"})`;
   });
   const { shown, candidates } = _shown(catalog, places);
-  const listed = shown.map((c, i) => `${_candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
+  const listed = shown.map((c, i) => `${candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
     ..._answer({ ...base, query }),
     match: places.length ? "ambiguous" : "country",
@@ -329,7 +346,7 @@ function _otherCountry(
     match: "other_country",
     candidates,
     summary: `No city "${base.asked}" is known in ${clip(where, 40)}, ` +
-      `but ${_candidateLabel(first)} is ${_state(candidates[0]!.covered)}: ask again with ` +
+      `but ${candidateLabel(first)} is ${_state(candidates[0]!.covered)}: ask again with ` +
       `country ${first.country} if that is the one.`,
   };
 }
@@ -339,6 +356,7 @@ function _unknown(
   base: _Base,
   spelled: string,
   country: string | undefined,
+  code?: Airport,
 ): Coverage {
   const near = _shown(catalog, closeSpellings(catalog, spelled)).candidates.slice(0, SPELLINGS);
   const coveredCities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
@@ -349,6 +367,10 @@ function _unknown(
     match: "unknown",
     candidates: near,
     summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
+      (code
+        ? ` As an airport code, ${code.code} is ${code.name}, ${code.country}: ask with ` +
+          `${code.code} in capitals to check it.`
+        : "") +
       (near.length ? ` Did you mean ${guesses.join(" or ")}?` : " Try the nearest large city.") +
       ` Covered cities: ${coveredCities}.`,
   };
@@ -366,20 +388,6 @@ function _shown(catalog: Catalog, all: readonly Candidate[]) {
     shown: ordered.map((x) => x.c),
     candidates: ordered.map(({ c, covered }) => ({ city: c.city, country: c.country, covered })),
   };
-}
-
-function _candidateLabel(c: Candidate): string {
-  return c.place ? _placeLabel(c.place) : `${c.city}, ${c.country}`;
-}
-
-/**
- * "Santa Clara, US-CA", "Slough, GB-ENG"; "Reykjavík, IS" where the subdivision is known by
- * a number only, or not at all.
- */
-function _placeLabel(p: { name: string; country: string; subdivision: string | null }): string {
-  return `${p.name}, ${
-    p.subdivision && /-[A-Z]+$/.test(p.subdivision) ? p.subdivision : p.country
-  }`;
 }
 
 function _state(covered: boolean): string {

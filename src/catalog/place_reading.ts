@@ -4,7 +4,7 @@
  * regions after it ("Ashburn, VA", "ashburn virginia usa", "USA, NY, New York"), every place a
  * name means (covered locations by their names, then the gazetteer's), a country alone, whether
  * a text names a place or a postcode at all, the covered cities nearest a point and the one
- * that covers it, and close spellings, found at a bounded cost.
+ * that covers it, close spellings, found at a bounded cost, and how a place is written back.
  */
 
 import type { Catalog } from "./catalog.ts";
@@ -112,19 +112,25 @@ export function inRegion(c: Pick<Candidate, "country" | "subdivision">, region: 
   return region.length === 2 ? c.country === region : c.subdivision === region;
 }
 
+/** Other names this short are codes ("LON", "NYC"), read only when written in capitals. */
+const SHORT_OTHER_NAME = 3;
+
 /**
  * Every place `key` names: the covered locations of that name, and the gazetteer's places
  * other than those the locations stand for (one of that name within their reach), largest
- * first.
+ * first. `capitals`: the name was written in capitals, so a short other name counts as a code.
  */
-export function named(catalog: Catalog, key: string): Candidate[] {
+export function named(catalog: Catalog, key: string, capitals = false): Candidate[] {
   const locations = [...catalog.coverage.locations.get(key) ?? []];
   const places: GazetteerPlace[] = [];
   const matches = catalog.places.named(key);
   // An other name counts where it is larger than any place bearing it as its own: "Londres"
   // is London, but "Manchester" is not Paterson, NJ (one of GeoNames' other names for it).
   const own = matches.find((m) => !m.other)?.id ?? Infinity;
-  for (const { id } of matches.filter((m) => !m.other || m.id < own)) {
+  // A short other name is a code (LON, NYC, and airport codes such as THE for Teresina):
+  // read only when written in capitals, so the word "the" is no city.
+  const code = key.length <= SHORT_OTHER_NAME;
+  for (const { id } of matches.filter((m) => !m.other || (m.id < own && (capitals || !code)))) {
     // A covered city's own row, by another of its names ("Londres", "Tokio"): that city.
     const twin = catalog.coverage.twinOf.get(id);
     if (twin && !locations.includes(twin)) locations.push(twin);
@@ -252,4 +258,21 @@ export function nearestLocations(
     }))
     .sort((a, b) => a.distance_km - b.distance_km)
     .slice(0, count);
+}
+
+/** How an answer writes a candidate: its place's label, or a covered city and its country. */
+export function candidateLabel(c: Candidate): string {
+  return c.place ? placeLabel(c.place) : `${c.city}, ${c.country}`;
+}
+
+/**
+ * "Santa Clara, US-CA", "Slough, GB-ENG"; "Reykjavík, IS" where the subdivision is known by
+ * a number only, or not at all.
+ */
+export function placeLabel(
+  p: { name: string; country: string; subdivision: string | null },
+): string {
+  return `${p.name}, ${
+    p.subdivision && /-[A-Z]+$/.test(p.subdivision) ? p.subdivision : p.country
+  }`;
 }

@@ -123,7 +123,8 @@ export const CoverageOutput = z.looseObject({
       }),
       timezone: z.string().meta({ description: "IANA time zone of the place." }),
     }).nullable().optional().meta({
-      description: "What the name was read as, when match is nearby or known_uncovered.",
+      description: "What the name was read as: a place near a city or outside coverage, or " +
+        "a ZIP code or airport in a covered city.",
     }),
     services: z.array(
       z.looseObject({

@@ -36,7 +36,8 @@ const within = (min: number, max: number) => (c: Answer) => {
 
 const ROWS: Row[] = [
   // Codes: airport and metro codes, and the service's own location ids.
-  ["FRA", "covered", "fra"],
+  // A name read otherwise than as the city's own says how it was read.
+  ["FRA", "covered", "fra", (c) => assert.match(c.summary, /^"FRA" is read as Frankfurt, DE/)],
   ["IAD", "covered", "iad"],
   ["AMS", "covered", "ams"],
   ["LHR", "nearby", "lon", (c) => {
@@ -48,6 +49,12 @@ const ROWS: Row[] = [
   ["fra", "covered", "fra"],
   ["iad", "covered", "iad"],
   ["LON", "covered", "lon", (c) => assert.doesNotMatch(c.summary, /Lyon/)],
+  // A code is read only in capitals: "the" is neither Teresina (GeoNames' THE) nor its airport,
+  // "lhr" not Heathrow; "nyc" is New York as one of the location's own names.
+  ["the", "unknown", null],
+  ["lhr", "unknown", null, (c) => assert.match(c.summary, /As an airport code, LHR is .*Heathrow/)],
+  ["nyc", "covered", "nyc"],
+  ["NYC", "covered", "nyc", (c) => assert.match(c.summary, /^"NYC" is read as New York, US/)],
   ["DFW", "covered", "dfw"],
   ["JFK", "nearby", "nyc", within(10, 30)],
   // City, region, country in any order.
@@ -90,8 +97,12 @@ const ROWS: Row[] = [
   ["Slough", "nearby", "lon", within(25, 40)],
   ["Secaucus, NJ", "nearby", "nyc", within(5, 15)],
   // Postcodes: a US ZIP code is its town; any other is refused with what to send.
-  ["20147", "nearby", "iad", (c) => {
-    assert.match(c.summary, /^ZIP code 20147 \(Ashburn, US-VA\)/);
+  // In the covered city itself: covered, saying how the code was read.
+  ["20147", "covered", "iad", (c) => {
+    assert.match(
+      c.summary,
+      /^ZIP code 20147 \(Ashburn, US-VA\) is in Ashburn, US, which is covered/,
+    );
     assert.equal(c.place?.timezone, "America/New_York");
   }],
   ["EC1A 1BB", "unknown", null, (c) => assert.match(c.summary, /only US ZIP codes are known/)],
@@ -155,7 +166,7 @@ const ROWS: Row[] = [
     assert.ok(c.candidates.every((x) => x.city === "Manchester"), JSON.stringify(c.candidates));
   }],
   // Full-width digits, as a Japanese keyboard types them: the ZIP code.
-  ["２０１４７", "nearby", "iad"],
+  ["２０１４７", "covered", "iad"],
   // A close spelling is a suggestion, never the answer.
   ["Frankfrut", "unknown", null, (c) => {
     assert.deepEqual(c.candidates[0], { city: "Frankfurt", country: "DE", covered: true });
