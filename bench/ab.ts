@@ -23,18 +23,10 @@
 
 import { parseArgs } from "node:util";
 import { RATE_LIMITS_OFF } from "../tests/_fixtures.ts";
-import {
-  drive,
-  ensureWrk,
-  type RunResult,
-  type Setup,
-  setupService,
-  type Shape,
-  spawnServer,
-} from "./load.ts";
+import { drive, ensureWrk, type RunResult, type Setup, setupService, type Shape } from "./load.ts";
 import { cpuSeconds } from "./_stats.ts";
+import { cpuModel, median, nameSides, report, type Side, withSides } from "./_sides.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 /** Within this share of the base counts as met (the issue's target: 5 %). */
 const TOLERANCE = 0.05;
 
@@ -77,8 +69,6 @@ function _tokenRequest(s: Setup): Shape {
   };
 }
 
-type Side = "base" | "current";
-
 interface Run extends RunResult {
   /** Server CPU time per answered request, in µs; NaN without /proc. */
   cpuUs: number;
@@ -111,38 +101,13 @@ if (
   Deno.exit(2);
 }
 
-async function git(...gitArgs: string[]): Promise<string> {
-  const out = await new Deno.Command("git", { args: ["-C", ROOT, ...gitArgs] }).output();
-  const text = new TextDecoder();
-  if (!out.success) throw new Error(`git ${gitArgs.join(" ")}: ${text.decode(out.stderr)}`);
-  return text.decode(out.stdout).trim();
-}
-
 const wrk = await ensureWrk();
-const baseCommit = await git("rev-parse", "--short", `${args.values.base}^{commit}`);
-const head = await git("rev-parse", "--short", "HEAD");
-// What the current side serves beyond HEAD: uncommitted changes to what `deno task start` runs.
-const dirty = (await git("status", "--porcelain", "--", "src", "deno.json", "deno.lock")) !== "";
-const current = dirty ? `${head} + uncommitted changes` : head;
+const { baseCommit, current } = await nameSides(args.values.base);
 
-const dir = await Deno.makeTempDir({ prefix: "dcfs-ab-" });
-const baseDir = `${dir}/base`;
 const runs: Record<string, Record<Side, Run[]>> = {};
-try {
-  await git("worktree", "add", "--detach", "--quiet", baseDir, baseCommit);
-  const serve = (side: Side, cwd: string) =>
-    spawnServer({
-      command: Deno.execPath(),
-      // Each side runs its own task: the base's command line may differ from ours.
-      args: ["task", "--quiet", "start"],
-      cwd,
-      env: { KV_PATH: `${dir}/${side}.sqlite3`, ...RATE_LIMITS_OFF },
-      ready: "/healthz",
-    });
-  await using baseServer = await serve("base", baseDir);
-  await using currentServer = await serve("current", ROOT);
-  const servers: Record<Side, string> = { base: baseServer.base, current: currentServer.base };
-  const pids: Record<Side, number> = { base: baseServer.pid, current: currentServer.pid };
+await withSides("dcfs-ab-", baseCommit, RATE_LIMITS_OFF, async (sides) => {
+  const servers: Record<Side, string> = { base: sides.base.base, current: sides.current.base };
+  const pids: Record<Side, number> = { base: sides.base.pid, current: sides.current.pid };
   const setup: Record<Side, Setup> = {
     base: await setupService(servers.base),
     current: await setupService(servers.current),
@@ -175,16 +140,8 @@ try {
       );
     }
   }
-} finally {
-  await git("worktree", "remove", "--force", baseDir).catch((err) => console.error(err.message));
-  await Deno.remove(dir, { recursive: true });
-}
+});
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const n = (x: number) => Math.round(x).toLocaleString("en-US");
 const spread = (xs: readonly number[], f: (x: number) => string) =>
   `${f(median(xs))} (${f(Math.min(...xs))}–${f(Math.max(...xs))})`;
@@ -192,15 +149,8 @@ const r2 = (x: number) => x.toFixed(3);
 const f1 = (x: number) => x.toFixed(1);
 
 const date = new Date().toISOString();
-const cpu = (() => {
-  try {
-    return Deno.readTextFileSync("/proc/cpuinfo").match(/^model name\s*:\s*(.+)$/m)?.[1];
-  } catch {
-    return undefined;
-  }
-})() ?? "unknown CPU";
 const lines = [
-  `A/B of base \`${baseCommit}\` and current \`${current}\`, measured ${date} on ${cpu}, ` +
+  `A/B of base \`${baseCommit}\` and current \`${current}\`, measured ${date} on ${cpuModel()}, ` +
   `${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}; wrk ${wrk}, ` +
   `${threads} thread${threads === 1 ? "" : "s"}, 32 connections, ${rounds} interleaved ` +
   `rounds of ${seconds} s per side (base first in odd rounds, current first in even ones). ` +
@@ -244,11 +194,4 @@ const lines = [
     } |`;
   }),
 ];
-const md = lines.join("\n");
-console.log(md);
-if (!args.values["no-save"]) {
-  const name = `ab-${baseCommit}-${date.slice(0, 16).replace(":", "-")}.md`;
-  await Deno.mkdir(new URL("results/", import.meta.url), { recursive: true });
-  await Deno.writeTextFile(new URL(`results/${name}`, import.meta.url), md + "\n");
-  console.error(`saved bench/results/${name}`);
-}
+await report("ab", baseCommit, date, lines.join("\n"), !args.values["no-save"]);

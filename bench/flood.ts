@@ -26,10 +26,10 @@
  */
 
 import { parseArgs } from "node:util";
-import { drive, ensureWrk, type RunResult, spawnServer } from "./load.ts";
+import { drive, ensureWrk, type RunResult } from "./load.ts";
 import { cpuSeconds, percentile } from "./_stats.ts";
+import { cpuModel, median, nameSides, report, type Side, withSides } from "./_sides.ts";
 
-const ROOT = new URL("..", import.meta.url).pathname;
 const FLOODER = "203.0.113.9";
 const READER = "198.51.100.7";
 const PROBE = "203.0.113.77";
@@ -39,7 +39,6 @@ const REFUSALS = 200;
 /** The issue's targets. */
 const TARGET = { readerP90Ms: 50, refusalMs: 5 };
 
-type Side = "base" | "current";
 type FloodId = "big" | "valid";
 
 interface Reads {
@@ -82,13 +81,6 @@ const PATHS: Record<FloodId, string> = {
   big: `/api/v1/estimate?${JOB}&${Array.from({ length: params }, (_, i) => `x${i}=1`).join("&")}`,
   valid: `/api/v1/estimate?${JOB}`,
 };
-
-async function git(...gitArgs: string[]): Promise<string> {
-  const out = await new Deno.Command("git", { args: ["-C", ROOT, ...gitArgs] }).output();
-  const text = new TextDecoder();
-  if (!out.success) throw new Error(`git ${gitArgs.join(" ")}: ${text.decode(out.stderr)}`);
-  return text.decode(out.stdout).trim();
-}
 
 /** One read of the catalog from the reader's address; its time in ms. */
 async function readOnce(base: string): Promise<number> {
@@ -163,35 +155,15 @@ async function refusal(base: string, pid: number) {
 }
 
 const wrk = await ensureWrk();
-const baseCommit = await git("rev-parse", "--short", `${args.values.base}^{commit}`);
-const head = await git("rev-parse", "--short", "HEAD");
-const dirty = (await git("status", "--porcelain", "--", "src", "deno.json", "deno.lock")) !== "";
-const current = dirty ? `${head} + uncommitted changes` : head;
+const { baseCommit, current } = await nameSides(args.values.base);
 
-const dir = await Deno.makeTempDir({ prefix: "dcfs-flood-" });
-const baseDir = `${dir}/base`;
 const idle: Record<Side, Reads[]> = { base: [], current: [] };
 const floods: Record<FloodId, Record<Side, Flood[]>> = {
   big: { base: [], current: [] },
   valid: { base: [], current: [] },
 };
 const refusals: Record<Side, Awaited<ReturnType<typeof refusal>>[]> = { base: [], current: [] };
-try {
-  await git("worktree", "add", "--detach", "--quiet", baseDir, baseCommit);
-  const serve = (side: Side, cwd: string) =>
-    spawnServer({
-      command: Deno.execPath(),
-      args: ["task", "--quiet", "start"],
-      cwd,
-      env: { KV_PATH: `${dir}/${side}.sqlite3`, TRUST_PROXY: "true" },
-      ready: "/healthz",
-    });
-  await using baseServer = await serve("base", baseDir);
-  await using currentServer = await serve("current", ROOT);
-  const servers: Record<Side, { base: string; pid: number }> = {
-    base: baseServer,
-    current: currentServer,
-  };
+await withSides("dcfs-flood-", baseCommit, { TRUST_PROXY: "true" }, async (servers) => {
   // Warm-up for the JIT, not recorded.
   for (const side of ["base", "current"] as const) {
     await refusal(servers[side].base, servers[side].pid);
@@ -218,16 +190,8 @@ try {
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
-} finally {
-  await git("worktree", "remove", "--force", baseDir).catch((err) => console.error(err.message));
-  await Deno.remove(dir, { recursive: true });
-}
+});
 
-const median = (xs: readonly number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const n = (x: number) => Math.round(x).toLocaleString("en-US");
@@ -237,16 +201,9 @@ const readsCell = (rs: Reads[]) =>
   `${f2(median(rs.map((r) => r.p99)))}`;
 
 const date = new Date().toISOString();
-const cpuModel = (() => {
-  try {
-    return Deno.readTextFileSync("/proc/cpuinfo").match(/^model name\s*:\s*(.+)$/m)?.[1];
-  } catch {
-    return undefined;
-  }
-})() ?? "unknown CPU";
 const bigBytes = PATHS.big.length - PATHS.big.indexOf("?") - 1;
 const lines = [
-  `Flood of base \`${baseCommit}\` and current \`${current}\`, measured ${date} on ${cpuModel}, ` +
+  `Flood of base \`${baseCommit}\` and current \`${current}\`, measured ${date} on ${cpuModel()}, ` +
   `${navigator.hardwareConcurrency} cores, Deno ${Deno.version.deno}; wrk ${wrk}, 1 thread, ` +
   `${CONNECTIONS} keep-alive connections from one address for ${seconds} s a flood; the reader ` +
   `(another address) reads \`GET /api/v1/services\` one at a time, ${READ_PAUSE_MS} ms apart; ` +
@@ -282,11 +239,4 @@ const lines = [
       `${f1(median(rs.map((r) => r.cpuUs)))} |`;
   }),
 ];
-const md = lines.join("\n");
-console.log(md);
-if (!args.values["no-save"]) {
-  const name = `flood-${baseCommit}-${date.slice(0, 16).replace(":", "-")}.md`;
-  await Deno.mkdir(new URL("results/", import.meta.url), { recursive: true });
-  await Deno.writeTextFile(new URL(`results/${name}`, import.meta.url), md + "\n");
-  console.error(`saved bench/results/${name}`);
-}
+await report("flood", baseCommit, date, lines.join("\n"), !args.values["no-save"]);

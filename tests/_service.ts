@@ -49,6 +49,51 @@ export async function awayFromMinuteEdge(seconds = 10): Promise<void> {
   if (left < seconds * 1000) await new Promise((r) => setTimeout(r, left + 100));
 }
 
+/** A temporary folder outside the project for running a third-party tool. */
+export interface Sandbox extends AsyncDisposable {
+  /** The folder itself. */
+  dir: string;
+  /** `dir/home`, the tool's HOME. */
+  home: string;
+  /** `dir/work`, the tool's working folder (so it cannot touch `deno.lock`). */
+  cwd: string;
+  /** HOME, Deno's real cache, no colours, no update check, loopback past any proxy. */
+  env: Record<string, string>;
+}
+
+/**
+ * A temporary HOME and working folder, both outside the project, removed on dispose. Deno
+ * keeps its cache under HOME unless told otherwise: the environment keeps the real one, so
+ * a package is downloaded once.
+ */
+export async function sandbox(prefix: string): Promise<Sandbox> {
+  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  const project = await Deno.realPath(root);
+  assert.ok(!isInside(dir, project), `${dir} must be outside the project ${project}`);
+  const home = `${dir}/home`;
+  const cwd = `${dir}/work`;
+  await Deno.mkdir(home);
+  await Deno.mkdir(cwd);
+  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], cwd }).output();
+  assert.equal(info.code, 0, new TextDecoder().decode(info.stderr));
+  const denoDir: string = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
+  const noProxy = [Deno.env.get("NO_PROXY"), "127.0.0.1", "localhost"].filter(Boolean).join(",");
+  return {
+    dir,
+    home,
+    cwd,
+    env: {
+      HOME: home,
+      DENO_DIR: denoDir,
+      NO_COLOR: "1",
+      DENO_NO_UPDATE_CHECK: "1",
+      NO_PROXY: noProxy,
+      no_proxy: noProxy,
+    },
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
 /** A port that was free a moment ago. */
 export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -20,7 +20,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { PROTOCOL_VERSIONS } from "../../src/mcp/endpoint.ts";
 import { TOOL_NAMES } from "../_fixtures.ts";
-import { isInside, root, startService } from "../_service.ts";
+import { root, type Sandbox, sandbox, startService } from "../_service.ts";
 
 /** The suite, pinned to one exact version. */
 const SUITE = "npm:@modelcontextprotocol/conformance@0.2.0-alpha.12";
@@ -125,27 +125,18 @@ function exercisedEntries(run: Run, entries: Entry[]): string[] {
   }).map(key);
 }
 
-/** Where the suite runs: the pinned package, a folder outside the project, Deno's cache. */
+/** Where the suite runs: the pinned package, in a sandbox outside the project. */
 interface Place {
   specifier: string;
-  dir: string;
-  denoDir: string;
+  box: Sandbox;
 }
 
 /** Runs one `conformance` command under this Deno; its output, without colours. */
-async function suite({ specifier, dir, denoDir }: Place, args: string[]) {
-  const noProxy = [Deno.env.get("NO_PROXY"), "127.0.0.1", "localhost"].filter(Boolean).join(",");
+async function suite({ specifier, box }: Place, args: string[]) {
   const run = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", specifier, ...args],
-    cwd: `${dir}/work`,
-    env: {
-      HOME: `${dir}/home`,
-      DENO_DIR: denoDir,
-      NO_COLOR: "1",
-      DENO_NO_UPDATE_CHECK: "1",
-      NO_PROXY: noProxy,
-      no_proxy: noProxy,
-    },
+    cwd: box.cwd,
+    env: box.env,
     stdin: "null",
     signal: AbortSignal.timeout(RUN_MS),
   }).output();
@@ -165,7 +156,7 @@ async function scoredScenarios(place: Place, revision: string) {
 
 /** One revision's run against `url`; the suite's report stays in a file, read back. */
 async function runRevision(place: Place, url: string, revision: string): Promise<Run> {
-  const results = `${place.dir}/results-${revision}`;
+  const results = `${place.box.dir}/results-${revision}`;
   await Deno.mkdir(results);
   const scored = await scoredScenarios(place, revision);
   const run = await suite(place, [
@@ -181,7 +172,7 @@ async function runRevision(place: Place, url: string, revision: string): Promise
   ]);
   assert.equal(run.signal, null, `the suite did not finish in ${RUN_MS / 1000} s`);
   const report = `${run.out}\n--- stderr\n${run.err}`;
-  await Deno.writeTextFile(`${place.dir}/conformance-${revision}.log`, report);
+  await Deno.writeTextFile(`${place.box.dir}/conformance-${revision}.log`, report);
   // Each scenario leaves its checks in results/server-<scenario>-<timestamp>/checks.json.
   const byScenario = new Map<string, Check[]>();
   for await (const entry of Deno.readDir(results)) {
@@ -213,18 +204,11 @@ Deno.test("the MCP conformance suite passes for each protocol revision served, a
   });
 
   await using service = await startService();
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "dcfs-conformance-" }));
-  await using _cleanup = { [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
-  const project = await Deno.realPath(root);
-  assert.ok(!isInside(dir, project), `${dir} must be outside the project ${project}`);
-  for (const sub of ["home", "work"]) await Deno.mkdir(`${dir}/${sub}`);
+  await using box = await sandbox("dcfs-conformance-");
   const lockfile = new URL("deno.lock", root);
   const lockBefore = await Deno.readFile(lockfile);
   const url = `${service.baseUrl}/api/v1/mcp`;
-  // Deno keeps its cache under HOME unless told otherwise: keep using the real one.
-  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
-  const denoDir: string = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
-  const place = { specifier, dir, denoDir };
+  const place = { specifier, box };
 
   const runs: Run[] = [];
   for (const revision of PROTOCOL_VERSIONS) {

@@ -12,7 +12,7 @@
 
 import assert from "node:assert/strict";
 import { LEAD, QUOTE, TOOL_NAMES } from "../_fixtures.ts";
-import { isInside, root, type Service, startService } from "../_service.ts";
+import { isInside, root, type Sandbox, sandbox, type Service, startService } from "../_service.ts";
 
 const INSPECTOR = "npm:@modelcontextprotocol/inspector@2.12.0";
 /** The first run may download the package; after that a run takes a second or two. */
@@ -46,37 +46,6 @@ interface Run {
   error?: { code: string; message: string };
   stderr: string;
 }
-
-/** A temporary HOME and working folder, both outside the project. */
-async function sandbox() {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "dcfs-inspector-" }));
-  const project = await Deno.realPath(root);
-  assert.ok(!isInside(dir, project), `${dir} must be outside the project ${project}`);
-  const home = `${dir}/home`;
-  const cwd = `${dir}/work`;
-  await Deno.mkdir(home);
-  await Deno.mkdir(cwd);
-  // Deno keeps its cache under HOME unless told otherwise: keep using the real one.
-  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], cwd }).output();
-  assert.equal(info.code, 0, new TextDecoder().decode(info.stderr));
-  const denoDir: string = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
-  const noProxy = [Deno.env.get("NO_PROXY"), "127.0.0.1", "localhost"].filter(Boolean).join(",");
-  return {
-    home,
-    cwd,
-    env: {
-      HOME: home,
-      DENO_DIR: denoDir,
-      NO_COLOR: "1",
-      DENO_NO_UPDATE_CHECK: "1",
-      NO_PROXY: noProxy,
-      no_proxy: noProxy,
-    },
-    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
-  };
-}
-
-type Sandbox = Awaited<ReturnType<typeof sandbox>>;
 
 /** Runs `inspector --cli <url> … --format json` and parses what it printed. */
 async function inspector(
@@ -237,7 +206,7 @@ async function exerciseEra(
 
 Deno.test("MCP Inspector CLI 2.12 lists and calls every tool, legacy and modern era", async (t) => {
   await using service = await startService();
-  await using box = await sandbox();
+  await using box = await sandbox("dcfs-inspector-");
   const lockfile = new URL("deno.lock", root);
   const lockBefore = await Deno.readFile(lockfile);
 

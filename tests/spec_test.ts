@@ -1,0 +1,226 @@
+/**
+ * SPEC rules the rest of the suite checks under other names, each once here under its
+ * section, through the public handler: what a caller of the SPEC can rely on.
+ */
+
+import assert from "node:assert/strict";
+import { LEAD, QUOTE, RATE_LIMITS_OFF, SPEC_TOOL_NAMES } from "./_fixtures.ts";
+import {
+  basic,
+  createApp,
+  issueToken,
+  mcpPost,
+  mcpResult,
+  mcpToolCall,
+  post,
+  registerClient,
+  type TestApp,
+} from "./_helpers.ts";
+
+/** The `required` of a tool's output schema in the descriptor (SPEC §2.6). */
+async function outputRequired(app: TestApp, tool: string): Promise<string[]> {
+  const d = await (await app.request("/.well-known/mcp.json")).json();
+  return d.tools.find((t: { name: string }) => t.name === tool).output_schema.required;
+}
+
+/** SPEC §2.3's shape: `ok` a boolean and `key` of the given kind, both present. */
+function assertShape(out: Record<string, unknown>, key: string, kind: "object" | "array") {
+  assert.equal(typeof out.ok, "boolean", `ok: ${JSON.stringify(out).slice(0, 200)}`);
+  assert.equal(Array.isArray(out[key]), kind === "array", key);
+  assert.ok(out[key] !== null && typeof out[key] === "object", key);
+}
+
+Deno.test("SPEC §2.3, §4.6: check_coverage answers { ok, coverage } for every match kind, over REST and MCP", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const required = await outputRequired(app, "check_coverage");
+  assert.deepEqual([...required].sort(), ["coverage", "ok"]);
+  const asked: [string, string | undefined][] = [
+    ["Frankfurt", undefined],
+    ["LHR", undefined],
+    ["Köln", undefined],
+    ["San Jose", undefined],
+    ["Frankfurt", "US"],
+    ["NY", undefined],
+    ["Frankfrut", undefined],
+  ];
+  const kinds = new Set<string>();
+  for (const [city, country] of asked) {
+    await t.step(`${city}${country ? `, ${country}` : ""}`, async () => {
+      const q = new URLSearchParams({ city, ...(country ? { country } : {}) });
+      const res = await app.request(`/api/v1/locations?${q}`);
+      assert.equal(res.status, 200);
+      const rest = await res.json();
+      const tool = await mcpToolCall(app, "check_coverage", { city, country });
+      assert.notEqual(tool.isError, true);
+      for (const out of [rest, tool.structuredContent]) {
+        assertShape(out, "coverage", "object");
+        for (const field of required) assert.ok(field in out, field);
+      }
+      assert.deepEqual(tool.structuredContent.coverage, rest.coverage);
+      kinds.add(rest.coverage.match);
+    });
+  }
+  assert.deepEqual(
+    [...kinds].sort(),
+    ["ambiguous", "country", "covered", "known_uncovered", "nearby", "other_country", "unknown"],
+    "every match kind was asked for",
+  );
+});
+
+Deno.test("SPEC §2.3, §4.6: list_services answers { ok, services } over REST and MCP", async () => {
+  await using app = await createApp();
+  assert.deepEqual([...await outputRequired(app, "list_services")].sort(), ["ok", "services"]);
+  const rest = await (await app.request("/api/v1/services")).json();
+  const tool = await mcpToolCall(app, "list_services", {});
+  for (const out of [rest, tool.structuredContent]) assertShape(out, "services", "array");
+});
+
+Deno.test("SPEC §1.5, §2.4, §2.5, §4.6: every submission, REST or MCP, awaits human review and creates nothing billable", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const cases = [
+    { path: "/api/v1/intake", tool: "submit_lead", body: LEAD, estimate: false },
+    { path: "/api/v1/quotes", tool: "request_quote", body: QUOTE, estimate: true },
+  ];
+  for (const { path, tool, body, estimate } of cases) {
+    await t.step(`POST ${path}`, async () => {
+      const res = await post(app, path, { ...body, description: `${body.description} (REST)` });
+      assert.equal(res.status, 202);
+      const out = await res.json();
+      assert.equal(out.ok, true);
+      assert.equal(typeof out.request_id, "string");
+      assert.equal(out.status, "pending_review");
+      assert.equal(out.requires_human_approval, true);
+      assert.equal(out.billable_order_created, false);
+      if (estimate) assertShape(out, "budget_estimate", "object");
+    });
+    await t.step(`MCP ${tool}`, async () => {
+      const result = await mcpToolCall(app, tool, {
+        ...body,
+        description: `${body.description} (MCP)`,
+      });
+      assert.notEqual(result.isError, true, JSON.stringify(result).slice(0, 300));
+      const out = result.structuredContent;
+      for (const field of await outputRequired(app, tool)) assert.ok(field in out, field);
+      assert.equal(out.ok, true);
+      assert.equal(out.requires_human_approval, true);
+      assert.equal(out.billable_order_created, false);
+      if (estimate) assertShape(out, "budget_estimate", "object");
+    });
+  }
+});
+
+Deno.test("SPEC §4.7: the four tools are served over streamable HTTP at {base_url}/api/v1/mcp", async () => {
+  await using app = await createApp();
+  const d = await (await app.request("/.well-known/mcp.json")).json();
+  assert.equal(d.transport, "streamable-http");
+  assert.equal(d.transport_url, `${app.config.baseUrl}/api/v1/mcp`);
+  const res = await mcpPost(app, { jsonrpc: "2.0", id: 1, method: "tools/list" }, {
+    "MCP-Protocol-Version": "2025-11-25",
+  });
+  assert.equal(res.status, 200);
+  const names = mcpResult(await res.text()).tools.map((x: { name: string }) => x.name);
+  for (const name of SPEC_TOOL_NAMES) assert.ok(names.includes(name), `${name} is listed`);
+  assert.ok(!names.some((n: string) => /order|dispatch|accept|invoice/.test(n)), names.join());
+});
+
+Deno.test("SPEC §2.2, §5.2: a token is an opaque Bearer of 900 s for {base_url}; neither it nor the client secret is stored in plaintext", async () => {
+  await using app = await createApp();
+  const client = await registerClient(app);
+  const res = await app.request("/oauth2/token", {
+    method: "POST",
+    headers: {
+      Authorization: basic(client.client_id, client.client_secret),
+      "Content-Type": "application/x-www-form-urlencoded",
+    },
+    body: new URLSearchParams({
+      grant_type: "client_credentials",
+      resource: app.config.baseUrl,
+    }).toString(),
+  });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.token_type, "Bearer");
+  assert.equal(body.expires_in, 900);
+  assert.equal(body.access_token.split(".").length < 3, true, "not a JWT");
+  const another = await issueToken(app, client);
+  const stored: string[] = [];
+  for await (const e of app.kv.list({ prefix: [] })) {
+    stored.push(
+      JSON.stringify(e.key),
+      JSON.stringify(e.value, (_, v) => v instanceof Uint8Array ? [...v] : v),
+    );
+  }
+  const all = stored.join("\n");
+  for (const secret of [body.access_token, another, client.client_secret]) {
+    assert.ok(!all.includes(secret), "a token or secret is stored as it was issued");
+  }
+});
+
+Deno.test("SPEC §7, §8: registration, token and revocation are rate limited and refuse oversized bodies", async (t) => {
+  await using app = await createApp({
+    env: { RATE_LIMIT_REGISTER: "1", RATE_LIMIT_TOKEN: "1", RATE_LIMIT_REVOKE: "1" },
+  });
+  const form = {
+    "Content-Type": "application/x-www-form-urlencoded",
+    Authorization: basic("a", "b"),
+  };
+  const endpoints = [
+    {
+      path: "/agent/identity",
+      headers: { "Content-Type": "application/json" },
+      body: '{"type":"anonymous"}',
+      pad: (s: string) => `{"type":"anonymous","x":"${s}"}`,
+    },
+    {
+      path: "/oauth2/token",
+      headers: form,
+      body: "grant_type=client_credentials",
+      pad: (s: string) => `grant_type=client_credentials&x=${s}`,
+    },
+    {
+      path: "/oauth2/revoke",
+      headers: form,
+      body: "token=x",
+      pad: (s: string) => `token=x&x=${s}`,
+    },
+  ];
+  for (const { path, headers, body, pad } of endpoints) {
+    await t.step(`${path}: oversized`, async () => {
+      const res = await app.request(path, {
+        method: "POST",
+        headers,
+        body: pad("a".repeat(1 << 20)),
+        address: "192.0.2.10",
+      });
+      assert.equal(res.status, 413);
+      await res.body?.cancel();
+    });
+    await t.step(`${path}: the second request of a caller within the window`, async () => {
+      const send = () =>
+        app.request(path, { method: "POST", headers, body, address: "192.0.2.20" });
+      const first = await send();
+      assert.notEqual(first.status, 429);
+      await first.body?.cancel();
+      const second = await send();
+      assert.equal(second.status, 429);
+      await second.body?.cancel();
+    });
+  }
+});
+
+Deno.test("SPEC §1.4, §4.1, §5.2: discovery needs no token", async () => {
+  await using app = await createApp();
+  for (
+    const path of [
+      "/.well-known/oauth-protected-resource",
+      "/.well-known/oauth-authorization-server",
+      "/.well-known/mcp.json",
+      "/llms.txt",
+      "/robots.txt",
+    ]
+  ) {
+    const res = await app.request(path);
+    assert.equal(res.status, 200, path);
+    await res.body?.cancel();
+  }
+});
