@@ -59,7 +59,7 @@ export function lenientArguments(raw: unknown, fields: LenientFields): unknown {
  * own, once case, spaces, `_` and `-` are dropped (`engineerCount`).
  * Documented in docs/api.md.
  */
-export const ESTIMATE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
+const ESTIMATE_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
   engineer_count: ["engineers", "technicians", "techs", "number_of_engineers"],
   estimated_hours: ["hours", "hours_per_engineer", "estimated_time", "duration_hours"],
   out_of_hours: ["after_hours", "outside_hours", "out_of_business_hours"],
@@ -79,45 +79,33 @@ interface Renamed {
 /** A name as it is compared: case, spaces, `_` and `-` dropped (`Engineer-Count` → `engineercount`). */
 const _squash = (s: string) => s.toLowerCase().replace(/[\s_-]/g, "");
 
-/** Each table's names, squashed, to the field they mean: built once per table, not per call. */
-const _byName = new WeakMap<object, ReadonlyMap<string, string>>();
-
-function _names(
-  synonyms: Readonly<Record<string, readonly string[]>>,
-): ReadonlyMap<string, string> {
-  let names = _byName.get(synonyms);
-  if (!names) {
-    const built = new Map<string, string>();
-    for (const [field, others] of Object.entries(synonyms)) {
-      for (const name of [field, ...others]) built.set(_squash(name), field);
-    }
-    _byName.set(synonyms, names = built);
-  }
-  return names;
-}
+/** Every name of {@linkcode ESTIMATE_SYNONYMS}, squashed, to the field it means. */
+const _BY_NAME: ReadonlyMap<string, string> = new Map(
+  Object.entries(ESTIMATE_SYNONYMS).flatMap(([field, others]) =>
+    [field, ...others].map((name): [string, string] => [_squash(name), field])
+  ),
+);
 
 /**
- * A copy of `raw` in which an argument named as `synonyms` lists is read as its field,
- * the other name dropped. When the field is given too, or two names of it are, with
- * different values, nothing is guessed: an issue names both. Returns the copy, what was
- * read under another name, and those issues. Each argument's name is squashed once and
- * looked up once, so the cost grows with the arguments, not with arguments × names.
+ * A copy of `raw` in which an argument named as {@linkcode ESTIMATE_SYNONYMS} lists is read
+ * as its field, the other name dropped. When the field is given too, or two names of it
+ * are, with different values, nothing is guessed: an issue names both. Returns the copy,
+ * what was read under another name, and those issues. Each argument's name is squashed once
+ * and looked up once, so the cost grows with the arguments, not with arguments × names.
  */
 export function readSynonyms(
   raw: unknown,
-  synonyms: Readonly<Record<string, readonly string[]>>,
 ): { value: unknown; renamed: Renamed[]; issues: FieldIssue[] } {
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
     return { value: raw, renamed: [], issues: [] };
   }
-  const names = _names(synonyms);
   const out: Record<string, unknown> = { ...raw };
   const renamed: Renamed[] = [];
   const issues: FieldIssue[] = [];
   for (const name of Object.keys(raw)) {
     // A longer name stays an additional property, refused as one (it would be echoed).
     if (name.length > SYNONYM_MAX) continue;
-    const field = names.get(_squash(name));
+    const field = _BY_NAME.get(_squash(name));
     if (field === undefined || name === field) continue;
     const value = out[name];
     delete out[name];

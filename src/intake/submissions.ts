@@ -8,7 +8,7 @@
 import { countSubmission } from "../telemetry/metrics.ts";
 import type { Context } from "../context.ts";
 import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
-import type { BudgetEstimate } from "../pricing/budget.ts";
+import { type BudgetEstimate, noOnePlace } from "../pricing/budget.ts";
 import { findService } from "../catalog/service_match.ts";
 import { HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
@@ -187,10 +187,7 @@ export async function submitQuote(
 
 /** What a submission record says about coverage: unknown (null) for no one place. */
 function coveredFact(coverage: Coverage): boolean | null {
-  return coverage.match === "ambiguous" || coverage.match === "other_country" ||
-      coverage.match === "country"
-    ? null
-    : coverage.covered;
+  return noOnePlace(coverage) ? null : coverage.covered;
 }
 
 /** A submission that passed validation, ready to be stored. */

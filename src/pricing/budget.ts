@@ -247,12 +247,19 @@ function _notice(service: Service, site: JobSite): { hours: number; note?: strin
   return note ? { hours, note } : { hours };
 }
 
+/**
+ * True when the name was read as no one place (several cities, a city in another country
+ * than the one given, or a whole country): a person confirms the city, and a submission's
+ * record says its coverage is unknown.
+ */
+export function noOnePlace(coverage: Coverage): boolean {
+  return coverage.match === "ambiguous" || coverage.match === "other_country" ||
+    coverage.match === "country";
+}
+
 /** What the estimate says about where the work is: uncertain, uncovered, or not offered there. */
 function _coverageNotes(service: Service, coverage: Coverage): string[] {
-  if (
-    coverage.match === "ambiguous" || coverage.match === "other_country" ||
-    coverage.match === "country"
-  ) {
+  if (noOnePlace(coverage)) {
     return [
       `${coverage.summary.replace(/ Ask again[^.]*\.$/, "")} The request is stored and a person ` +
       "will confirm the city with you; there is no need to send it again.",

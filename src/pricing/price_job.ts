@@ -16,12 +16,7 @@ import { pastStart, readStart } from "./job_start.ts";
 import type { Service } from "../catalog/records.ts";
 import { closestService, findService } from "../catalog/service_match.ts";
 import type { FieldIssue } from "../http/errors.ts";
-import {
-  ESTIMATE_SYNONYMS,
-  lenientArguments,
-  type LenientFields,
-  readSynonyms,
-} from "../intake/lenient.ts";
+import { lenientArguments, type LenientFields, readSynonyms } from "../intake/lenient.ts";
 import { argumentNames, fieldIssues, validationFailed } from "../intake/schemas.ts";
 
 /** The job fields a price depends on, as the quote schema validates them. */
@@ -59,7 +54,7 @@ export function priceJob<T extends Job>(
   leniency: LenientFields,
   extra: (raw: unknown) => FieldIssue[] = () => [],
 ): PricedJob<T> {
-  const synonyms = readSynonyms(sent, ESTIMATE_SYNONYMS);
+  const synonyms = readSynonyms(sent);
   const raw = lenientArguments(synonyms.value, leniency);
   const parsed = schema.safeParse(raw);
   const issues = [
