@@ -76,7 +76,7 @@ export function siteCoverage(
   };
   const unzoned = (coverage: Coverage) => ({ coverage, timeZone: null });
 
-  const byId = catalog.locations.find((l) => l.id === key);
+  const byId = catalog.locationById.get(key);
   if (byId && (!country || byId.country === country)) {
     return { coverage: _covered(catalog, base, byId), timeZone: byId.timezone };
   }

@@ -170,9 +170,8 @@ export function regionAlone(
   key: string,
   country: string | undefined,
 ): string[] | undefined {
-  const served = new Set(catalog.locations.map((l) => l.country));
   const codes = catalog.places.regions(key).filter((code) =>
-    (code.length === 2 || served.has(code.slice(0, 2))) &&
+    (code.length === 2 || catalog.coverage.countries.has(code.slice(0, 2))) &&
     (!country || code.slice(0, 2) === country)
   );
   if (codes.length === 0) return undefined;
@@ -217,7 +216,7 @@ export function coveringLocation(
   if (place.population >= OWN_METRO_POPULATION && first.distance_km > OWN_METRO_KM) {
     return undefined;
   }
-  return catalog.locations.find((l) => l.id === first.id);
+  return catalog.locationById.get(first.id);
 }
 
 /**
