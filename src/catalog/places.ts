@@ -73,7 +73,6 @@ interface Table {
 
 /** The gazetteer, read from the packed tables. */
 export class Gazetteer {
-  readonly sources: readonly string[];
   readonly #zones: readonly string[];
   readonly #places: Table;
   readonly #placeNames: Table;
@@ -83,7 +82,6 @@ export class Gazetteer {
   readonly #zips: string;
 
   constructor(file: PlacesFile) {
-    this.sources = file.sources;
     this.#zones = file.zones;
     this.#places = _table(file.places);
     this.#placeNames = _table(file.place_names);
@@ -91,11 +89,6 @@ export class Gazetteer {
     this.#regions = _table(file.regions);
     this.#airports = _table(file.airports);
     this.#zips = file.zips;
-  }
-
-  /** How many places there are. */
-  get size(): number {
-    return this.#places.starts.length - 1;
   }
 
   /** The place of row `id`. */
