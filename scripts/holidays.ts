@@ -1,11 +1,12 @@
 /**
  * @module
  * `deno task data:holidays`: writes `data/holidays.v1.json`, each location's public holidays
- * for the years below, from the npm package `date-holidays` (pinned in deno.json). The
+ * for the years below, from the npm package `date-holidays` (imported at an exact version). The
  * service reads only the file: the package costs some 40 MB of memory and 0.24 ms a lookup,
  * so it is a tool of this script, never imported under `src/`. Run it when the years move on
- * (each January: raise both years), when date-holidays is upgraded, or when a location is
- * added; tests/pricing/holidays_test.ts fails while the file differs from what it writes.
+ * (each January: raise both years), when date-holidays is upgraded (its version in the import
+ * and in the source named), or when a location is added; tests/pricing/holidays_test.ts fails
+ * while the two versions differ, or while the file differs from what it writes.
  */
 
 import Holidays from "npm:date-holidays@3.37.0";

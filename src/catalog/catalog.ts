@@ -35,6 +35,7 @@ export interface Catalog {
   /** Country code → the tax a quotation adds there ("VAT", "sales tax"). */
   readonly taxByCountry: ReadonlyMap<string, string>;
   readonly locations: readonly Location[];
+  readonly locationById: ReadonlyMap<string, Location>;
   /** The gazetteer (data/places.v2.json): towns, airports, ZIP codes, regions by name. */
   readonly places: Gazetteer;
   readonly serviceById: ReadonlyMap<string, Service>;
@@ -58,6 +59,7 @@ export function buildCatalog(data: CatalogData): Catalog {
   const holidays = _parse("holidays.v1.json", HolidaysFile, data.holidays);
 
   const serviceById = new Map(services.map((s) => [s.id, s]));
+  const locationById = new Map(locations.map((l) => [l.id, l]));
   _unique("services.v1.json", services.map((s) => s.id));
   _unique("locations.v1.json", locations.map((l) => l.id));
   for (const loc of locations) {
@@ -77,10 +79,11 @@ export function buildCatalog(data: CatalogData): Catalog {
     terms,
     taxByCountry,
     locations,
+    locationById,
     places,
     serviceById,
     serviceByKey: indexServices(services),
-    coverage: indexCoverage(locations, places),
+    coverage: indexCoverage(locationById, places),
     holidays: indexHolidays(holidays, locations),
     servicesBody: JSON.stringify({ ok: true, services, terms }),
     locationsBody: JSON.stringify({ ok: true, locations }),
@@ -152,13 +155,18 @@ interface CoverageIndex {
   readonly twins: ReadonlyMap<string, GazetteerPlace>;
   /** The other way: a twin's row → its location ("Londres" is London's row: covered). */
   readonly twinOf: ReadonlyMap<number, Location>;
+  /** The countries some location is in. */
+  readonly countries: ReadonlySet<string>;
 }
 
 /** Indexes every name and alias once, at catalog load. */
-function indexCoverage(locations: readonly Location[], places: Gazetteer): CoverageIndex {
+function indexCoverage(
+  byId: ReadonlyMap<string, Location>,
+  places: Gazetteer,
+): CoverageIndex {
   const byName = new Map<string, Location[]>();
   const twins = new Map<string, GazetteerPlace>();
-  for (const loc of locations) {
+  for (const loc of byId.values()) {
     for (const name of new Set([loc.city, ...loc.aliases].map(normalizeName))) {
       byName.set(name, [...(byName.get(name) ?? []), loc]);
       for (const { id } of places.named(name)) {
@@ -171,9 +179,9 @@ function indexCoverage(locations: readonly Location[], places: Gazetteer): Cover
       }
     }
   }
-  const byId = new Map(locations.map((l) => [l.id, l]));
   const twinOf = new Map([...twins].map(([id, place]) => [place.id, byId.get(id)!]));
-  return { locations: byName, twins, twinOf };
+  const countries = new Set([...byId.values()].map((l) => l.country));
+  return { locations: byName, twins, twinOf, countries };
 }
 
 /**

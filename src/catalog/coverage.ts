@@ -76,7 +76,7 @@ export function siteCoverage(
   };
   const unzoned = (coverage: Coverage) => ({ coverage, timeZone: null });
 
-  const byId = catalog.locations.find((l) => l.id === key);
+  const byId = catalog.locationById.get(key);
   if (byId && (!country || byId.country === country)) {
     return { coverage: _covered(catalog, base, byId), timeZone: byId.timezone };
   }
@@ -88,24 +88,26 @@ export function siteCoverage(
     return _atAirport(catalog, base, airport);
   }
 
-  const regions = regionAlone(catalog, key, country);
-  if (regions) return unzoned(_region(catalog, base, key, regions));
+  const alone = regionAlone(catalog, key, country);
+  if (alone) return unzoned(_region(catalog, base, alone.codes, alone.places));
 
   let misplaced: { reading: Reading; all: Candidate[] } | undefined;
   let state: Coverage | undefined;
-  for (const reading of readings(catalog, text)) {
+  const ways = readings(catalog, text);
+  for (const reading of ways) {
     const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
     const fits = (c: Pick<Candidate, "country" | "subdivision">) =>
       qualifiers.every((codes) => codes.some((r) => inRegion(c, r)));
     // "Virginia, USA", "Bavaria, Germany": the state, not a town of that name there.
-    const states = reading.qualifiers.length
-      ? regionAlone(catalog, reading.key, country)?.filter((code) =>
-        fits({ country: code.slice(0, 2), subdivision: code.length > 2 ? code : null })
-      )
+    const region = reading.qualifiers.length
+      ? regionAlone(catalog, reading.key, country)
       : undefined;
-    if (states?.length) {
+    const states = region?.codes.filter((code) =>
+      fits({ country: code.slice(0, 2), subdivision: code.length > 2 ? code : null })
+    );
+    if (region && states?.length) {
       // Unless another part is the city ("USA, NY, New York"): tried after every reading.
-      state ??= _region(catalog, base, reading.key, states, fits);
+      state ??= _region(catalog, base, states, region.places.filter(fits));
       continue;
     }
     const all = named(catalog, reading.key, capitals);
@@ -128,7 +130,7 @@ export function siteCoverage(
   if (/\d/.test(text) && /^[\p{L}\d][\p{L}\d -]{2,9}$/u.test(text)) {
     return _postcode(catalog, base, text, country);
   }
-  const spelled = readings(catalog, text).at(-1)?.key ?? key;
+  const spelled = ways.at(-1)?.key ?? key;
   // "lhr": an airport code written in small letters is suggested, not read.
   const code = /^[a-z]{3}$/i.test(text) ? catalog.places.airport(text.toUpperCase()) : undefined;
   return unzoned(_unknown(catalog, base, spelled, country, code));
@@ -284,12 +286,10 @@ function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
 function _region(
   catalog: Catalog,
   base: _Base,
-  key: string,
   regions: string[],
-  fits: (c: Candidate) => boolean = () => true,
+  places: Candidate[],
 ): Coverage {
   const countries = new Set(regions.map((code) => code.slice(0, 2)));
-  const places = named(catalog, key).filter(fits);
   const query = countries.size === 1 && !places.length
     ? { ...base.query, country: [...countries][0]! }
     : base.query;

@@ -164,20 +164,21 @@ export function named(catalog: Catalog, key: string, capitals = false): Candidat
  * unless it names a place in one of them (Singapore, New York, Berlin; Tokio is Tokyo): the
  * countries, and the subdivisions of the countries the service covers. Given a country, only
  * its regions, and none when a place of that name is there ("Virginia" in ZA is a town).
+ * With them, the places of that name elsewhere (`named`), which the answer offers too.
  */
 export function regionAlone(
   catalog: Catalog,
   key: string,
   country: string | undefined,
-): string[] | undefined {
-  const served = new Set(catalog.locations.map((l) => l.country));
+): { codes: string[]; places: Candidate[] } | undefined {
   const codes = catalog.places.regions(key).filter((code) =>
-    (code.length === 2 || served.has(code.slice(0, 2))) &&
+    (code.length === 2 || catalog.coverage.countries.has(code.slice(0, 2))) &&
     (!country || code.slice(0, 2) === country)
   );
   if (codes.length === 0) return undefined;
+  const places = named(catalog, key);
   const inside = (c: Candidate) => c.country === country || codes.some((code) => inRegion(c, code));
-  return named(catalog, key).some(inside) ? undefined : codes;
+  return places.some(inside) ? undefined : { codes, places };
 }
 
 /** The subdivision of a covered location ("US-VA"), from its record or its gazetteer place. */
@@ -217,7 +218,7 @@ export function coveringLocation(
   if (place.population >= OWN_METRO_POPULATION && first.distance_km > OWN_METRO_KM) {
     return undefined;
   }
-  return catalog.locations.find((l) => l.id === first.id);
+  return catalog.locationById.get(first.id);
 }
 
 /**

@@ -39,17 +39,28 @@ export interface Airport {
   timezone: string;
 }
 
+/** The places file: packed text tables, one row a line (scripts/places.ts writes it). */
 export const PlacesFile = z.strictObject({
   version: z.literal(2),
+  /** Where each table comes from, with its licence. */
   sources: z.array(z.string().min(1)).min(1),
   population_min: z.number().int().positive(),
+  /** IANA time zones; a place names its zone by index. */
   zones: z.array(z.string().min(1)).min(1),
+  /** One place a line, most populous first: `CC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
   places: z.string().min(1),
+  /** Their names, a line each in the same order (apart: they are the only text not ASCII). */
   place_names: z.string().min(1),
+  /** `key\tids`, sorted by key; ids in base 36, comma-separated, `~` before an other name's. */
   names: z.string().min(1),
+  /** `key\tcodes`, sorted: a country (DE) or a subdivision (US-VA) a name or code stands for. */
   regions: z.string().min(1),
+  /** `IATA\tname\tCC\tlat\tlon\tzone`, sorted by code. */
   airports: z.string().min(1),
-  // Checked by length only: a pattern over 370 KB costs megabytes at start.
+  /**
+   * Nine characters a code: the ZIP code, then the id of its place in base 36 (four). Checked
+   * by length only: a pattern over 370 KB costs megabytes at start.
+   */
   zips: z.string().refine((s) => s.length % 9 === 0, "9 characters a ZIP code"),
 });
 export type PlacesFile = z.infer<typeof PlacesFile>;
@@ -62,7 +73,6 @@ interface Table {
 
 /** The gazetteer, read from the packed tables. */
 export class Gazetteer {
-  readonly sources: readonly string[];
   readonly #zones: readonly string[];
   readonly #places: Table;
   readonly #placeNames: Table;
@@ -72,7 +82,6 @@ export class Gazetteer {
   readonly #zips: string;
 
   constructor(file: PlacesFile) {
-    this.sources = file.sources;
     this.#zones = file.zones;
     this.#places = _table(file.places);
     this.#placeNames = _table(file.place_names);
@@ -80,11 +89,6 @@ export class Gazetteer {
     this.#regions = _table(file.regions);
     this.#airports = _table(file.airports);
     this.#zips = file.zips;
-  }
-
-  /** How many places there are. */
-  get size(): number {
-    return this.#places.starts.length - 1;
   }
 
   /** The place of row `id`. */

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import placesFile from "../../data/places.v2.json" with { type: "json" };
-import { generatePlaces, placesJson } from "../../scripts/places.ts";
+import { generatePlaces, placesJson, SOURCES } from "../../scripts/places.ts";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { bearerGet, createApp, issueToken, mcpToolCall, registerClient } from "../_helpers.ts";
 import { filesUnder } from "../_source.ts";
@@ -243,6 +243,16 @@ Deno.test("data/places.v2.json is what deno task data:places writes now", () => 
     "the file differs from the datasets: run deno task data:places and commit it",
   );
   assert.ok(file.sources.some((s) => /GeoNames.*CC BY 4\.0/.test(s)), "GeoNames is attributed");
+});
+
+Deno.test("the file's sources name each package at the version scripts/places.ts imports", () => {
+  const script = Deno.readTextFileSync(new URL("../../scripts/places.ts", import.meta.url));
+  const imported = [...script.matchAll(/"npm:((?:@[\w-]+\/)?[\w.-]+@\d[\w.-]*)/g)]
+    .map((m) => m[1]!);
+  assert.equal(new Set(imported).size, 5, imported.join(", "));
+  for (const pkg of imported) {
+    assert.ok(SOURCES.some((s) => s.includes(` npm ${pkg} `)), `SOURCES names ${pkg}`);
+  }
 });
 
 Deno.test("no module under src/ imports a dataset package: the service reads the built file", () => {

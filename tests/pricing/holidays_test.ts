@@ -30,6 +30,12 @@ Deno.test("data/holidays.v1.json is what deno task data:holidays writes now", ()
   assert.deepEqual(holidaysFile.years, HOLIDAY_YEARS);
 });
 
+Deno.test("the file's source names date-holidays at the version scripts/holidays.ts imports", () => {
+  const script = Deno.readTextFileSync(new URL("../../scripts/holidays.ts", import.meta.url));
+  const [, pkg] = script.match(/"npm:(date-holidays@\d[\w.-]*)"/)!;
+  assert.match(holidaysFile.source, new RegExp(`^npm ${pkg!.replaceAll(".", "\\.")}:`));
+});
+
 Deno.test("no module under src/ imports date-holidays: the service reads the generated file", () => {
   for (const file of filesUnder("src").filter((f) => /\.(ts|js)$/.test(f))) {
     assert.doesNotMatch(Deno.readTextFileSync(file), /["'](npm:)?date-holidays/, file);
