@@ -205,8 +205,11 @@ interface PassResult {
 
 async function _pass(deps: NotifierDeps, signal?: AbortSignal): Promise<PassResult> {
   const now = deps.now();
-  const fresh = await listNewOutbox(deps.kv, BATCH);
-  const page = await listDueOutbox(deps.kv, now, BATCH);
+  // The lane and the due index are read together: one round trip, not two.
+  const [fresh, page] = await Promise.all([
+    listNewOutbox(deps.kv, BATCH),
+    listDueOutbox(deps.kv, now, BATCH),
+  ]);
   const seen = new Set(fresh.map((e) => e.value.request_id));
   const due = [...fresh, ...page.due.filter((e) => !seen.has(e.value.request_id))];
   let next = page.later ?? Infinity;
