@@ -9,14 +9,11 @@
 import { countRefusal } from "../telemetry/metrics.ts";
 import { HttpError } from "./errors.ts";
 import { rateCounterKey } from "../store/keys.ts";
-import { CounterBook } from "../store/rate_counters.ts";
+import { CounterBook, remember, windowState } from "../store/rate_counters.ts";
 import { MINUTE_MS } from "../time.ts";
 
 /** Length of one rate-limit window. */
 export const WINDOW_MS = MINUTE_MS;
-
-/** Refusals remembered per instance and window, at most. */
-const REMEMBERED = 100_000;
 
 /** What a rate limit needs of a request (a part of the request `Context`). */
 export interface RateContext {
@@ -67,13 +64,7 @@ export class RateCounter {
 
   /** The state of `window`; windows before the one before it are forgotten. */
   window(window: number): WindowState {
-    let state = this.#windows.get(window);
-    if (!state) {
-      state = { over: new Map(), pool: new Map() };
-      this.#windows.set(window, state);
-      for (const w of this.#windows.keys()) if (w < window - 1) this.#windows.delete(w);
-    }
-    return state;
+    return windowState(this.#windows, window, () => ({ over: new Map(), pool: new Map() }));
   }
 
   /** The charges of one request, in the order they were opened (empty: none). */
@@ -87,12 +78,6 @@ export class RateCounter {
     if (list) list.push(charge);
     else this.#charges.set(ctx, [charge]);
   }
-}
-
-/** Sets `key` in a map bounded to {@linkcode REMEMBERED} entries: past it the oldest goes. */
-function _remember<V>(map: Map<string, V>, key: string, value: V): void {
-  if (!map.has(key) && map.size >= REMEMBERED) map.delete(map.keys().next().value!);
-  map.set(key, value);
 }
 
 /** Takes a leased place for a global charge, if this instance holds one. */
@@ -145,7 +130,7 @@ export function openCharge(
 
 /** 429 for `charge`, remembered for the rest of its window so the next ones cost nothing. */
 export function refuse(ctx: RateContext, charge: Charge): HttpError {
-  _remember(ctx.rateCounter.window(charge.window).over, charge.id, charge.limit);
+  remember(ctx.rateCounter.window(charge.window).over, charge.id, charge.limit);
   charge.status = "refused";
   countRefusal("rate_limited", charge.bucket);
   return refusal(ctx, charge);

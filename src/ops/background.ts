@@ -15,7 +15,7 @@ import { WINDOW_MS } from "../http/rate_limit.ts";
 import { removeLegacyRateCounters } from "../store/migrations.ts";
 import { retentionPass } from "../review/retention.ts";
 import { indexOlderSubmissions } from "../review/summary.ts";
-import { sendNotices } from "../review/notifier.ts";
+import { abortableSleep, sendNotices } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 
 export interface BackgroundDeps {
@@ -128,15 +128,7 @@ export function pacedPause(
     if (signal.aborted) throw new Error("stopped");
     const worked = performance.now() - resumed;
     // The rest ends early on a stop, so a drain never waits out a long one.
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      };
-      const timer = setTimeout(done, (worked * (1 - share)) / share);
-      signal.addEventListener("abort", done);
-    });
+    await abortableSleep((worked * (1 - share)) / share, signal);
     if (signal.aborted) throw new Error("stopped");
     resumed = performance.now();
   };

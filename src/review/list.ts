@@ -6,7 +6,7 @@
  * on from a page's last row; `--all` streams every page. Urgent requests lead their page.
  */
 
-import { getOutboxEntry, type OutboxEntry } from "../store/outbox.ts";
+import { getOutboxEntries, type OutboxEntry } from "../store/outbox.ts";
 import { idPagesNewestFirst } from "../store/submission_index.ts";
 import { getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { REVIEW_BACKOFF_MS } from "./notifier.ts";
@@ -60,8 +60,9 @@ export async function listSubmissionsPage(io: ReviewIo, o: ListOptions): Promise
       .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind));
     const rows = o.all ? records : records.slice(0, o.limit - shown);
     rows.sort((a, b) => _urgencyRank(a) - _urgencyRank(b));
-    for (const r of rows) {
-      const summary = listItem(r, (await getOutboxEntry(io.kv, r.request_id)).value ?? undefined);
+    const notices = await getOutboxEntries(io.kv, rows.map((r) => r.request_id));
+    for (const [i, r] of rows.entries()) {
+      const summary = listItem(r, notices[i]!.value ?? undefined);
       // A page of JSON is one line; --all --json streams the array an item a line.
       if (o.json && o.all) io.out(`${shown ? "," : "["}${JSON.stringify(summary)}`);
       else if (o.json) json.push(JSON.stringify(summary));

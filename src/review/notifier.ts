@@ -115,7 +115,7 @@ type Sleep = (ms: number, signal: AbortSignal) => Promise<void>;
 export function startReviewNotifier(
   deps: NotifierDeps,
   idleMs = IDLE_MS,
-  sleep: Sleep = _sleep,
+  sleep: Sleep = abortableSleep,
 ): ReviewNotifier {
   const stopping = new AbortController();
   let woken = false;
@@ -160,7 +160,8 @@ export function startReviewNotifier(
   };
 }
 
-const _sleep: Sleep = (ms, signal) =>
+/** Waits `ms`, or less once `signal` aborts (ops/background.ts rests between pages with it). */
+export const abortableSleep: Sleep = (ms, signal) =>
   new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
@@ -205,8 +206,10 @@ interface PassResult {
 
 async function _pass(deps: NotifierDeps, signal?: AbortSignal): Promise<PassResult> {
   const now = deps.now();
-  const fresh = await listNewOutbox(deps.kv, BATCH);
-  const page = await listDueOutbox(deps.kv, now, BATCH);
+  const [fresh, page] = await Promise.all([
+    listNewOutbox(deps.kv, BATCH),
+    listDueOutbox(deps.kv, now, BATCH),
+  ]);
   const seen = new Set(fresh.map((e) => e.value.request_id));
   const due = [...fresh, ...page.due.filter((e) => !seen.has(e.value.request_id))];
   let next = page.later ?? Infinity;

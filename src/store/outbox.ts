@@ -14,7 +14,7 @@
  */
 
 import { allDue, allNewNotices, dueKey, newNoticeKey, outboxKey, outboxOfKind } from "./keys.ts";
-import { retryLocked } from "./retry_locked.ts";
+import { getEach, retryLocked } from "./retry_locked.ts";
 
 /** A review notification waiting to be sent (transactional outbox). */
 export interface OutboxEntry {
@@ -53,19 +53,8 @@ export async function listDueOutbox(kv: Deno.Kv, now: number, limit: number): Pr
   const page = await retryLocked(() => Array.fromAsync(kv.list(allDue(), { limit })));
   const firstLater = page.findIndex(({ key }) => Number(key[1]) > now);
   const dueKeys = firstLater < 0 ? page : page.slice(0, firstLater);
-  const due: Deno.KvEntry<OutboxEntry>[] = [];
-  for (const { key } of dueKeys) {
-    const entry = await getOutboxEntry(kv, String(key[2]));
-    if (entry.value && entry.value.next_attempt_at === key[1]) {
-      due.push(entry as Deno.KvEntry<OutboxEntry>);
-    } else {
-      await retryLocked(() =>
-        kv.atomic().check({ key: entry.key, versionstamp: entry.versionstamp }).delete(key).commit()
-      );
-    }
-  }
   return {
-    due,
+    due: await _indexed(kv, dueKeys, (entry, key) => entry.next_attempt_at === key[1]),
     full: dueKeys.length === limit,
     later: firstLater < 0 ? null : Number(page[firstLater]!.key[1]),
   };
@@ -83,10 +72,24 @@ export async function listNewOutbox(
   const lane = await retryLocked(() =>
     Array.fromAsync(kv.list(allNewNotices(), { limit, reverse: true }))
   );
+  return await _indexed(kv, lane, (entry) => entry.attempts === 0);
+}
+
+/**
+ * The entries an index page (`[prefix, time, request_id]` keys) points to, read in one round
+ * trip, those `current` accepts for their index key. An index key whose entry is gone or
+ * does not match it is deleted, checked against the entry, so it is never read twice.
+ */
+async function _indexed(
+  kv: Deno.Kv,
+  index: readonly Deno.KvEntry<unknown>[],
+  current: (entry: OutboxEntry, indexKey: Deno.KvKey) => boolean,
+): Promise<Deno.KvEntry<OutboxEntry>[]> {
+  const entries = await getOutboxEntries(kv, index.map(({ key }) => String(key[2])));
   const out: Deno.KvEntry<OutboxEntry>[] = [];
-  for (const { key } of lane) {
-    const entry = await getOutboxEntry(kv, String(key[2]));
-    if (entry.value && entry.value.attempts === 0) out.push(entry as Deno.KvEntry<OutboxEntry>);
+  for (const [i, entry] of entries.entries()) {
+    const key = index[i]!.key;
+    if (entry.value && current(entry.value, key)) out.push(entry as Deno.KvEntry<OutboxEntry>);
     else {
       await retryLocked(() =>
         kv.atomic().check({ key: entry.key, versionstamp: entry.versionstamp }).delete(key).commit()
@@ -124,6 +127,14 @@ export async function countOutbox(kv: Deno.Kv, cap: number): Promise<number> {
 
 export function getOutboxEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<OutboxEntry>> {
   return retryLocked(() => kv.get<OutboxEntry>(outboxKey(id)));
+}
+
+/** The outbox entries of `ids`, in that order, in one round trip. */
+export function getOutboxEntries(
+  kv: Deno.Kv,
+  ids: readonly string[],
+): Promise<Deno.KvEntryMaybe<OutboxEntry>[]> {
+  return getEach<OutboxEntry>(kv, ids.map(outboxKey));
 }
 
 /**

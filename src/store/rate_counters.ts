@@ -42,12 +42,10 @@ const NONCE_HISTORY = 32;
  * Reads counters in one call. Eventual consistency is enough: every counter read is
  * followed by a commit that checks its versionstamp, and a stale read only fails that check.
  */
-async function readCounters(
-  kv: Deno.Kv,
-  keys: readonly Deno.KvKey[],
-  consistency: Deno.KvConsistencyLevel = "eventual",
-): Promise<CounterState[]> {
-  const entries = await retryLocked(() => kv.getMany<RateCount[]>(keys, { consistency }));
+async function readCounters(kv: Deno.Kv, keys: readonly Deno.KvKey[]): Promise<CounterState[]> {
+  const entries = await retryLocked(() =>
+    kv.getMany<RateCount[]>(keys, { consistency: "eventual" })
+  );
   return entries.map(counterState);
 }
 
@@ -110,8 +108,27 @@ interface CounterRef {
   readonly key: Deno.KvKey;
 }
 
-/** Counters one instance remembers per window, at most; past it the oldest is forgotten. */
+/** Entries one instance remembers in a map of one window, at most; past it the oldest goes. */
 const REMEMBERED = 100_000;
+
+/** Sets `key` in a map of one window, bounded to {@linkcode REMEMBERED} entries. */
+export function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (!map.has(key) && map.size >= REMEMBERED) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/**
+ * What an instance keeps of `window` in `windows`, made by `make` the first time; the
+ * windows before the one before it are forgotten.
+ */
+export function windowState<T>(windows: Map<number, T>, window: number, make: () => T): T {
+  let state = windows.get(window);
+  if (!state) {
+    windows.set(window, state = make());
+    for (const w of windows.keys()) if (w < window - 1) windows.delete(w);
+  }
+  return state;
+}
 
 interface Lock {
   tail: Promise<void>;
@@ -140,12 +157,7 @@ export class CounterBook {
   }
 
   #seen(window: number): Map<string, CounterState> {
-    let seen = this.#windows.get(window);
-    if (!seen) {
-      this.#windows.set(window, seen = new Map());
-      for (const w of this.#windows.keys()) if (w < window - 1) this.#windows.delete(w);
-    }
-    return seen;
+    return windowState(this.#windows, window, () => new Map());
   }
 
   /**
@@ -156,8 +168,7 @@ export class CounterBook {
     const seen = this.#seen(ref.window);
     const known = seen.get(ref.id);
     if (!strong && known && (known.versionstamp ?? "") >= (state.versionstamp ?? "")) return;
-    if (!known && seen.size >= REMEMBERED) seen.delete(seen.keys().next().value!);
-    seen.set(ref.id, state);
+    remember(seen, ref.id, state);
   }
 
   /** Reads, in one eventual call, the counters of `refs` this instance knows nothing of. */
