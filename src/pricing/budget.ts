@@ -87,7 +87,7 @@ export function estimateBudget(
   service: Service,
   request: EstimateRequest,
   site: JobSite,
-  renamed: readonly { from: string; to: string }[] = [],
+  renamed: readonly { from: string; to: string }[],
 ): BudgetEstimate {
   const p = service.pricing;
   const job = _readJob(service, request, site, renamed);

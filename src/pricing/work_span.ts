@@ -19,8 +19,11 @@ export const BUSINESS_HOURS = { from: "08:00", to: "18:00" } as const;
 
 /** At most this many days off are named in a description; the rest are counted. */
 const DAYS_NAMED = 2;
-const _OPEN = parseClock(BUSINESS_HOURS.from) * MINUTE_MS;
-const _CLOSE = parseClock(BUSINESS_HOURS.to) * MINUTE_MS;
+/** Business hours in minutes since midnight, and as milliseconds into a plain day. */
+const _OPEN_MIN = parseClock(BUSINESS_HOURS.from);
+const _CLOSE_MIN = parseClock(BUSINESS_HOURS.to);
+const _OPEN = _OPEN_MIN * MINUTE_MS;
+const _CLOSE = _CLOSE_MIN * MINUTE_MS;
 const _DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
 /** A job's hours per engineer inside and outside business hours. */
@@ -63,8 +66,8 @@ export function splitSpan(
       if (!anyDay && holidays(day) === undefined) holidaysUnknownFrom ??= day;
       // Without a clock change that day, its hours are where they always are.
       const plain = dayEnd - dayStart === DAY_MS;
-      const open = plain ? dayStart + _OPEN : _at(tz, day, parseClock(BUSINESS_HOURS.from));
-      const close = plain ? dayStart + _CLOSE : _at(tz, day, parseClock(BUSINESS_HOURS.to));
+      const open = plain ? dayStart + _OPEN : _at(tz, day, _OPEN_MIN);
+      const close = plain ? dayStart + _CLOSE : _at(tz, day, _CLOSE_MIN);
       insideMs += _overlap(a, b, open, close);
       if (_overlap(a, b, dayStart, open)) reasons.set(`before ${BUSINESS_HOURS.from}`, true);
       if (_overlap(a, b, close, dayEnd)) reasons.set(`after ${BUSINESS_HOURS.to}`, true);
