@@ -14,6 +14,7 @@ import { createRateCounter } from "./http/rate_limit.ts";
 import { requestIdOf, requestPath } from "./http/request.ts";
 import { compileRoutes, matchRoute, respond } from "./http/router.ts";
 import { buildRoutes, notFound } from "./routes.ts";
+import { staffRoutes } from "./staff/routes.ts";
 import { createStoreCache } from "./store/cache.ts";
 import { groupCommit, groupLimitsFor } from "./store/group_commit.ts";
 import { activeSpan, endRequest } from "./telemetry/metrics.ts";
@@ -47,7 +48,11 @@ export function createHandler(deps: Deps): ServiceHandler {
     cache: createStoreCache(kv),
     submitted: deps.submitted ?? (() => {}),
   };
-  const routes = compileRoutes(buildRoutes(deps.config, deps.catalog));
+  // The staff console's routes follow the service's, outside its OpenAPI document.
+  const routes = compileRoutes([
+    ...buildRoutes(deps.config, deps.catalog),
+    ...(deps.config.staffConsole ? staffRoutes() : []),
+  ]);
   const admission = createAdmission(deps.config.maxInFlight);
 
   // Synchronous when the route answers synchronously (see `respond` in http/router.ts).

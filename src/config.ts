@@ -21,6 +21,8 @@ interface RateLimits {
   readonly mcp: number;
   /** Estimates: `GET /api/v1/estimate` and the MCP tool `estimate_quote` together. */
   readonly estimate: number;
+  /** Staff console passkey ceremonies (sign-in and enrolment) begun and finished. */
+  readonly staff: number;
 }
 
 export interface Config {
@@ -48,6 +50,13 @@ export interface Config {
   readonly submissionRetentionDays: number | undefined;
   /** Hours within which a submission is expected to be reviewed, stated in every answer. */
   readonly reviewHours: ReviewHours;
+  /** `STAFF_CONSOLE`: false serves no `/staff/` path at all. */
+  readonly staffConsole: boolean;
+  /**
+   * `STAFF_ENROL_CODE`: a one-time code that enrols a staff member where no shell can print
+   * an invite (Deno Deploy). Spent by its first use, whatever the variable still says.
+   */
+  readonly staffEnrolCode: string | undefined;
 }
 
 /** `REVIEW_HOURS` and `REVIEW_HOURS_EMERGENCY`: `urgency: emergency` gets the second. */
@@ -73,6 +82,9 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   // One a second on average: a person pricing a job on the page makes a few, an agent
   // comparing sites and services a few dozen; a flood from one address stops after 60.
   estimate: 60,
+  // A person signing in makes two requests (the challenge, the answer); ten a minute lets a
+  // few people behind one address in and stops guessing at once.
+  staff: 10,
 });
 
 /**
@@ -97,6 +109,7 @@ const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
   submitGlobal: "RATE_LIMIT_SUBMIT_GLOBAL",
   mcp: "RATE_LIMIT_MCP",
   estimate: "RATE_LIMIT_ESTIMATE",
+  staff: "RATE_LIMIT_STAFF",
 };
 
 /**
@@ -116,6 +129,7 @@ export const ENV_NAMES = [
   "RATE_LIMIT_SUBMIT_GLOBAL",
   "RATE_LIMIT_MCP",
   "RATE_LIMIT_ESTIMATE",
+  "RATE_LIMIT_STAFF",
   "MAX_IN_FLIGHT",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",
@@ -124,6 +138,8 @@ export const ENV_NAMES = [
   "SUBMISSION_RETENTION_DAYS",
   "REVIEW_HOURS",
   "REVIEW_HOURS_EMERGENCY",
+  "STAFF_CONSOLE",
+  "STAFF_ENROL_CODE",
 ] as const;
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -166,7 +182,22 @@ export function loadConfig(env: Env): Config {
     reviewWebhookSecret,
     submissionRetentionDays,
     reviewHours: _reviewHours(env),
+    staffConsole: _value(env, "STAFF_CONSOLE") === undefined || _boolean(env, "STAFF_CONSOLE"),
+    staffEnrolCode: _enrolCode(env),
   });
+}
+
+/** Shortest `STAFF_ENROL_CODE`: it is a credential, guessed only through a rate limit. */
+const MIN_ENROL_CODE = 24;
+
+function _enrolCode(env: Env): string | undefined {
+  const code = _value(env, "STAFF_ENROL_CODE");
+  if (code !== undefined && code.length < MIN_ENROL_CODE) {
+    throw new ConfigError(
+      `STAFF_ENROL_CODE must be at least ${MIN_ENROL_CODE} characters (try: openssl rand -base64 24)`,
+    );
+  }
+  return code;
 }
 
 /** The review times; an emergency's is at most the standard one (by default, 2 h or less). */

@@ -43,12 +43,15 @@ Deno.test("loadConfig reads every variable", () => {
     RATE_LIMIT_REGISTER_GLOBAL: "9",
     RATE_LIMIT_MCP: "10",
     RATE_LIMIT_ESTIMATE: "11",
+    RATE_LIMIT_STAFF: "12",
     ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
     TRUST_PROXY: "true",
     REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
     REVIEW_WEBHOOK_SECRET: "0123456789abcdef",
     REVIEW_HOURS: "48",
     REVIEW_HOURS_EMERGENCY: "4",
+    STAFF_CONSOLE: "off",
+    STAFF_ENROL_CODE: "a-code-of-twenty-four-ch",
   });
   assert.equal(c.port, 0);
   assert.equal(c.hostname, "127.0.0.1");
@@ -62,7 +65,12 @@ Deno.test("loadConfig reads every variable", () => {
     submitGlobal: 8,
     mcp: 10,
     estimate: 11,
+    staff: 12,
   });
+  assert.equal(c.staffConsole, false);
+  assert.equal(c.staffEnrolCode, "a-code-of-twenty-four-ch");
+  assert.equal(loadConfig({}).staffConsole, true);
+  assert.throws(() => loadConfig({ STAFF_ENROL_CODE: "short" }), /at least 24 characters/);
   assert.deepEqual(c.allowedOrigins, ["https://a.example", "https://b.example:8443"]);
   assert.equal(c.trustProxy, true);
   assert.equal(c.reviewWebhookUrl, "https://hooks.example.com/review");

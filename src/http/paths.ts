@@ -43,6 +43,31 @@ export const PATHS = {
   robotsTxt: "/robots.txt",
 } as const;
 
+/**
+ * The staff console's paths, all under `/staff/` (robots.txt keeps crawlers out; the console
+ * is not part of the API, so the OpenAPI document leaves it out).
+ */
+export const STAFF_PATHS = {
+  prefix: "/staff/",
+  queue: "/staff/",
+  submission: "/staff/submissions/:request_id",
+  decide: "/staff/submissions/:request_id/decision",
+  erase: "/staff/submissions/:request_id/erase",
+  eraseEmail: "/staff/erase-email",
+  clients: "/staff/clients",
+  members: "/staff/members",
+  removeMember: "/staff/members/:member_id/remove",
+  invites: "/staff/invites",
+  audit: "/staff/audit",
+  signIn: "/staff/sign-in",
+  signInOptions: "/staff/sign-in/options",
+  signOut: "/staff/sign-out",
+  enrol: "/staff/enrol",
+  enrolOptions: "/staff/enrol/options",
+  assets: "/staff/assets/",
+  asset: "/staff/assets/:name",
+} as const;
+
 /** Where the versioned REST API lives (SPEC §9). */
 export const API_PREFIX = "/api/v1/";
 

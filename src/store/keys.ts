@@ -25,6 +25,15 @@
  * | `["email_index_key"]`                              | the email hash's key, submission_index.ts     |
  * | `["migrations", name]`                             | a migration done, migrations.ts               |
  * | `["health"]`                                       | the ping of `/readyz`; on Deploy, once a start |
+ * | `["staff_members", member_id]`                     | a staff member, staff.ts                      |
+ * | `["staff_passkeys", credential_id]`                | a member's passkey, staff.ts                  |
+ * | `["staff_member_passkeys", member_id, credential_id]` | index of a member's passkeys, staff.ts     |
+ * | `["staff_sessions", sha256(token)]`                | a console session, staff.ts                   |
+ * | `["staff_member_sessions", member_id, sha256(token)]` | index of a member's sessions, staff.ts     |
+ * | `["staff_invites", sha256(token)]`                 | an enrolment invite, staff.ts                 |
+ * | `["staff_ceremonies", sha256(challenge)]`          | a passkey ceremony's challenge, staff.ts      |
+ * | `["staff_codes_spent", sha256(code)]`              | an enrolment code used once, staff.ts         |
+ * | `["staff_audit", at_ms, entry_id]`                 | a staff action, staff_audit.ts                |
  */
 
 // Credentials (credentials.ts)
@@ -157,3 +166,49 @@ export const migrationKey = (name: "submission_indexes" | "outbox_due_index"): D
 
 /** Read, never written: a read of a key that is absent still proves the store answers. */
 export const healthKey = (): Deno.KvKey => ["health"];
+
+// The staff console (staff.ts, staff_audit.ts). Secrets (session cookies, invites, enrolment
+// codes, challenges) are keyed by their SHA-256 digest, never by themselves.
+
+export const staffMemberKey = (memberId: string): Deno.KvKey => ["staff_members", memberId];
+/** Every staff member, by id. */
+export const allStaffMembers = (): Deno.KvListSelector => ({ prefix: ["staff_members"] });
+export const staffPasskeyKey = (credentialId: string): Deno.KvKey => [
+  "staff_passkeys",
+  credentialId,
+];
+export const memberPasskeyKey = (memberId: string, credentialId: string): Deno.KvKey => [
+  "staff_member_passkeys",
+  memberId,
+  credentialId,
+];
+/** The index of one member's passkeys. */
+export const passkeysOf = (memberId: string): Deno.KvListSelector => ({
+  prefix: ["staff_member_passkeys", memberId],
+});
+export const staffSessionKey = (sessionHash: string): Deno.KvKey => ["staff_sessions", sessionHash];
+export const memberSessionKey = (memberId: string, sessionHash: string): Deno.KvKey => [
+  "staff_member_sessions",
+  memberId,
+  sessionHash,
+];
+/** The index of one member's sessions. */
+export const sessionsOf = (memberId: string): Deno.KvListSelector => ({
+  prefix: ["staff_member_sessions", memberId],
+});
+export const staffInviteKey = (inviteHash: string): Deno.KvKey => ["staff_invites", inviteHash];
+export const ceremonyKey = (challengeHash: string): Deno.KvKey => [
+  "staff_ceremonies",
+  challengeHash,
+];
+export const spentCodeKey = (codeHash: string): Deno.KvKey => ["staff_codes_spent", codeHash];
+export const auditKey = (atMs: number, entryId: string): Deno.KvKey => [
+  "staff_audit",
+  atMs,
+  entryId,
+];
+/** The audit trail, or the part of it before `before` (an entry's time and id). */
+export const auditBefore = (before?: { atMs: number; id: string }): Deno.KvListSelector =>
+  before
+    ? { prefix: ["staff_audit"], end: auditKey(before.atMs, before.id) }
+    : { prefix: ["staff_audit"] };

@@ -11,7 +11,7 @@
  */
 
 import type { Config } from "../config.ts";
-import { PATHS, templatePath } from "../http/paths.ts";
+import { PATHS, STAFF_PATHS, templatePath } from "../http/paths.ts";
 import { TOOLS } from "../mcp/tools.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { SCOPES } from "../oauth/scopes.ts";
@@ -105,7 +105,7 @@ function _limits(config: Config): string {
 
 /**
  * `/robots.txt`: crawlers may read the pages and documents, not the endpoints that write,
- * spend a rate limit or need a credential.
+ * spend a rate limit or need a credential, nor the staff console.
  */
 export function robotsTxt(): string {
   const disallowed = [
@@ -118,6 +118,7 @@ export function robotsTxt(): string {
     PATHS.estimate,
     "/api/v1/requests/",
     "/forms/",
+    STAFF_PATHS.prefix,
   ];
   return [
     "User-agent: *",

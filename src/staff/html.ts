@@ -1,0 +1,126 @@
+/**
+ * @module
+ * HTML for the staff console, safe by construction: {@linkcode html} is a tagged template
+ * that escapes every value it is given unless the value is already {@linkcode Html} (made by
+ * another `html` template). Submitted text can only reach a page as a value, so it is always
+ * text, never markup. {@linkcode staffPage} is the layout every console page shares.
+ */
+
+import { CONTENT_SECURITY_POLICY } from "../web/pages.ts";
+import { STAFF_PATHS } from "../http/paths.ts";
+
+/** Markup known to be safe: only {@linkcode html} makes it. */
+export class Html {
+  readonly #text: string;
+  private constructor(text: string) {
+    this.#text = text;
+  }
+  /** Only this module calls it, from a template it escaped. */
+  static _trusted(text: string): Html {
+    return new Html(text);
+  }
+  toString(): string {
+    return this.#text;
+  }
+}
+
+/** Escapes text for an element's content or a double-quoted attribute. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => _ENTITIES[c]!);
+}
+
+const _ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/**
+ * The template tag: `html\`<p>${text}</p>\``. A value that is `Html` goes in as it is; an
+ * array goes in item by item; `null`, `undefined` and `false` go in as nothing; anything else
+ * goes in escaped.
+ */
+export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  let out = strings[0]!;
+  for (let i = 0; i < values.length; i++) out += _value(values[i]) + strings[i + 1]!;
+  return Html._trusted(out);
+}
+
+function _value(value: unknown): string {
+  if (value instanceof Html) return value.toString();
+  if (Array.isArray(value)) return value.map(_value).join("");
+  if (value === null || value === undefined || value === false) return "";
+  return escapeHtml(String(value));
+}
+
+/**
+ * Headers of every console answer: no cache keeps it (a proxy included), nobody frames it,
+ * the site's CSP (only its own scripts and styles), no referrer beyond the site.
+ */
+export const STAFF_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "Content-Type": "text/html; charset=utf-8",
+  "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+  "Cache-Control": "no-store, private",
+  "Pragma": "no-cache",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "same-origin",
+  "Cross-Origin-Opener-Policy": "same-origin",
+});
+
+/** Who is signed in, as the layout shows it (the navigation and the sign-out form). */
+export interface SignedIn {
+  name: string;
+  csrf: string;
+}
+
+/** A console page: the layout around `body`, with the navigation when someone is signed in. */
+export function staffPage(
+  title: string,
+  body: Html,
+  options: { who?: SignedIn; status?: number; headers?: HeadersInit; script?: string } = {},
+): Response {
+  const { who } = options;
+  const nav = who
+    ? html`<nav class="staff-nav" aria-label="Console">
+  <a href="${STAFF_PATHS.queue}">Queue</a>
+  <a href="${STAFF_PATHS.eraseEmail}">Erase by email</a>
+  <a href="${STAFF_PATHS.clients}">Agent clients</a>
+  <a href="${STAFF_PATHS.members}">Staff</a>
+  <a href="${STAFF_PATHS.audit}">Audit trail</a>
+  <form method="post" action="${STAFF_PATHS.signOut}" class="staff-signout">
+    <input type="hidden" name="csrf" value="${who.csrf}">
+    <span>${who.name}</span> <button type="submit">Sign out</button>
+  </form>
+</nav>`
+    : null;
+  const script = options.script
+    ? html`<script type="module" src="${STAFF_PATHS.assets}${options.script}"></script>`
+    : null;
+  const doc = html`
+    <!doctype html>
+    <html lang="en">
+      <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="robots" content="noindex">
+    <title>${title} · Staff console</title>
+    <link rel="stylesheet" href="/assets/styles.css">
+    <link rel="stylesheet" href="${STAFF_PATHS.assets}staff.css">
+    <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml">
+    ${script}
+      </head>
+      <body class="staff">
+        <header class="staff-header"><strong>Staff console</strong>${nav}</header>
+        <main id="main">
+    <h1>${title}</h1>
+    ${body}
+        </main>
+      </body>
+    </html>
+  `;
+  const headers = new Headers(STAFF_HEADERS);
+  for (const [k, v] of new Headers(options.headers)) headers.set(k, v);
+  return new Response(doc.toString(), { status: options.status ?? 200, headers });
+}

@@ -1,0 +1,3 @@
+// @ts-check
+/// <reference lib="dom" />
+// The console's passkey ceremonies: sign-in and enrolment, with the platform's WebAuthn API.
