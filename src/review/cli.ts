@@ -1,7 +1,8 @@
 /**
  * @module
  * Staff review CLI, `deno task review`: list, show, approve and reject submissions
- * in the same KV store as the service, erase or purge them, and disable a client.
+ * in the same KV store as the service, erase or purge them, disable a client, and invite
+ * or remove staff console members (review/staff.ts).
  * Approving records a human decision and nothing else: no order, invoice or dispatch
  * is ever created. Everything printed passes through `terminalSafe`: submitted text
  * never reaches the terminal as control characters.
@@ -11,7 +12,7 @@ import { parseArgs } from "node:util";
 import { isClientId, isRequestId, requestIdTime } from "../intake/ids.ts";
 import { printNoticeBacklog } from "./backlog.ts";
 import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
-import { ReviewError, type ReviewIo } from "./io.ts";
+import { ReviewError, type ReviewIo, UsageError } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
 import type { BudgetEstimate } from "../pricing/budget.ts";
 import { disableClient } from "../store/credentials.ts";
@@ -33,6 +34,8 @@ import {
 import { openStore } from "../store/open.ts";
 import { isStoreUnavailable } from "../store/deadline.ts";
 import { storeLocation } from "../ops/platform.ts";
+import { loadConfig } from "../config.ts";
+import { runStaffCommand, STAFF_HELP, STAFF_USAGE } from "./staff.ts";
 
 const USAGE = `usage: deno task review <command>
   list [--status pending|approved|rejected] [--kind lead|quote] [--limit N | --before <request_id> | --all] [--json]
@@ -44,6 +47,7 @@ const USAGE = `usage: deno task review <command>
   purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
   disable-client <client_id>
   notices [--json]
+${STAFF_USAGE}
 Run "deno task review <command> --help" for what a command does.`;
 
 /** What each command does, for `<command> --help`. */
@@ -76,6 +80,7 @@ and its token requests get invalid_client. Use it when a client secret leaked.`,
 How many review notices wait to be sent (counted up to 10,000), how old the oldest is,
 and whether that is stale (over 15 minutes: the webhook has been failing). The same as the
 dcfs.review.notices.* gauges; /readyz does not say it.`,
+  ...STAFF_HELP,
 };
 
 const NOTE_MAX = 1000;
@@ -86,8 +91,6 @@ const NOTE_MAX = 1000;
  * which the service's 2.5 s would refuse. A store that never answers still ends the run.
  */
 const CLI_STORE_DEADLINE_MS = 30_000;
-
-class UsageError extends Error {}
 
 /** Runs one command; returns the exit code (0 done, 1 refused or failed, 2 usage). */
 export async function runReview(args: string[], io: ReviewIo): Promise<number> {
@@ -147,9 +150,8 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
         await _disable(safe, id);
         return 0;
       default:
-        throw new UsageError(
-          command ? `unknown command "${oneLine(command)}"` : "no command given",
-        );
+        await runStaffCommand(safe, command, id, values);
+        return 0;
     }
   } catch (err) {
     if (err instanceof UsageError) {
@@ -174,6 +176,7 @@ type Options = {
   json?: boolean;
   note?: string;
   by?: string;
+  name?: string;
   limit?: string;
   before?: string;
   all?: boolean;
@@ -219,6 +222,7 @@ function _parse(args: string[]) {
         json: { type: "boolean" },
         note: { type: "string" },
         by: { type: "string" },
+        name: { type: "string" },
         email: { type: "string" },
         "decided-before": { type: "string" },
         "dry-run": { type: "boolean" },
@@ -361,6 +365,9 @@ if (import.meta.main) {
   const code = await runReview(Deno.args, {
     kv,
     store: set ?? `${path} (the default: KV_PATH is not set)`,
+    // As the service reads it: BASE_URL, else http://localhost:$PORT.
+    baseUrl: () =>
+      loadConfig({ BASE_URL: Deno.env.get("BASE_URL"), PORT: Deno.env.get("PORT") }).baseUrl,
     now: Date.now,
     out: (line) => console.log(line),
     err: (line) => console.error(line),

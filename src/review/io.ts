@@ -1,6 +1,7 @@
 /**
  * @module
- * What every staff CLI command receives, and the refusal that exits 1.
+ * What every staff CLI command receives, the refusal that exits 1 and the usage error that
+ * exits 2.
  */
 
 /** The store, the clock and the two output streams of one CLI run. */
@@ -11,7 +12,12 @@ export interface ReviewIo {
   err: (line: string) => void;
   /** Which store was opened, in words (a path, or the default file), for `list`. */
   store?: string;
+  /** The service's public origin (`BASE_URL`, else from `PORT`), for `invite`; may throw. */
+  baseUrl?: () => string;
 }
 
 /** A refusal that is not a usage error (unknown id, already decided): exit 1. */
 export class ReviewError extends Error {}
+
+/** A command line the CLI cannot run (unknown command, missing argument): exit 2, with usage. */
+export class UsageError extends Error {}

@@ -12,15 +12,17 @@
  */
 
 import type { Context } from "../context.ts";
-import { HttpError } from "../http/errors.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 import { type Params, type Route, route } from "../http/router.ts";
-import { html, staffPage } from "./html.ts";
+import { seeOther, staffError } from "./html.ts";
 import { staffAsset } from "./assets.ts";
+import { enrolBegin, enrolFinish, enrolPage } from "./enrolment.ts";
+import { createInviteLink, membersPage, removeStaffMember } from "./members.ts";
+import { signInBegin, signInFinish, signInPage } from "./sign_in.ts";
 import { clearCookie, signOut, staffForm, type StaffVisit, staffVisit } from "./session.ts";
 
 /** A console handler, given the signed-in member. */
-export type StaffHandler = (
+type StaffHandler = (
   req: Request,
   ctx: Context,
   visit: StaffVisit,
@@ -28,7 +30,7 @@ export type StaffHandler = (
 ) => Response | Promise<Response>;
 
 /** A console handler for a state-changing request: the visit and the checked form. */
-export type StaffFormHandler = (
+type StaffFormHandler = (
   req: Request,
   ctx: Context,
   posted: { visit: StaffVisit; form: URLSearchParams },
@@ -40,12 +42,23 @@ export function staffRoutes(): Route<Context>[] {
   const r = route<Context>;
   return [
     r("GET", STAFF_PATHS.asset, staffAsset),
+    // Passkey ceremonies: open pages, and JSON POSTs that check Origin and are rate limited.
+    r("GET", STAFF_PATHS.signIn, signInPage),
+    r("POST", STAFF_PATHS.signInOptions, signInBegin),
+    r("POST", STAFF_PATHS.signIn, signInFinish),
+    r("GET", STAFF_PATHS.enrol, enrolPage),
+    r("POST", STAFF_PATHS.enrolOptions, enrolBegin),
+    r("POST", STAFF_PATHS.enrol, enrolFinish),
     r("POST", STAFF_PATHS.signOut, signedInForm(_signOut)),
+    // Staff members and invites.
+    r("GET", STAFF_PATHS.members, signedInPage(membersPage)),
+    r("POST", STAFF_PATHS.invites, signedInForm(createInviteLink)),
+    r("POST", STAFF_PATHS.removeMember, signedInForm(removeStaffMember)),
   ];
 }
 
 /** A GET that needs a session: without one, `303 See Other` to the sign-in page. */
-export function signedInPage(handler: StaffHandler) {
+function signedInPage(handler: StaffHandler) {
   return async (req: Request, ctx: Context, params: Params): Promise<Response> => {
     try {
       const visit = await staffVisit(req, ctx);
@@ -58,7 +71,7 @@ export function signedInPage(handler: StaffHandler) {
 }
 
 /** A POST that changes something: `Origin`, session and form token checked before `handler`. */
-export function signedInForm(handler: StaffFormHandler) {
+function signedInForm(handler: StaffFormHandler) {
   return async (req: Request, ctx: Context, params: Params): Promise<Response> => {
     try {
       return await handler(req, ctx, await staffForm(req, ctx), params);
@@ -67,38 +80,6 @@ export function signedInForm(handler: StaffFormHandler) {
     }
   };
 }
-
-/** `303 See Other` to a console path (after a form post, or to sign in). */
-export function seeOther(path: string, headers: Record<string, string> = {}): Response {
-  return new Response(null, {
-    status: 303,
-    headers: { Location: path, "Cache-Control": "no-store", ...headers },
-  });
-}
-
-/** An {@linkcode HttpError} as a console page with its status; anything else is thrown on. */
-export function staffError(err: unknown): Response {
-  if (!(err instanceof HttpError)) throw err;
-  const signIn = err.status === 401
-    ? html`<p><a href="${STAFF_PATHS.signIn}">Sign in</a></p>`
-    : null;
-  return staffPage(
-    _TITLES[err.status] ?? "Refused",
-    html`<p class="notice error" role="alert">${err.message}</p>${signIn}`,
-    { status: err.status, headers: err.headers },
-  );
-}
-
-const _TITLES: Readonly<Record<number, string>> = {
-  400: "Not understood",
-  401: "Not signed in",
-  403: "Refused",
-  404: "Not found",
-  409: "Changed meanwhile",
-  413: "Too large",
-  429: "Too many attempts",
-  503: "Unavailable",
-};
 
 /** `POST /staff/sign-out`: ends this session here and everywhere. */
 async function _signOut(

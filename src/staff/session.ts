@@ -31,6 +31,7 @@ import {
   touchSession,
 } from "../store/staff.ts";
 import type { Write } from "../store/commits.ts";
+import { auditEntry, type AuditFact } from "../store/staff_audit.ts";
 import { HOUR_MS, MINUTE_MS } from "../time.ts";
 
 /** A session ends this long after its last request. */
@@ -151,9 +152,23 @@ export function checkOrigin(req: Request, ctx: Context): void {
   }
 }
 
-/** Ends the session of `visit` (sign-out). */
+/** Ends the session of `visit` (sign-out), with its audit entry in the same commit. */
 export function signOut(ctx: Context, visit: StaffVisit): Promise<void> {
-  return endSession(ctx.kv, visit.sessionHash, visit.member.member_id);
+  const fact: AuditFact = {
+    member_id: visit.member.member_id,
+    actor: visit.member.name,
+    session: visit.sessionTag,
+    action: "sign_out",
+    target: null,
+    detail: null,
+  };
+  const now = ctx.now();
+  return endSession(
+    ctx.kv,
+    visit.sessionHash,
+    visit.member.member_id,
+    (op) => auditEntry(op, fact, now),
+  );
 }
 
 function _same(a: string, b: string): boolean {

@@ -166,12 +166,17 @@ export async function touchSession(
   );
 }
 
-/** Ends one session (sign-out). */
-export async function endSession(kv: Deno.Kv, sessionHash: string, memberId: string) {
-  await retryLocked(() =>
-    kv.atomic().delete(staffSessionKey(sessionHash))
-      .delete(memberSessionKey(memberId, sessionHash)).commit()
-  );
+/** Ends one session (sign-out, or one past its end); `extra` joins the commit (an audit entry). */
+export async function endSession(
+  kv: Deno.Kv,
+  sessionHash: string,
+  memberId: string,
+  extra?: (op: Deno.AtomicOperation) => void,
+) {
+  const op = kv.atomic().delete(staffSessionKey(sessionHash))
+    .delete(memberSessionKey(memberId, sessionHash));
+  extra?.(op);
+  await retryLocked(() => op.commit());
 }
 
 // Members and passkeys
@@ -204,36 +209,46 @@ export function addMember(op: Deno.AtomicOperation, member: StaffMember, passkey
     .set(memberPasskeyKey(member.member_id, passkey.credential_id), true);
 }
 
-/** Records a passkey's new counter after a sign-in, unless it changed meanwhile (a replay). */
-export async function updateCounter(
-  kv: Deno.Kv,
+/**
+ * The mutations that record a passkey's new counter after a sign-in, unless the passkey
+ * changed meanwhile (another sign-in with it, or a replay): the commit then fails.
+ */
+export function setCounter(
+  op: Deno.AtomicOperation,
   entry: Deno.KvEntry<StaffPasskey>,
   counter: number,
-): Promise<boolean> {
-  const res = await retryLocked(() =>
-    kv.atomic().check(entry).set(entry.key, { ...entry.value, counter }).commit()
-  );
-  return res.ok;
+) {
+  op.check(entry).set(entry.key, { ...entry.value, counter });
 }
+
+/** What {@linkcode removeMember} came to. */
+type Removal = "removed" | "absent" | "alone";
 
 /**
  * Removes a member: the member record first (which alone ends every session at once), then
  * their passkeys and sessions, a commit of at most {@linkcode KV_LIMITS}.mutations keys at a
- * time. `extra` joins the first commit (the audit entry). False when there was no member.
+ * time. `extra` joins the first commit (the audit entry). With `keep`, that commit also
+ * checks that member `keep` is still there, so that two members removing each other at once
+ * cannot leave nobody: `"alone"` when `keep` is gone. `"absent"` when there was no member.
  */
 export async function removeMember(
   kv: Deno.Kv,
   memberId: string,
-  extra?: (op: Deno.AtomicOperation) => void,
-): Promise<boolean> {
-  const entry = await retryLocked(() => kv.get<StaffMember>(staffMemberKey(memberId)));
-  if (!entry.value) return false;
-  const op = kv.atomic().check(entry).delete(entry.key);
-  extra?.(op);
-  if (!(await retryLocked(() => op.commit())).ok) return removeMember(kv, memberId, extra);
+  options: { keep?: string; extra?: (op: Deno.AtomicOperation) => void } = {},
+): Promise<Removal> {
+  const keys = [staffMemberKey(memberId), ...(options.keep ? [staffMemberKey(options.keep)] : [])];
+  for (;;) {
+    const [entry, kept] = await retryLocked(() => kv.getMany<StaffMember[]>(keys));
+    if (!entry?.value) return "absent";
+    if (kept && !kept.value) return "alone";
+    const op = kv.atomic().check(entry).delete(entry.key);
+    if (kept) op.check(kept);
+    options.extra?.(op);
+    if ((await retryLocked(() => op.commit())).ok) break;
+  }
   await _deleteIndexed(kv, passkeysOf(memberId), staffPasskeyKey);
   await _deleteIndexed(kv, sessionsOf(memberId), staffSessionKey);
-  return true;
+  return "removed";
 }
 
 /** Deletes every key an index lists and the index entries, half a commit's mutations at once. */
@@ -277,6 +292,11 @@ export async function createInvite(
   if (!(await commitWrite(kv, write)).ok) throw new Error("invite collision");
 }
 
+/** The mutations that spend an invite: it must be as it was read. */
+export function spendInvite(op: Deno.AtomicOperation, entry: Deno.KvEntry<StaffInvite>) {
+  op.check(entry).delete(entry.key);
+}
+
 export function getInvite(
   kv: Deno.Kv,
   inviteHash: string,
@@ -292,18 +312,32 @@ export function getSpentCode(
   return retryLocked(() => kv.get(spentCodeKey(codeHash)));
 }
 
-/** Stores a ceremony's challenge under its digest, for as long as the ceremony may take. */
-export async function beginCeremony(
-  kv: Deno.Kv,
-  challengeHash: string,
-  ceremony: Ceremony,
-  now: number,
-): Promise<void> {
+/** Records an enrolment code as spent: the commit fails if it was spent already. */
+export function spendCode(
+  op: Deno.AtomicOperation,
+  codeHash: string,
+  spent: { spent_at: number; member_id: string },
+) {
+  const key = spentCodeKey(codeHash);
+  op.check({ key, versionstamp: null }).set(key, spent);
+}
+
+/**
+ * The write of a ceremony's challenge under its digest, for as long as the ceremony may
+ * take (committed with the request's rate count); its proof is the ceremony key itself.
+ */
+export function beginCeremony(challengeHash: string, ceremony: Ceremony, now: number): Write {
   const key = ceremonyKey(challengeHash);
-  await retryLocked(() =>
-    kv.atomic().check({ key, versionstamp: null })
-      .set(key, ceremony, { expireIn: Math.max(1, ceremony.expires_at - now) }).commit()
-  );
+  return {
+    write(op) {
+      op.check({ key, versionstamp: null })
+        .set(key, ceremony, { expireIn: Math.max(1, ceremony.expires_at - now) });
+    },
+    proof: {
+      keys: [key],
+      landed: ([e]) => (e?.value as Ceremony | null)?.expires_at === ceremony.expires_at,
+    },
+  };
 }
 
 export function getCeremony(
@@ -311,4 +345,12 @@ export function getCeremony(
   challengeHash: string,
 ): Promise<Deno.KvEntryMaybe<Ceremony>> {
   return retryLocked(() => kv.get<Ceremony>(ceremonyKey(challengeHash)));
+}
+
+/**
+ * The mutations that spend a ceremony, in the commit of what it made (a member, a session):
+ * a second answer to the same challenge (a replay) finds it gone, or fails this check.
+ */
+export function spendCeremony(op: Deno.AtomicOperation, entry: Deno.KvEntry<Ceremony>) {
+  op.check(entry).delete(entry.key);
 }
