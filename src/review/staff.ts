@@ -102,8 +102,10 @@ async function _list(io: ReviewIo, asJson: boolean): Promise<void> {
     io.err('No staff member yet: print an invite with `deno task review invite --name "…"`.');
     return;
   }
-  io.out(["member_id", "created", "passkeys", "name"].join("\t"));
-  for (const r of rows) io.out([r.member_id, r.created_at, r.passkeys, r.name].join("\t"));
+  const line = (id: string, created: string, passkeys: string, name: string) =>
+    `${id.padEnd(36)}  ${created.padEnd(24)}  ${passkeys.padEnd(8)}  ${name}`;
+  io.out(line("member_id", "created", "passkeys", "name"));
+  for (const r of rows) io.out(line(r.member_id, r.created_at, String(r.passkeys), r.name));
 }
 
 /** `remove-staff <member_id>`: removes the member; the last one too. */

@@ -78,7 +78,7 @@ export function enrolPage(_req: Request, ctx: Context): Response {
   <button type="submit">Create passkey</button>
 </form>
 <p id="passkey-status" class="passkey-status" role="status" aria-live="polite"></p>
-<noscript><p class="notice error">Creating a passkey needs JavaScript: switch it on for this
+<noscript><p class="notice notice-error">Creating a passkey needs JavaScript: switch it on for this
   site.</p></noscript>`,
       { script: "passkey.js" },
     );

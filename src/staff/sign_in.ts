@@ -44,7 +44,7 @@ export async function signInPage(req: Request, ctx: Context): Promise<Response> 
   <button type="submit">Sign in with a passkey</button>
 </form>
 <p id="passkey-status" class="passkey-status" role="status" aria-live="polite"></p>
-<noscript><p class="notice error">Signing in with a passkey needs JavaScript: switch it on for
+<noscript><p class="notice notice-error">Signing in with a passkey needs JavaScript: switch it on for
   this site.</p></noscript>
 <p>New to the console? Open the invite link a colleague gave you, or
   <a href="${STAFF_PATHS.enrol}">enrol with an enrolment code</a>.</p>`,
