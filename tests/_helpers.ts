@@ -342,6 +342,11 @@ export async function failDelivery(app: TestApp): Promise<void> {
 /** Starts the handler on a free loopback port; the base URL is the real address. */
 export async function listen(
   options: AppOptions = {},
+  /**
+   * The host of the base URL (the server listens on 127.0.0.1 either way): `localhost` for
+   * a browser test of passkeys, whose WebAuthn RP ID must be a domain, not an IP address.
+   */
+  host = "127.0.0.1",
 ): Promise<TestApp & { baseUrl: string; server: Deno.HttpServer }> {
   // The handler needs the base URL, which is known only once the port is bound.
   const target: { handler?: Handler } = {};
@@ -349,7 +354,7 @@ export async function listen(
     { hostname: "127.0.0.1", port: 0, onListen() {} },
     (req, info) => target.handler!(req, info),
   );
-  const baseUrl = `http://127.0.0.1:${server.addr.port}`;
+  const baseUrl = `http://${host}:${server.addr.port}`;
   const app = await createApp({ ...options, env: { BASE_URL: baseUrl, ...options.env } });
   target.handler = app.handler;
   return {
