@@ -27,12 +27,16 @@ import {
   revokeRequest,
 } from "../_helpers.ts";
 import { root, startServiceOnTempKv } from "../_service.ts";
+import { SoftAuthenticator } from "../staff/_authenticator.ts";
+import { enrolWith } from "../staff/_ceremony.ts";
+
+const STAFF_ENROL_CODE = "deploy-test-enrol-code-0123456789";
 
 /** The Deno under test: the oldest supported one in CI, else the one running the tests. */
 const deno = Deno.env.get("DEPLOY_DENO") || Deno.execPath();
 
 Deno.test(`started as Deno Deploy starts it, on ${Deno.env.get("DEPLOY_DENO") ? "the oldest supported Deno" : "this Deno"}, every main flow works`, async () => {
-  await using service = await startServiceOnTempKv({}, { asDeploy: { deno } });
+  await using service = await startServiceOnTempKv({ STAFF_ENROL_CODE }, { asDeploy: { deno } });
   const running = service.logs.find((l) => l.msg === "listening")!;
   if (Deno.env.get("DEPLOY_DENO")) assert.equal(running.deno, OLDEST_DENO);
   const app = overHttp(service.baseUrl);
@@ -76,6 +80,16 @@ Deno.test(`started as Deno Deploy starts it, on ${Deno.env.get("DEPLOY_DENO") ? 
   const script = await app.request("/assets/app.js");
   assert.equal(script.status, 200);
   assert.match(await script.text(), /@ts-check/);
+
+  // The staff console's first member, by STAFF_ENROL_CODE (Deploy has no shell for an
+  // invite): the WebAuthn package is imported on this first ceremony, not at start.
+  const staff = { ...app, config: { baseUrl: service.baseUrl } };
+  const enrolled = await enrolWith(staff, new SoftAuthenticator(service.baseUrl), {
+    code: STAFF_ENROL_CODE,
+    name: "Deploy Operator",
+  });
+  assert.equal(enrolled.res.status, 200, await enrolled.res.clone().text());
+  assert.ok(enrolled.cookie);
 
   service.child.kill("SIGINT");
   assert.equal((await service.child.status).code, 0);
