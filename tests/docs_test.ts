@@ -143,7 +143,7 @@ npx() {
         b.body.replaceAll("http://localhost:8000", service.baseUrl)
           // The review examples name requests that exist in the reader's store, not in this one.
           .split("\n").filter((line) =>
-            !/review (show|approve|reject|erase|purge|disable-client) /.test(line)
+            !/review (show|approve|reject|erase|purge|disable-client|remove-staff) /.test(line)
           )
           .join("\n")
       ).join("\n");
