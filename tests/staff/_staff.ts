@@ -70,7 +70,11 @@ export function staffPost(
 }
 
 /** A console page as the member's browser asks for it. */
-export function staffGet(app: TestApp, who: Staffer | null, path: string): Promise<Response> {
+export function staffGet(
+  app: TestApp,
+  who: Pick<Staffer, "cookie"> | null,
+  path: string,
+): Promise<Response> {
   return app.request(path, {
     headers: who ? { Cookie: who.cookie } : {},
     redirect: "manual",

@@ -116,3 +116,19 @@ Deno.test("no log line holds a name, a code, an invite, a cookie, a credential i
     assert.deepEqual(Object.keys(r).sort(), ["ceremony", "level", "msg", "reason", "request_id"]);
   }
 });
+
+Deno.test("STAFF_CONSOLE=off: no sign-in or enrolment page, no ceremony endpoint", async () => {
+  await using app = await createApp({
+    env: { STAFF_CONSOLE: "off", STAFF_ENROL_CODE: "c".repeat(24) },
+  });
+  for (const path of [STAFF_PATHS.signIn, STAFF_PATHS.enrol, STAFF_PATHS.members]) {
+    const res = await app.request(path);
+    assert.equal(res.status, 404, path);
+    await res.body?.cancel();
+  }
+  for (const path of CEREMONY_POSTS) {
+    const res = await ceremonyPost(app, path, { code: "c".repeat(24), name: "Ada" });
+    assert.equal(res.status, 404, path);
+    await res.body?.cancel();
+  }
+});

@@ -56,11 +56,15 @@ Deno.test("a passkey signs in: the session cookie, the console, the counter and 
   assert.deepEqual(await res.json(), { location: STAFF_PATHS.queue });
   const cookie = res.headers.get("set-cookie")!.split(";", 1)[0]!;
   assert.equal(memberOf(cookie), id);
-  assert.equal((await staffGet(app, { cookie } as never, STAFF_PATHS.members)).status, 200);
+  assert.equal((await staffGet(app, { cookie }, STAFF_PATHS.members)).status, 200);
   assert.equal((await getPasskey(app.kv, answer.id)).value?.counter, 1);
   const [entry] = await listAudit(app.kv, app.clock.now(), 1);
   assert.deepEqual([entry?.action, entry?.member_id, entry?.actor], ["sign_in", id, "Ada Ops"]);
   assert.match(entry!.session, /^[\w-]{8}$/);
+
+  const signedInAlready = await staffGet(app, { cookie }, STAFF_PATHS.signIn);
+  assert.equal(signedInAlready.status, 303, "the sign-in page sends a signed-in member on");
+  assert.equal(signedInAlready.headers.get("location"), STAFF_PATHS.queue);
 
   const again = await signInWith(app, auth);
   assert.equal(again.res.status, 200);
