@@ -1,6 +1,7 @@
 /**
  * @module
- * What every staff CLI command receives, and the refusal that exits 1.
+ * What every staff CLI command receives, the refusal that exits 1, and who the audit trail
+ * says the CLI is.
  */
 
 /** The store, the clock and the two output streams of one CLI run. */
@@ -15,3 +16,9 @@ export interface ReviewIo {
 
 /** A refusal that is not a usage error (unknown id, already decided): exit 1. */
 export class ReviewError extends Error {}
+
+/**
+ * Who the audit trail names for an action of the CLI: a person with the store and no
+ * member record, so no member id and no session.
+ */
+export const CLI_ACTOR = { member_id: null, actor: "cli", session: "cli" } as const;

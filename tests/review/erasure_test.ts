@@ -50,8 +50,17 @@ async function submit(
   return (await res.json()).request_id;
 }
 
-/** Store-wide keys that belong to no submission: counters, the email index's key, markers. */
-const _BOOKKEEPING = new Set(["rate_counters", "email_index_key", "migrations"]);
+/**
+ * Store-wide keys that belong to no submission: counters, the email index's key, markers,
+ * and the audit trail, which keeps the erasure itself (ids and counts, no submitted text).
+ */
+const _BOOKKEEPING = new Set([
+  "rate_counters",
+  "email_index_key",
+  "migrations",
+  "staff_audit",
+  "staff_audit_of",
+]);
 
 async function keys(app: TestApp): Promise<Set<string>> {
   const out = new Set<string>();
