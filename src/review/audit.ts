@@ -17,7 +17,7 @@ export const AUDIT_PAGE = 50;
 export const AUDIT_MAX = 1000;
 
 /** Where a page of the trail starts: before the entry at this time with this id. */
-export interface AuditCursor {
+interface AuditCursor {
   atMs: number;
   id: string;
 }

@@ -16,7 +16,8 @@ import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
 import { CLI_ACTOR, ReviewError, type ReviewIo } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
 import { disableClient } from "../store/credentials.ts";
-import { auditEntry } from "../store/staff_audit.ts";
+import { AUDIT_RETENTION_MS, auditEntry } from "../store/staff_audit.ts";
+import { DAY_MS } from "../time.ts";
 import { type ListOptions, listSubmissionsPage, parseListQuery } from "./list.ts";
 import {
   estimateFacts,
@@ -78,7 +79,7 @@ Lists the audit trail of staff actions newest first, 50 to a page (--limit, at m
 when, who (a member's name, or cli), from which session, what (approve, reject, erase,
 erase_email, disable_client, sign_in, invite…) and on what. It holds no submitted text.
 The next page: --before the cursor printed on stderr. --json prints a JSON array.
-Entries are kept 400 days.`,
+Entries are kept ${AUDIT_RETENTION_MS / DAY_MS} days.`,
 };
 
 /**

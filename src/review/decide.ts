@@ -25,7 +25,7 @@ export const NOTE_MAX = 1000;
 export type Verdict = Exclude<ReviewStatus, "pending">;
 
 /** Why a decision was not recorded: each surface words `changed` its own way. */
-export type RefusalReason = "invalid" | "missing" | "decided" | "changed";
+type RefusalReason = "invalid" | "missing" | "decided" | "changed";
 
 /** A decision not recorded, and why. */
 export class DecisionRefused extends Error {
@@ -34,7 +34,7 @@ export class DecisionRefused extends Error {
   }
 }
 
-export interface DecisionRequest {
+interface DecisionRequest {
   request_id: string;
   status: Verdict;
   note?: string;

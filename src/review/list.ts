@@ -57,7 +57,7 @@ export interface ListRow {
 }
 
 /** What {@linkcode listRows} yields for each page of the time index it reads. */
-export interface ListPage {
+interface ListPage {
   /** The page's rows that pass the filters, urgent first. */
   rows: ListRow[];
   /** How many ids the page read from the index, filtered or not. */

@@ -3,10 +3,14 @@
  * HTML for the staff console, safe by construction: {@linkcode html} is a tagged template
  * that escapes every value it is given unless the value is already {@linkcode Html} (made by
  * another `html` template). Submitted text can only reach a page as a value, so it is always
- * text, never markup. {@linkcode staffPage} is the layout every console page shares.
+ * text, never markup. {@linkcode staffPage} is the layout every console page shares;
+ * {@linkcode seeOther} and {@linkcode staffError} the two other answers a console handler
+ * gives (here, not in routes.ts, so the page modules that routes.ts imports import neither
+ * it nor themselves through it).
  */
 
 import { CONTENT_SECURITY_POLICY } from "../web/pages.ts";
+import { HttpError } from "../http/errors.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 
 /** Markup known to be safe: only {@linkcode html} makes it. */
@@ -124,3 +128,35 @@ export function staffPage(
   for (const [k, v] of new Headers(options.headers)) headers.set(k, v);
   return new Response(doc.toString(), { status: options.status ?? 200, headers });
 }
+
+/** `303 See Other` to a console path (after a form post, or to sign in). */
+export function seeOther(path: string, headers: Record<string, string> = {}): Response {
+  return new Response(null, {
+    status: 303,
+    headers: { Location: path, "Cache-Control": "no-store", ...headers },
+  });
+}
+
+/** An {@linkcode HttpError} as a console page with its status; anything else is thrown on. */
+export function staffError(err: unknown): Response {
+  if (!(err instanceof HttpError)) throw err;
+  const signIn = err.status === 401
+    ? html`<p><a href="${STAFF_PATHS.signIn}">Sign in</a></p>`
+    : null;
+  return staffPage(
+    _TITLES[err.status] ?? "Refused",
+    html`<p class="notice notice-error" role="alert">${err.message}</p>${signIn}`,
+    { status: err.status, headers: err.headers },
+  );
+}
+
+const _TITLES: Readonly<Record<number, string>> = {
+  400: "Not understood",
+  401: "Not signed in",
+  403: "Refused",
+  404: "Not found",
+  409: "Changed meanwhile",
+  413: "Too large",
+  429: "Too many attempts",
+  503: "Unavailable",
+};

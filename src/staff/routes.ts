@@ -12,15 +12,20 @@
  */
 
 import type { Context } from "../context.ts";
-import { HttpError } from "../http/errors.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 import { type Params, type Route, route } from "../http/router.ts";
-import { html, staffPage } from "./html.ts";
+import { seeOther, staffError } from "./html.ts";
 import { staffAsset } from "./assets.ts";
+import { auditPage } from "./audit.ts";
+import { clientsPage, disableClientForm } from "./clients.ts";
+import { decisionForm } from "./decision.ts";
+import { eraseEmailForm, eraseEmailPage, eraseForm } from "./erasure.ts";
+import { queuePage } from "./queue.ts";
+import { submissionPage } from "./submission.ts";
 import { clearCookie, signOut, staffForm, type StaffVisit, staffVisit } from "./session.ts";
 
 /** A console handler, given the signed-in member. */
-export type StaffHandler = (
+type StaffHandler = (
   req: Request,
   ctx: Context,
   visit: StaffVisit,
@@ -28,7 +33,7 @@ export type StaffHandler = (
 ) => Response | Promise<Response>;
 
 /** A console handler for a state-changing request: the visit and the checked form. */
-export type StaffFormHandler = (
+type StaffFormHandler = (
   req: Request,
   ctx: Context,
   posted: { visit: StaffVisit; form: URLSearchParams },
@@ -41,11 +46,20 @@ export function staffRoutes(): Route<Context>[] {
   return [
     r("GET", STAFF_PATHS.asset, staffAsset),
     r("POST", STAFF_PATHS.signOut, signedInForm(_signOut)),
+    r("GET", STAFF_PATHS.queue, signedInPage(queuePage)),
+    r("GET", STAFF_PATHS.submission, signedInPage(submissionPage)),
+    r("POST", STAFF_PATHS.decide, signedInForm(decisionForm)),
+    r("POST", STAFF_PATHS.erase, signedInForm(eraseForm)),
+    r("GET", STAFF_PATHS.eraseEmail, signedInPage(eraseEmailPage)),
+    r("POST", STAFF_PATHS.eraseEmail, signedInForm(eraseEmailForm)),
+    r("GET", STAFF_PATHS.clients, signedInPage(clientsPage)),
+    r("POST", STAFF_PATHS.clients, signedInForm(disableClientForm)),
+    r("GET", STAFF_PATHS.audit, signedInPage(auditPage)),
   ];
 }
 
 /** A GET that needs a session: without one, `303 See Other` to the sign-in page. */
-export function signedInPage(handler: StaffHandler) {
+function signedInPage(handler: StaffHandler) {
   return async (req: Request, ctx: Context, params: Params): Promise<Response> => {
     try {
       const visit = await staffVisit(req, ctx);
@@ -58,7 +72,7 @@ export function signedInPage(handler: StaffHandler) {
 }
 
 /** A POST that changes something: `Origin`, session and form token checked before `handler`. */
-export function signedInForm(handler: StaffFormHandler) {
+function signedInForm(handler: StaffFormHandler) {
   return async (req: Request, ctx: Context, params: Params): Promise<Response> => {
     try {
       return await handler(req, ctx, await staffForm(req, ctx), params);
@@ -67,38 +81,6 @@ export function signedInForm(handler: StaffFormHandler) {
     }
   };
 }
-
-/** `303 See Other` to a console path (after a form post, or to sign in). */
-export function seeOther(path: string, headers: Record<string, string> = {}): Response {
-  return new Response(null, {
-    status: 303,
-    headers: { Location: path, "Cache-Control": "no-store", ...headers },
-  });
-}
-
-/** An {@linkcode HttpError} as a console page with its status; anything else is thrown on. */
-export function staffError(err: unknown): Response {
-  if (!(err instanceof HttpError)) throw err;
-  const signIn = err.status === 401
-    ? html`<p><a href="${STAFF_PATHS.signIn}">Sign in</a></p>`
-    : null;
-  return staffPage(
-    _TITLES[err.status] ?? "Refused",
-    html`<p class="notice error" role="alert">${err.message}</p>${signIn}`,
-    { status: err.status, headers: err.headers },
-  );
-}
-
-const _TITLES: Readonly<Record<number, string>> = {
-  400: "Not understood",
-  401: "Not signed in",
-  403: "Refused",
-  404: "Not found",
-  409: "Changed meanwhile",
-  413: "Too large",
-  429: "Too many attempts",
-  503: "Unavailable",
-};
 
 /** `POST /staff/sign-out`: ends this session here and everywhere. */
 async function _signOut(

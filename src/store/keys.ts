@@ -214,12 +214,11 @@ export const auditBefore = (before?: { atMs: number; id: string }): Deno.KvListS
     ? { prefix: ["staff_audit"], end: auditKey(before.atMs, before.id) }
     : { prefix: ["staff_audit"] };
 /** The entry of an action on `target` (a request, client or member id), in its own index. */
-export const auditOfKey = (target: string, atMs: number, entryId: string): Deno.KvKey => [
-  "staff_audit_of",
-  target,
-  atMs,
-  entryId,
-];
+export const auditOfKey = (
+  target: string,
+  atMs: number,
+  entryId: string,
+): Deno.KvKey => ["staff_audit_of", target, atMs, entryId];
 /** The entries of the actions on `target`, oldest first. */
 export const auditOf = (target: string): Deno.KvListSelector => ({
   prefix: ["staff_audit_of", target],

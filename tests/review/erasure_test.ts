@@ -19,23 +19,12 @@ import {
   issueToken,
   post,
   registerClient,
+  reviewCli as cli,
   type TestApp,
   tokenRequest,
 } from "../_helpers.ts";
 
 const DAY = 86_400_000;
-
-async function cli(app: TestApp, ...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runReview(args, {
-    kv: app.kv,
-    now: app.clock.now,
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 async function submit(
   app: TestApp,
