@@ -44,6 +44,12 @@ export interface ListQuery {
   before?: { createdMs: number; id: string };
   /** Every page, however many rows (the CLI's `--all`). */
   all?: boolean;
+  /**
+   * Stop once this many ids were read, filled or not, and go on from the oldest read: what
+   * a page someone waits on reads at most, however few submissions a filter matches (the
+   * console's). The CLI reads on until it fills its page.
+   */
+  scanMax?: number;
 }
 
 export interface ListOptions extends ListQuery {
@@ -64,7 +70,8 @@ interface ListPage {
   seen: number;
   /**
    * On the last page of a query that stopped at its limit: the request id to go on from
-   * (the oldest row shown, whatever the urgency order put last).
+   * (the oldest row shown, whatever the urgency order put last); or, stopped at `scanMax`,
+   * the oldest id read.
    */
   next?: string;
 }
@@ -109,7 +116,9 @@ export function parseListQuery(
  */
 export async function* listRows(kv: Deno.Kv, q: ListQuery): AsyncGenerator<ListPage> {
   let shown = 0;
+  let read = 0;
   for await (const ids of idPagesNewestFirst(kv, Math.min(q.limit, 200), q.before)) {
+    read += ids.length;
     const records = (await getSubmissions(kv, ids))
       .filter((r) => (!q.status || r.status === q.status) && (!q.kind || r.kind === q.kind));
     const rows = q.all ? records : records.slice(0, q.limit - shown);
@@ -118,15 +127,20 @@ export async function* listRows(kv: Deno.Kv, q: ListQuery): AsyncGenerator<ListP
     const notices = await getOutboxEntries(kv, rows.map((r) => r.request_id));
     shown += rows.length;
     const full = !q.all && shown >= q.limit;
+    const next = full
+      ? oldest?.request_id
+      : read >= (q.scanMax ?? Infinity)
+      ? ids.at(-1)
+      : undefined;
     yield {
       rows: rows.map((record, i) => ({
         record,
         notification: notificationState(record, notices[i]!.value ?? undefined),
       })),
       seen: ids.length,
-      ...(full && oldest ? { next: oldest.request_id } : {}),
+      ...(next ? { next } : {}),
     };
-    if (full) return;
+    if (next) return;
   }
 }
 

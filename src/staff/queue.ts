@@ -28,12 +28,18 @@ import type { StaffVisit } from "./session.ts";
 
 const _FIELDS = ["status", "kind", "limit", "before", "erased"] as const;
 
+/**
+ * The most submissions one page looks through, however few a filter matches: a page someone
+ * waits on reads at most this much of the index (the CLI reads on until its page is full).
+ */
+const SCAN_MAX = 1000;
+
 /** `GET /staff/?status=&kind=&limit=&before=`. */
 export async function queuePage(req: Request, ctx: Context, visit: StaffVisit): Promise<Response> {
   const params = boundedQuery(req, _FIELDS);
   // A filter form left at "any" sends the field empty: that is no filter.
   const value = (name: string) => params.get(name) || undefined;
-  const query = parseListQuery(
+  const filters = parseListQuery(
     {
       status: value("status"),
       kind: value("kind"),
@@ -45,6 +51,7 @@ export async function queuePage(req: Request, ctx: Context, visit: StaffVisit): 
       throw new HttpError(400, "invalid_query", message);
     },
   );
+  const query: ListQuery = { ...filters, scanMax: SCAN_MAX };
   const rows: ListRow[] = [];
   let seen = 0;
   let next: string | undefined;
@@ -63,6 +70,12 @@ export async function queuePage(req: Request, ctx: Context, visit: StaffVisit): 
       : null}
     ${_filters(query)}
     ${rows.length ? _table(rows) : _empty(query, seen)}
+    ${next && rows.length < query.limit
+      ? html`
+        <p
+          class="muted">Looked through ${seen} submissions for these filters; the next page looks further.</p>
+      `
+      : null}
     ${next ? _nextLink(query, next) : null}
   `;
   return staffPage("Review queue", body, { who: who(visit) });
@@ -136,7 +149,7 @@ function _table(rows: readonly ListRow[]): Html {
 
 /** Why nothing is listed: an empty store, filters that match nothing, or no older page. */
 function _empty(q: ListQuery, seen: number): Html {
-  const text = q.before
+  const text = q.before && seen === 0
     ? "No older submissions."
     : seen === 0
     ? "No submissions yet. Leads and quotes appear here as they come in, newest first."

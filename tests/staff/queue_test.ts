@@ -149,3 +149,26 @@ Deno.test("GET /staff/ without a session is 303 to sign-in, and reads nothing", 
   assert.equal(res.headers.get("location"), STAFF_PATHS.signIn);
   assert.equal(await res.text(), "");
 });
+
+Deno.test("a queue page looks through at most 1,000 submissions, then its Next page looks further", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const sam = await signedIn(app);
+  const quote = await submit(app, "quote", QUOTE);
+  for (let i = 0; i < 1_010; i++) await submit(app, "lead", LEAD);
+
+  const first = await pageText(app, sam, "/staff/?kind=quote");
+  assert.deepEqual(rowIds(first), []);
+  assert.match(first, /No submissions match these filters\./);
+  assert.match(
+    first,
+    /Looked through 1000 submissions for these filters; the next page looks further\./,
+  );
+  const next = linkTo(first, "Next page")!;
+  assert.match(next, /^\/staff\/\?kind=quote&limit=50&before=lead_/);
+  const second = await pageText(app, sam, next);
+  assert.deepEqual(rowIds(second), [quote]);
+  assert.doesNotMatch(second, /Next page|Looked through/);
+  // The CLI reads on until its page is full, or the index ends.
+  const listed = JSON.parse((await cli(app, "list", "--kind", "quote", "--json")).out);
+  assert.deepEqual(listed.map((i: { request_id: string }) => i.request_id), [quote]);
+});
