@@ -11,6 +11,7 @@ import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
 import { sendNotices } from "../src/review/notifier.ts";
+import { runReview } from "../src/review/cli.ts";
 import { keyBytes, type RemoteStore, remoteStore, valueBytes } from "./_remote_store.ts";
 
 /** A clock that only moves when told to. Starts at 2026-11-22T00:00:00Z. */
@@ -337,6 +338,22 @@ export async function failDelivery(app: TestApp): Promise<void> {
     log: () => {},
     fetch: () => Promise.reject(new Error("\u0100".repeat(1_000))),
   });
+}
+
+/** Runs one review CLI command in-process on the app's store and clock: exit code and output. */
+export async function reviewCli(
+  app: Pick<TestApp, "kv" | "clock">,
+  ...args: string[]
+): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runReview(args, {
+    kv: app.kv,
+    now: app.clock.now,
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
+  return { code, out: out.join("\n"), err: err.join("\n") };
 }
 
 /** Starts the handler on a free loopback port; the base URL is the real address. */

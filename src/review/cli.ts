@@ -9,28 +9,25 @@
  */
 
 import { parseArgs } from "node:util";
-import { isClientId, isRequestId, requestIdTime } from "../intake/ids.ts";
+import { isClientId, isRequestId } from "../intake/ids.ts";
+import { AUDIT_MAX, AUDIT_PAGE, parseAuditCursor, printAudit } from "./audit.ts";
 import { printNoticeBacklog } from "./backlog.ts";
+import { decide, DecisionRefused, type Verdict } from "./decide.ts";
 import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
-import { ReviewError, type ReviewIo, UsageError } from "./io.ts";
+import { CLI_ACTOR, ReviewError, type ReviewIo, UsageError } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
-import type { BudgetEstimate } from "../pricing/budget.ts";
 import { disableClient } from "../store/credentials.ts";
+import { AUDIT_RETENTION_MS, auditEntry } from "../store/staff_audit.ts";
+import { DAY_MS } from "../time.ts";
+import { type ListOptions, listSubmissionsPage, parseListQuery } from "./list.ts";
 import {
-  getSubmission,
-  getSubmissionPayload,
-  type ReviewStatus,
-  type SubmissionRecord,
-  updateSubmission,
-} from "../store/submissions.ts";
-import { getOutboxEntry } from "../store/outbox.ts";
-import {
-  LIST_MAX,
-  LIST_PAGE,
-  type ListOptions,
-  listSubmissionsPage,
-  notificationState,
-} from "./list.ts";
+  estimateFacts,
+  type Fact,
+  readSubmission,
+  recordFacts,
+  requestText,
+  viewJson,
+} from "./show.ts";
 import { openStore } from "../store/open.ts";
 import { isStoreUnavailable } from "../store/deadline.ts";
 import { storeLocation } from "../ops/platform.ts";
@@ -47,6 +44,7 @@ const USAGE = `usage: deno task review <command>
   purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
   disable-client <client_id>
   notices [--json]
+  audit [--limit N] [--before <at_ms>.<entry_id>] [--json]
 ${STAFF_USAGE}
 Run "deno task review <command> --help" for what a command does.`;
 
@@ -80,10 +78,14 @@ and its token requests get invalid_client. Use it when a client secret leaked.`,
 How many review notices wait to be sent (counted up to 10,000), how old the oldest is,
 and whether that is stale (over 15 minutes: the webhook has been failing). The same as the
 dcfs.review.notices.* gauges; /readyz does not say it.`,
+  audit: `usage: deno task review audit [--limit N] [--before <at_ms>.<entry_id>] [--json]
+Lists the audit trail of staff actions newest first, 50 to a page (--limit, at most 1000):
+when, who (a member's name, or cli), from which session, what (approve, reject, erase,
+erase_email, disable_client, sign_in, invite…) and on what. It holds no submitted text.
+The next page: --before the cursor printed on stderr. --json prints a JSON array.
+Entries are kept ${AUDIT_RETENTION_MS / DAY_MS} days.`,
   ...STAFF_HELP,
 };
-
-const NOTE_MAX = 1000;
 
 /**
  * The CLI's store deadline: a person waits and can stop it, and the first read of a store
@@ -120,29 +122,19 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
         await _decide(safe, _id(id), command === "approve" ? "approved" : "rejected", values);
         return 0;
       case "erase":
-        if (values.email !== undefined) {
-          if (id) throw new UsageError("erase takes a request id or --email, not both");
-          if (!values.email.includes("@")) throw new UsageError("--email must be an address");
-          await eraseEmail(safe, values.email, values["dry-run"] ?? false);
-        } else {
-          if (values["dry-run"]) throw new UsageError("--dry-run goes with --email");
-          await eraseOne(safe, _id(id));
-        }
+        await _erase(safe, id, values);
         return 0;
-      case "purge": {
+      case "purge":
         if (id) throw new UsageError("purge takes no request id");
-        const raw = values["decided-before"];
-        if (raw === undefined) throw new UsageError("purge needs --decided-before");
-        const before = parseCutoff(raw, io.now());
-        if (before === undefined) {
-          throw new UsageError("--decided-before must be a date (YYYY-MM-DD) or days (30d)");
-        }
-        await purge(safe, before, values["dry-run"] ?? false);
+        await _purge(safe, values);
         return 0;
-      }
       case "notices":
         if (id) throw new UsageError("notices takes no argument");
         await printNoticeBacklog(safe, values.json ?? false);
+        return 0;
+      case "audit":
+        if (id) throw new UsageError("audit takes no argument");
+        await printAudit(safe, _auditOptions(values));
         return 0;
       case "disable-client":
         if (!id) throw new UsageError("a client id is required");
@@ -180,35 +172,31 @@ type Options = {
   limit?: string;
   before?: string;
   all?: boolean;
+  email?: string;
+  "dry-run"?: boolean;
+  "decided-before"?: string;
 };
 
 function _listOptions(o: Options): ListOptions {
-  if (o.status !== undefined && !["pending", "approved", "rejected"].includes(o.status)) {
-    throw new UsageError("--status must be pending, approved or rejected");
-  }
-  if (o.kind !== undefined && !["lead", "quote"].includes(o.kind)) {
-    throw new UsageError("--kind must be lead or quote");
-  }
-  const limit = o.limit === undefined ? LIST_PAGE : Number(o.limit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
-    throw new UsageError(`--limit must be a whole number from 1 to ${LIST_MAX}`);
-  }
   if (o.all && (o.limit !== undefined || o.before !== undefined)) {
     throw new UsageError("--all lists everything: it takes no --limit or --before");
   }
-  let before: ListOptions["before"];
-  if (o.before !== undefined) {
-    if (!isRequestId(o.before)) throw new UsageError("--before takes a request id from a list");
-    before = { createdMs: requestIdTime(o.before), id: o.before };
+  const query = parseListQuery(o, "--", (message) => {
+    throw new UsageError(message);
+  });
+  return { ...query, json: o.json, all: o.all };
+}
+
+function _auditOptions(o: Options) {
+  const limit = o.limit === undefined ? AUDIT_PAGE : Number(o.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_MAX) {
+    throw new UsageError(`--limit must be a whole number from 1 to ${AUDIT_MAX}`);
   }
-  return {
-    status: o.status as ListOptions["status"],
-    kind: o.kind as ListOptions["kind"],
-    json: o.json,
-    limit,
-    before,
-    all: o.all,
-  };
+  const before = o.before === undefined ? undefined : parseAuditCursor(o.before);
+  if (o.before !== undefined && !before) {
+    throw new UsageError("--before takes the <at_ms>.<entry_id> an audit page printed");
+  }
+  return { limit, before, json: o.json };
 }
 
 function _parse(args: string[]) {
@@ -243,111 +231,80 @@ function _id(id: string | undefined): string {
   return id;
 }
 
+/** `erase <request_id>`, or `erase --email <address> [--dry-run]`. */
+async function _erase(io: ReviewIo, id: string | undefined, o: Options): Promise<void> {
+  if (o.email !== undefined) {
+    if (id) throw new UsageError("erase takes a request id or --email, not both");
+    if (!o.email.includes("@")) throw new UsageError("--email must be an address");
+    await eraseEmail(io, o.email, o["dry-run"] ?? false);
+  } else {
+    if (o["dry-run"]) throw new UsageError("--dry-run goes with --email");
+    await eraseOne(io, _id(id));
+  }
+}
+
+/** `purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]`. */
+async function _purge(io: ReviewIo, o: Options): Promise<void> {
+  const raw = o["decided-before"];
+  if (raw === undefined) throw new UsageError("purge needs --decided-before");
+  const before = parseCutoff(raw, io.now());
+  if (before === undefined) {
+    throw new UsageError("--decided-before must be a date (YYYY-MM-DD) or days (30d)");
+  }
+  await purge(io, before, o["dry-run"] ?? false);
+}
+
 async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {
-  const entry = await getSubmission(io.kv, id);
-  if (!entry.value) throw new ReviewError(`no submission ${id}`);
-  const record = entry.value;
-  const request = JSON.parse(await getSubmissionPayload(io.kv, record));
-  const outbox = (await getOutboxEntry(io.kv, id)).value ?? undefined;
-  const notification = notificationState(record, outbox);
-  const view = {
-    ...record,
-    notification,
-    ...(outbox ? { notification_attempts: outbox.attempts, last_error: outbox.last_error } : {}),
-    request,
-  };
+  const view = await readSubmission(io.kv, id);
+  if (!view) throw new ReviewError(`no submission ${id}`);
   if (asJson) {
-    io.out(JSON.stringify(view, null, 2));
+    io.out(JSON.stringify(viewJson(view), null, 2));
     return;
   }
-  const lines = [
+  const { record } = view;
+  const label = (indent: string, [name, text]: Fact) => `${indent}${name}:`.padEnd(14) + text;
+  const estimate = record.budget_estimate ? estimateFacts(record.budget_estimate) : [];
+  io.out([
     `${record.request_id}  ${record.kind}  ${record.status}`,
-    `created:      ${record.created_at}`,
-    `via:          ${
-      Object.hasOwn(_CHANNELS, record.channel ?? "") ? _CHANNELS[record.channel!] : "not recorded"
-    }`,
-    `notification: ${notification}${
-      record.notified_at ? ` (${record.notified_at}${_NOTIFIED_NOTE[notification] ?? ""})` : ""
-    }${
-      outbox?.last_error ? ` after ${outbox.attempts} attempts: ${oneLine(outbox.last_error)}` : ""
-    }`,
-  ];
-  if (record.decision) {
-    const d = record.decision;
-    lines.push(`decision:     ${d.status} at ${d.decided_at}${d.by ? ` by ${oneLine(d.by)}` : ""}`);
-    if (d.note) lines.push(`note:         ${oneLine(d.note)}`);
-  }
-  if (record.budget_estimate) lines.push(..._estimateLines(record.budget_estimate));
-  lines.push("request:", JSON.stringify(request, null, 2));
-  io.out(lines.join("\n"));
+    ...recordFacts(view).map((f) => label("", f)),
+    ...estimate.map((f, i) => label(i ? "  " : "", f)),
+    "request:",
+    requestText(view),
+  ].join("\n"));
 }
 
-/** What `show` adds to a notification state that alone could mislead. */
-const _NOTIFIED_NOTE: Readonly<Record<string, string>> = {
-  logged: "; no webhook was configured",
-  notified: "; channel not recorded",
-};
-
-const _CHANNELS: Readonly<Record<string, string>> = {
-  web: "the home page's form",
-  api: "the REST API",
-  mcp: "an MCP tool",
-};
-
-/** The estimate as a reviewer reads it: the range, then how it was computed. */
-function _estimateLines(e: BudgetEstimate): string[] {
-  const b = e.basis;
-  const money = (n: number) => `${n.toLocaleString("en-US")} ${e.currency}`;
-  const lines = [
-    `estimate:     ${money(e.low)} – ${money(e.high)} (non-binding)`,
-    `  basis:      ${b.engineers} × ${b.hours} h${b.hours_assumed ? " (assumed)" : ""} at ` +
-    `${money(b.hourly_rate)}/h, minimum ${b.minimum_hours} h` +
-    `${b.out_of_hours ? ", out of hours" : ""}`,
-  ];
-  // Estimates stored before the site's time was read lack these fields.
-  if (b.hours_out_of_hours !== undefined) {
-    lines.push(
-      `  timing:     ${b.hours_out_of_hours} of ${b.hours} h out of hours, read in ` +
-        `${b.time_zone ?? "no known time zone"}` +
-        `${b.short_notice ? `; short notice (${b.notice_hours} h needed)` : ""}`,
+async function _decide(io: ReviewIo, id: string, status: Verdict, o: Options): Promise<void> {
+  try {
+    const record = await decide(io.kv, {
+      request_id: id,
+      status,
+      note: o.note,
+      by: o.by,
+      now: io.now(),
+      actor: CLI_ACTOR,
+    });
+    io.out(
+      `${id} ${status} at ${record.decision!.decided_at}. ` +
+        "Nothing was ordered, invoiced or dispatched.",
     );
-  }
-  if (e.note) lines.push(`  note:       ${oneLine(e.note)}`);
-  return lines;
-}
-
-async function _decide(
-  io: ReviewIo,
-  id: string,
-  status: Exclude<ReviewStatus, "pending">,
-  o: Options,
-): Promise<void> {
-  if (o.note !== undefined && o.note.length > NOTE_MAX) {
-    throw new UsageError(`--note must be at most ${NOTE_MAX} characters`);
-  }
-  const entry = await getSubmission(io.kv, id);
-  if (!entry.value) throw new ReviewError(`no submission ${id}`);
-  if (entry.value.status !== "pending") {
-    const d = entry.value.decision;
-    throw new ReviewError(`${id} is already ${entry.value.status}${d ? ` (${d.decided_at})` : ""}`);
-  }
-  const decision = {
-    status,
-    decided_at: new Date(io.now()).toISOString(),
-    by: o.by?.trim() || null,
-    note: o.note?.trim() || null,
-  };
-  const next: SubmissionRecord = { ...entry.value, status, decision };
-  // One atomic write that checks the versionstamp: two reviewers cannot overwrite each other.
-  if (!await updateSubmission(io.kv, entry as Deno.KvEntry<SubmissionRecord>, next)) {
+  } catch (err) {
+    if (!(err instanceof DecisionRefused)) throw err;
+    if (err.reason === "invalid") throw new UsageError(`--${err.message}`);
+    if (err.reason !== "changed") throw new ReviewError(err.message);
     throw new ReviewError(`${id} changed while you were deciding; run "show" and try again`);
   }
-  io.out(`${id} ${status} at ${decision.decided_at}. Nothing was ordered, invoiced or dispatched.`);
 }
 
 /** `disable-client <client_id>`: its tokens stop working at once, everywhere. */
 async function _disable(io: ReviewIo, clientId: string): Promise<void> {
-  const result = await disableClient(io.kv, clientId, io.now());
+  const now = io.now();
+  const result = await disableClient(io.kv, clientId, now, (op) =>
+    auditEntry(op, {
+      ...CLI_ACTOR,
+      action: "disable_client",
+      target: clientId,
+      detail: null,
+    }, now));
   if (!result) throw new ReviewError(`no client ${clientId}`);
   const at = new Date(result.record.disabled_at!).toISOString();
   const was = result.already ? "was already disabled" : "disabled";

@@ -2,13 +2,16 @@
  * @module
  * The staff CLI's commands that erase submissions: `erase` (one, or all of an email
  * address: a data-subject request) and `purge` (decided before a date). Each prints what
- * it did, one line per submission, so the output is the record of the request.
+ * it did, one line per submission, so the output is the record of the request. Erasing one
+ * and erasing by email are also the console's ({@linkcode eraseAudited},
+ * {@linkcode eraseByEmail}): each writes its audit entry, naming the CLI or the member.
  */
 
 import { type Erased, eraseSubmission } from "../store/erasure.ts";
+import { appendAudit, type AuditActor, auditEntry } from "../store/staff_audit.ts";
 import { emailHasher, idsByEmail } from "../store/submission_index.ts";
 import { getSubmission, getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
-import { ReviewError, type ReviewIo } from "./io.ts";
+import { CLI_ACTOR, ReviewError, type ReviewIo } from "./io.ts";
 import { decidedIdsBefore, eraseAll, retentionCutoff } from "./retention.ts";
 import { indexOlderSubmissions } from "./summary.ts";
 import { oneLine } from "./terminal.ts";
@@ -17,17 +20,53 @@ type EraseIo = Pick<ReviewIo, "kv" | "now" | "out">;
 
 /** `erase <request_id>`: one submission and everything that points to it. */
 export async function eraseOne(io: EraseIo, id: string): Promise<void> {
-  const erased = await eraseSubmission(io.kv, id, io.now());
+  const erased = await eraseAudited(io.kv, id, io.now(), CLI_ACTOR);
   if (!erased) throw new ReviewError(`no submission ${id}`);
   io.out(_erasedLine(erased));
 }
 
 /** `erase --email <address>`: every submission with that email (a data-subject request). */
 export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): Promise<void> {
-  const found = await _findByEmail(io.kv, email);
   const what = `with email ${oneLine(email)}`;
-  if (dryRun) return await _dryRun(io, found, what);
-  await _erase(io, found.map((r) => r.request_id), what);
+  if (dryRun) return await _dryRun(io, await findByEmail(io.kv, email), what);
+  const erased = await eraseByEmail(io.kv, email, io.now(), CLI_ACTOR, (e) => {
+    io.out(_erasedLine(e));
+  });
+  io.out(`erased ${erased} submission${erased === 1 ? "" : "s"} ${what}`);
+}
+
+/**
+ * Erases one submission, with its audit entry in the same commit (the CLI's `erase`, the
+ * console's erase form); null when there is no such submission.
+ */
+export function eraseAudited(
+  kv: Deno.Kv,
+  id: string,
+  now: number,
+  actor: AuditActor,
+): Promise<Erased | null> {
+  return eraseSubmission(kv, id, now, (op) => {
+    auditEntry(op, { ...actor, action: "erase", target: id, detail: null }, now);
+  });
+}
+
+/**
+ * Erases every submission whose email is `email` (a data-subject request), then records
+ * how many in the audit trail: the count only, never the address. Many commits, so the
+ * entry follows them. Returns the count.
+ */
+export async function eraseByEmail(
+  kv: Deno.Kv,
+  email: string,
+  now: number,
+  actor: AuditActor,
+  onErased?: (e: Erased) => void,
+): Promise<number> {
+  const found = await findByEmail(kv, email);
+  const erased = await eraseAll(kv, found.map((r) => r.request_id), now, onErased);
+  const detail = `${erased} submission${erased === 1 ? "" : "s"}`;
+  await appendAudit(kv, { ...actor, action: "erase_email", target: null, detail }, now);
+  return erased;
 }
 
 /**
@@ -42,9 +81,9 @@ export async function purge(io: EraseIo, before: number, dryRun: boolean): Promi
 
 /**
  * The submissions whose `email` field is `email` (trimmed, any case), through the email
- * index: the cost follows the matches, not the store.
+ * index: the cost follows the matches, not the store. What a dry run lists.
  */
-async function _findByEmail(kv: Deno.Kv, email: string): Promise<SubmissionRecord[]> {
+export async function findByEmail(kv: Deno.Kv, email: string): Promise<SubmissionRecord[]> {
   await indexOlderSubmissions(kv);
   const hash = await emailHasher(kv);
   return await getSubmissions(kv, await idsByEmail(kv, hash(email)));

@@ -1,7 +1,7 @@
 /**
  * @module
- * What every staff CLI command receives, the refusal that exits 1 and the usage error that
- * exits 2.
+ * What every staff CLI command receives, the refusal that exits 1, the usage error that
+ * exits 2, and who the audit trail says the CLI is.
  */
 
 /** The store, the clock and the two output streams of one CLI run. */
@@ -21,3 +21,9 @@ export class ReviewError extends Error {}
 
 /** A command line the CLI cannot run (unknown command, missing argument): exit 2, with usage. */
 export class UsageError extends Error {}
+
+/**
+ * Who the audit trail names for an action of the CLI: a person with the store and no
+ * member record, so no member id and no session.
+ */
+export const CLI_ACTOR = { member_id: null, actor: "cli", session: "cli" } as const;

@@ -4,30 +4,22 @@
  * (store/submission_index.ts) and the records' summaries, never their payloads, so a page
  * costs the same at a thousand submissions and at a million. `--before <request_id>` goes
  * on from a page's last row; `--all` streams every page. Urgent requests lead their page.
+ * {@linkcode listRows} reads the pages for the CLI and the console's queue alike.
  */
 
+import { isRequestId, requestIdTime } from "../intake/ids.ts";
 import { getOutboxEntries, type OutboxEntry } from "../store/outbox.ts";
 import { idPagesNewestFirst } from "../store/submission_index.ts";
 import { getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { REVIEW_BACKOFF_MS } from "./notifier.ts";
 import type { ReviewIo } from "./io.ts";
 import { indexOlderSubmissions } from "./summary.ts";
-import { oneLine } from "./terminal.ts";
+import { tableRow } from "./terminal.ts";
 
 /** Rows a page shows unless `--limit` says otherwise. */
-export const LIST_PAGE = 50;
+const LIST_PAGE = 50;
 /** Most rows `--limit` may ask for in one page; `--all` streams any number. */
-export const LIST_MAX = 1000;
-
-export interface ListOptions {
-  status?: "pending" | "approved" | "rejected";
-  kind?: "lead" | "quote";
-  json?: boolean;
-  limit: number;
-  /** List only submissions older than this one. */
-  before?: { createdMs: number; id: string };
-  all?: boolean;
-}
+const LIST_MAX = 1000;
 
 const _COLUMNS = [
   ["REQUEST_ID", 32],
@@ -43,6 +35,115 @@ const _COLUMNS = [
   ["NOTIFICATION", 12],
 ] as const;
 
+/** Which submissions a list shows, and how many: the CLI's flags, the console's query. */
+export interface ListQuery {
+  status?: "pending" | "approved" | "rejected";
+  kind?: "lead" | "quote";
+  limit: number;
+  /** List only submissions older than this one. */
+  before?: { createdMs: number; id: string };
+  /** Every page, however many rows (the CLI's `--all`). */
+  all?: boolean;
+  /**
+   * Stop once this many ids were read, filled or not, and go on from the oldest read: what
+   * a page someone waits on reads at most, however few submissions a filter matches (the
+   * console's). The CLI reads on until it fills its page.
+   */
+  scanMax?: number;
+}
+
+export interface ListOptions extends ListQuery {
+  json?: boolean;
+}
+
+/** A row of a list: the record and the state of its review notice. */
+export interface ListRow {
+  record: SubmissionRecord;
+  notification: string;
+}
+
+/** What {@linkcode listRows} yields for each page of the time index it reads. */
+interface ListPage {
+  /** The page's rows that pass the filters, urgent first. */
+  rows: ListRow[];
+  /** How many ids the page read from the index, filtered or not. */
+  seen: number;
+  /**
+   * On the last page of a query that stopped at its limit: the request id to go on from
+   * (the oldest row shown, whatever the urgency order put last); or, stopped at `scanMax`,
+   * the oldest id read.
+   */
+  next?: string;
+}
+
+/**
+ * The raw filters of a list (a flag or query value each, absent when not given) as a
+ * {@linkcode ListQuery}; `refuse` throws the surface's own error with the message, whose
+ * names start with `flag` (`--` for the CLI, nothing for the console).
+ */
+export function parseListQuery(
+  raw: { status?: string; kind?: string; limit?: string; before?: string },
+  flag: string,
+  refuse: (message: string) => never,
+): ListQuery {
+  if (raw.status !== undefined && !["pending", "approved", "rejected"].includes(raw.status)) {
+    refuse(`${flag}status must be pending, approved or rejected`);
+  }
+  if (raw.kind !== undefined && !["lead", "quote"].includes(raw.kind)) {
+    refuse(`${flag}kind must be lead or quote`);
+  }
+  const limit = raw.limit === undefined ? LIST_PAGE : Number(raw.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > LIST_MAX) {
+    refuse(`${flag}limit must be a whole number from 1 to ${LIST_MAX}`);
+  }
+  let before: ListQuery["before"];
+  if (raw.before !== undefined) {
+    if (!isRequestId(raw.before)) refuse(`${flag}before takes a request id from a list`);
+    before = { createdMs: requestIdTime(raw.before), id: raw.before };
+  }
+  return {
+    status: raw.status as ListQuery["status"],
+    kind: raw.kind as ListQuery["kind"],
+    limit,
+    before,
+  };
+}
+
+/**
+ * The rows of a list, a page of the time index at a time, newest first and urgent first
+ * within each page, each with its notice's state: what `review list` prints and the
+ * console's queue shows. Stops once `limit` rows were given, unless `all`.
+ */
+export async function* listRows(kv: Deno.Kv, q: ListQuery): AsyncGenerator<ListPage> {
+  let shown = 0;
+  let read = 0;
+  for await (const ids of idPagesNewestFirst(kv, Math.min(q.limit, 200), q.before)) {
+    read += ids.length;
+    const records = (await getSubmissions(kv, ids))
+      .filter((r) => (!q.status || r.status === q.status) && (!q.kind || r.kind === q.kind));
+    const rows = q.all ? records : records.slice(0, q.limit - shown);
+    const oldest = rows.at(-1);
+    rows.sort((a, b) => _urgencyRank(a) - _urgencyRank(b));
+    const notices = await getOutboxEntries(kv, rows.map((r) => r.request_id));
+    shown += rows.length;
+    const full = !q.all && shown >= q.limit;
+    const next = full
+      ? oldest?.request_id
+      : read >= (q.scanMax ?? Infinity)
+      ? ids.at(-1)
+      : undefined;
+    yield {
+      rows: rows.map((record, i) => ({
+        record,
+        notification: notificationState(record, notices[i]!.value ?? undefined),
+      })),
+      seen: ids.length,
+      ...(next ? { next } : {}),
+    };
+    if (next) return;
+  }
+}
+
 /** Lists a page (or, with `all`, every page) of submissions. */
 export async function listSubmissionsPage(io: ReviewIo, o: ListOptions): Promise<void> {
   const indexed = await indexOlderSubmissions(io.kv);
@@ -50,35 +151,25 @@ export async function listSubmissionsPage(io: ReviewIo, o: ListOptions): Promise
   if (!o.json && io.store) io.err(`store: ${io.store}`);
   let shown = 0;
   let seen = 0;
-  let last: SubmissionRecord | undefined;
-  let full = false;
+  let next: string | undefined;
   const json: string[] = [];
   const table: string[] = [];
-  for await (const ids of idPagesNewestFirst(io.kv, Math.min(o.limit, 200), o.before)) {
-    seen += ids.length;
-    const records = (await getSubmissions(io.kv, ids))
-      .filter((r) => (!o.status || r.status === o.status) && (!o.kind || r.kind === o.kind));
-    const rows = o.all ? records : records.slice(0, o.limit - shown);
-    rows.sort((a, b) => _urgencyRank(a) - _urgencyRank(b));
-    const notices = await getOutboxEntries(io.kv, rows.map((r) => r.request_id));
-    for (const [i, r] of rows.entries()) {
-      const summary = listItem(r, notices[i]!.value ?? undefined);
+  for await (const page of listRows(io.kv, o)) {
+    seen += page.seen;
+    next = page.next;
+    for (const { record, notification } of page.rows) {
+      const summary = listItem(record, notification);
       // A page of JSON is one line; --all --json streams the array an item a line.
       if (o.json && o.all) io.out(`${shown ? "," : "["}${JSON.stringify(summary)}`);
       else if (o.json) json.push(JSON.stringify(summary));
-      else table.push(_row(_cells(r, summary.notification)));
+      else table.push(_row(_cells(record, notification)));
       shown++;
-      last = r;
     }
     // The table is printed a page at a time, as it is read (the header first).
     if (table.length) {
       if (shown === table.length) table.unshift(_row(_COLUMNS.map(([name]) => name)));
       io.out(table.join("\n"));
       table.length = 0;
-    }
-    if (!o.all && shown >= o.limit) {
-      full = true;
-      break;
     }
   }
   if (o.json) io.out(o.all ? (shown ? "]" : "[]") : `[${json.join(",")}]`);
@@ -90,11 +181,11 @@ export async function listSubmissionsPage(io: ReviewIo, o: ListOptions): Promise
     );
   }
   if (!o.json && shown === 0) io.out("no submissions");
-  if (full && last) io.err(`more: deno task review list --before ${last.request_id}`);
+  if (next) io.err(`more: deno task review list --before ${next}`);
 }
 
 /** What `list --json` prints of a submission. */
-function listItem(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
+function listItem(r: SubmissionRecord, notification: string) {
   return {
     request_id: r.request_id,
     urgency: r.urgency ?? null,
@@ -104,7 +195,7 @@ function listItem(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
     channel: r.channel ?? null,
     service_id: r.service_id,
     covered: r.covered,
-    notification: notificationState(r, outbox),
+    notification,
     notified_at: r.notified_at,
     notified_via: r.notified_via ?? null,
     decided_at: r.decision?.decided_at ?? null,
@@ -117,7 +208,10 @@ function listItem(r: SubmissionRecord, outbox: OutboxEntry | undefined) {
  * yet, or being sent); `retrying` after a failed attempt; `failing` once every backoff
  * step has failed (it is still retried every 10 minutes).
  */
-export function notificationState(record: SubmissionRecord, outbox: OutboxEntry | undefined) {
+export function notificationState(
+  record: SubmissionRecord,
+  outbox: OutboxEntry | undefined,
+): string {
   if (record.notified_at) return _NOTIFIED[record.notified_via ?? ""] ?? "notified";
   if (!outbox?.last_error) return "pending";
   return outbox.attempts >= REVIEW_BACKOFF_MS.length ? "failing" : "retrying";
@@ -148,12 +242,7 @@ function _cells(r: SubmissionRecord, notification: string): string[] {
   ];
 }
 
-/** One row with fixed column widths, so rows can be printed as they are read. */
+/** One row with the columns' fixed widths, so rows can be printed as they are read. */
 function _row(cells: readonly string[]): string {
-  return cells.map((cell, c) => {
-    const width = _COLUMNS[c]![1];
-    const chars = [...oneLine(cell)];
-    const text = chars.length > width ? chars.slice(0, width - 1).join("") + "…" : chars.join("");
-    return text.padEnd(width);
-  }).join("  ").trimEnd();
+  return tableRow(cells, _COLUMNS.map(([, width]) => width));
 }

@@ -4,7 +4,7 @@
  * and format characters: C1 controls such as U+009B (CSI) and U+009D (OSC) drive the
  * terminal, bidi overrides such as U+202E make text read backwards, and U+2028 breaks
  * lines. Every such character is shown as its `\uXXXX` escape, which also keeps JSON
- * output valid JSON.
+ * output valid JSON. Tables are printed with fixed column widths ({@linkcode tableRow}).
  */
 
 // Cc: C0 and C1 controls. Cf: format characters (bidi controls, zero-width, tags).
@@ -37,4 +37,17 @@ export function terminalSafe(text: string): string {
 /** Escapes every control and format character, line feeds included: one value, one line. */
 export function oneLine(text: string): string {
   return text.replace(_UNSAFE, _escape);
+}
+
+/**
+ * One row of a table printed as it is read: each cell on one line ({@linkcode oneLine}),
+ * cut to its column's width with `…` and padded to it, columns two spaces apart.
+ */
+export function tableRow(cells: readonly string[], widths: readonly number[]): string {
+  return cells.map((cell, c) => {
+    const width = widths[c]!;
+    const chars = [...oneLine(cell)];
+    const text = chars.length > width ? chars.slice(0, width - 1).join("") + "…" : chars.join("");
+    return text.padEnd(width);
+  }).join("  ").trimEnd();
 }

@@ -19,6 +19,12 @@ import { staffAsset } from "./assets.ts";
 import { enrolBegin, enrolFinish, enrolPage } from "./enrolment.ts";
 import { createInviteLink, membersPage, removeStaffMember } from "./members.ts";
 import { signInBegin, signInFinish, signInPage } from "./sign_in.ts";
+import { auditPage } from "./audit.ts";
+import { clientsPage, disableClientForm } from "./clients.ts";
+import { decisionForm } from "./decision.ts";
+import { eraseEmailForm, eraseEmailPage, eraseForm } from "./erasure.ts";
+import { queuePage } from "./queue.ts";
+import { submissionPage } from "./submission.ts";
 import { clearCookie, signOut, staffForm, type StaffVisit, staffVisit } from "./session.ts";
 
 /** A console handler, given the signed-in member. */
@@ -54,6 +60,15 @@ export function staffRoutes(): Route<Context>[] {
     r("GET", STAFF_PATHS.members, signedInPage(membersPage)),
     r("POST", STAFF_PATHS.invites, signedInForm(createInviteLink)),
     r("POST", STAFF_PATHS.removeMember, signedInForm(removeStaffMember)),
+    r("GET", STAFF_PATHS.queue, signedInPage(queuePage)),
+    r("GET", STAFF_PATHS.submission, signedInPage(submissionPage)),
+    r("POST", STAFF_PATHS.decide, signedInForm(decisionForm)),
+    r("POST", STAFF_PATHS.erase, signedInForm(eraseForm)),
+    r("GET", STAFF_PATHS.eraseEmail, signedInPage(eraseEmailPage)),
+    r("POST", STAFF_PATHS.eraseEmail, signedInForm(eraseEmailForm)),
+    r("GET", STAFF_PATHS.clients, signedInPage(clientsPage)),
+    r("POST", STAFF_PATHS.clients, signedInForm(disableClientForm)),
+    r("GET", STAFF_PATHS.audit, signedInPage(auditPage)),
   ];
 }
 

@@ -153,13 +153,15 @@ export function tokenRevocation(tokenHash: string, client: Deno.KvEntry<ClientRe
  * under the same exact rule as the token (`exactToken` in cache.ts), so every token of the
  * client is refused from this commit on, on every instance, however many there are. They
  * lapse within the token lifetime; nothing has to find them, so no index of a client's
- * tokens is needed. Returns the record as it now is and whether it was disabled already;
- * null when there is no such client.
+ * tokens is needed. `extra` joins that commit (a staff action's audit entry), and is not
+ * written when the client was disabled already. Returns the record as it now is and
+ * whether it was disabled already; null when there is no such client.
  */
 export async function disableClient(
   kv: Deno.Kv,
   clientId: string,
   now: number,
+  extra?: (op: Deno.AtomicOperation) => void,
 ): Promise<{ record: ClientRecord; already: boolean } | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await getClient(kv, clientId);
@@ -170,11 +172,11 @@ export async function disableClient(
       return { record: entry.value, already: !ours };
     }
     const next = { ...entry.value, disabled_at: now };
-    const res = await retryLocked(() =>
-      kv.atomic().check(entry)
-        .set(entry.key, next, { expireIn: _ttl(next.expires_at, now) })
-        .sum(revocationKey(), 1n).commit()
-    );
+    const op = kv.atomic().check(entry)
+      .set(entry.key, next, { expireIn: _ttl(next.expires_at, now) })
+      .sum(revocationKey(), 1n);
+    extra?.(op);
+    const res = await retryLocked(() => op.commit());
     if (res.ok) return { record: next, already: false };
   }
   throw new Error(`${clientId} kept changing while it was being disabled`);

@@ -39,19 +39,22 @@ export interface Erased {
 
 /**
  * Erases a submission in one commit: its record, its payload chunks, its outbox entry
- * and due key, and the idempotency record that would replay it with its pointer. Returns
- * null when there is no such submission.
+ * and due key, and the idempotency record that would replay it with its pointer. `extra`
+ * joins that commit (a staff action's audit entry). Returns null when there is no such
+ * submission.
  */
 export async function eraseSubmission(
   kv: Deno.Kv,
   id: string,
   now: number = Date.now(),
+  extra?: (op: Deno.AtomicOperation) => void,
 ): Promise<Erased | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const plan = await _erasePlan(kv, id, now);
     if (!plan) return null;
     const op = kv.atomic();
     _addPlan(op, plan);
+    extra?.(op);
     if ((await retryLocked(() => op.commit())).ok) return plan.erased;
   }
   throw new Error(`${id} kept changing while it was being erased`);

@@ -34,6 +34,7 @@
  * | `["staff_ceremonies", sha256(challenge)]`          | a passkey ceremony's challenge, staff.ts      |
  * | `["staff_codes_spent", sha256(code)]`              | an enrolment code used once, staff.ts         |
  * | `["staff_audit", at_ms, entry_id]`                 | a staff action, staff_audit.ts                |
+ * | `["staff_audit_of", target, at_ms, entry_id]`      | the same action, by what it acted on, staff_audit.ts |
  */
 
 // Credentials (credentials.ts)
@@ -212,3 +213,13 @@ export const auditBefore = (before?: { atMs: number; id: string }): Deno.KvListS
   before
     ? { prefix: ["staff_audit"], end: auditKey(before.atMs, before.id) }
     : { prefix: ["staff_audit"] };
+/** The entry of an action on `target` (a request, client or member id), in its own index. */
+export const auditOfKey = (
+  target: string,
+  atMs: number,
+  entryId: string,
+): Deno.KvKey => ["staff_audit_of", target, atMs, entryId];
+/** The entries of the actions on `target`, oldest first. */
+export const auditOf = (target: string): Deno.KvListSelector => ({
+  prefix: ["staff_audit_of", target],
+});

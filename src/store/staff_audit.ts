@@ -5,12 +5,15 @@
  * from a submission): a decision's note stays on the submission. An action done in one commit
  * writes its entry in that commit ({@linkcode auditEntry}), so neither lands without the other.
  *
- * Key (store/keys.ts): `["staff_audit", at_ms, entry_id]` → {@linkcode AuditEntry}, kept
- * {@linkcode AUDIT_RETENTION_MS} and read newest first, a page at a time.
+ * Keys (store/keys.ts), both kept {@linkcode AUDIT_RETENTION_MS} and written together:
+ * - `["staff_audit", at_ms, entry_id]` → {@linkcode AuditEntry}: the trail, read newest first,
+ *   a page at a time;
+ * - `["staff_audit_of", target, at_ms, entry_id]` → the same entry, for an entry with a
+ *   target: the history of one submission (or client, or member) without reading the trail.
  */
 
 import { DAY_MS } from "../time.ts";
-import { auditBefore, auditKey } from "./keys.ts";
+import { auditBefore, auditKey, auditOf, auditOfKey } from "./keys.ts";
 import { retryLocked } from "./retry_locked.ts";
 
 /** How long an entry is kept: about 13 months, so a year can be looked back on. */
@@ -50,10 +53,18 @@ export interface AuditEntry {
 /** An entry's fields, less the two the store sets. */
 export type AuditFact = Omit<AuditEntry, "at" | "entry_id">;
 
+/** Who acts: a member in a session, or the CLI. */
+export type AuditActor = Pick<AuditFact, "member_id" | "actor" | "session">;
+
 /** Adds the entry of `fact` at `now` to a commit. */
 export function auditEntry(op: Deno.AtomicOperation, fact: AuditFact, now: number): void {
   const entry: AuditEntry = { at: now, entry_id: crypto.randomUUID(), ...fact };
   op.set(auditKey(now, entry.entry_id), entry, { expireIn: AUDIT_RETENTION_MS });
+  if (entry.target !== null) {
+    op.set(auditOfKey(entry.target, now, entry.entry_id), entry, {
+      expireIn: AUDIT_RETENTION_MS,
+    });
+  }
 }
 
 /** Writes the entry of an action that was not one commit (an erasure by email). */
@@ -73,10 +84,35 @@ export async function listAudit(
   limit: number,
   before?: { atMs: number; id: string },
 ): Promise<AuditEntry[]> {
+  return await _newestFirst(kv, auditBefore(before), now, limit);
+}
+
+/**
+ * The newest `limit` entries about `target` (a request id, say), oldest first, from the
+ * index by target: what one submission's history shows, whatever the trail's length.
+ */
+export async function listAuditOf(
+  kv: Deno.Kv,
+  target: string,
+  now: number,
+  limit: number,
+): Promise<AuditEntry[]> {
+  return (await _newestFirst(kv, auditOf(target), now, limit)).reverse();
+}
+
+/** Up to `limit` entries of `selector`, newest first, those past their retention left out. */
+async function _newestFirst(
+  kv: Deno.Kv,
+  selector: Deno.KvListSelector,
+  now: number,
+  limit: number,
+): Promise<AuditEntry[]> {
   const out: AuditEntry[] = [];
-  const iter = kv.list<AuditEntry>(auditBefore(before), { reverse: true, limit });
-  for await (const e of iter) {
-    if (e.value.at + AUDIT_RETENTION_MS > now) out.push(e.value);
-  }
+  await retryLocked(async () => {
+    out.length = 0;
+    for await (const e of kv.list<AuditEntry>(selector, { reverse: true, limit })) {
+      if (e.value.at + AUDIT_RETENTION_MS > now) out.push(e.value);
+    }
+  });
   return out;
 }

@@ -288,14 +288,17 @@ export async function getSubmissions(
 
 /**
  * Replaces a submission only if it has not changed since `entry` was read
- * (versionstamp check). Returns false when someone else changed it first.
+ * (versionstamp check). Returns false when someone else changed it first. `extra` joins
+ * the commit (a staff action's audit entry), so both land or neither.
  */
 export async function updateSubmission(
   kv: Deno.Kv,
   entry: Deno.KvEntry<SubmissionRecord>,
   next: SubmissionRecord,
+  extra?: (op: Deno.AtomicOperation) => void,
 ): Promise<boolean> {
   const op = kv.atomic().check(entry).set(entry.key, next);
+  extra?.(op);
   // The decision index moves with the decision.
   const was = entry.value.decision?.decided_at;
   const now = next.decision?.decided_at;

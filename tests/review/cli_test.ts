@@ -460,18 +460,44 @@ Deno.test("review CLI approve records a human decision with time, note and revie
   await t.step("no other key of the store was added, removed or changed", async () => {
     const after = await snapshot(kv);
     const changed = JSON.stringify(["submissions", id]);
-    // Only the decision index gains the decided submission (store/submission_index.ts).
+    // The decision index gains the decided submission (store/submission_index.ts), and the
+    // audit trail the action, in the trail and under its target (store/staff_audit.ts).
     const decided = JSON.stringify([
       "submissions_decided",
       Date.parse("2026-11-23T09:30:00.000Z"),
       id,
     ]);
-    assert.deepEqual([...after.keys()].sort(), [...before.keys(), decided].sort());
+    const audit = [...after.keys()].filter((k) => k.startsWith('["staff_audit'));
+    assert.deepEqual(audit.map((k) => JSON.parse(k)[0]).sort(), ["staff_audit", "staff_audit_of"]);
+    assert.deepEqual([...after.keys()].sort(), [...before.keys(), decided, ...audit].sort());
     for (const [key, entry] of before) {
       if (key !== changed) assert.deepEqual(after.get(key), entry, key);
     }
     assert.equal((await stored(kv, other)).status, "pending");
   });
+
+  await t.step(
+    "the audit trail names the CLI and the action, not the note or the name",
+    async () => {
+      const run = await review(kv, "audit", "--json");
+      assert.equal(run.code, 0);
+      const [entry, ...rest] = JSON.parse(run.out.join("\n"));
+      assert.deepEqual(rest, []);
+      assert.deepEqual(
+        { ...entry, entry_id: undefined },
+        {
+          at: DECIDED_AT,
+          entry_id: undefined,
+          member_id: null,
+          actor: "cli",
+          session: "cli",
+          action: "approve",
+          target: id,
+          detail: "with a note",
+        },
+      );
+    },
+  );
 
   await t.step("show reports the decision", async () => {
     const lines = (await ok(kv, "show", id)).split("\n");

@@ -19,23 +19,12 @@ import {
   issueToken,
   post,
   registerClient,
+  reviewCli as cli,
   type TestApp,
   tokenRequest,
 } from "../_helpers.ts";
 
 const DAY = 86_400_000;
-
-async function cli(app: TestApp, ...args: string[]) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runReview(args, {
-    kv: app.kv,
-    now: app.clock.now,
-    out: (l) => out.push(l),
-    err: (l) => err.push(l),
-  });
-  return { code, out: out.join("\n"), err: err.join("\n") };
-}
 
 async function submit(
   app: TestApp,
@@ -50,8 +39,17 @@ async function submit(
   return (await res.json()).request_id;
 }
 
-/** Store-wide keys that belong to no submission: counters, the email index's key, markers. */
-const _BOOKKEEPING = new Set(["rate_counters", "email_index_key", "migrations"]);
+/**
+ * Store-wide keys that belong to no submission: counters, the email index's key, markers,
+ * and the audit trail, which keeps the erasure itself (ids and counts, no submitted text).
+ */
+const _BOOKKEEPING = new Set([
+  "rate_counters",
+  "email_index_key",
+  "migrations",
+  "staff_audit",
+  "staff_audit_of",
+]);
 
 async function keys(app: TestApp): Promise<Set<string>> {
   const out = new Set<string>();
