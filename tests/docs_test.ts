@@ -94,6 +94,31 @@ Deno.test("docs: every link inside the repository resolves, and none leaves it",
   }
 });
 
+/** The largest image a doc may show: a screenshot of one window, not of a whole long page. */
+const IMAGE_MAX_BYTES = 250 * 1024;
+
+Deno.test("docs: every image shown exists, is a PNG with alt text under 250 KB; every image in docs/images/ is shown", async () => {
+  const shown = new Set<string>();
+  for (const file of FILES) {
+    const text = await Deno.readTextFile(new URL(file, root));
+    for (const [, alt, src] of text.matchAll(/!\[([^\]]*)\]\(([^)\s]+)\)/g)) {
+      assert.ok(!/^[a-z]+:/i.test(src!), `${file}: ${src} is not in the repository`);
+      assert.ok(alt!.trim().length >= 20, `${file}: ${src} needs alt text that says what it shows`);
+      const url = new URL(src!, new URL(file, root));
+      const bytes = await Deno.readFile(url).catch(() => null);
+      assert.ok(bytes, `${file}: ${src} does not exist`);
+      assert.deepEqual([...bytes.subarray(0, 4)], [0x89, 0x50, 0x4e, 0x47], `${src} is a PNG`);
+      assert.ok(bytes.byteLength <= IMAGE_MAX_BYTES, `${src}: ${bytes.byteLength} bytes`);
+      shown.add(url.pathname);
+    }
+  }
+  assert.ok(shown.size > 0, "review.md shows the console");
+  for (const entry of Deno.readDirSync(new URL("docs/images/", root))) {
+    const path = new URL(`docs/images/${entry.name}`, root).pathname;
+    assert.ok(shown.has(path), `docs/images/${entry.name} is shown by no doc`);
+  }
+});
+
 Deno.test("docs: every command runs Deno through npx with the version CI pins, none bare", async () => {
   const pin = await pinnedDeno();
   for (const file of FILES) {
