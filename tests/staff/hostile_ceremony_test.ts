@@ -129,6 +129,60 @@ Deno.test("a removed member finishing a sign-in begun before the removal gets no
   assert.equal(again.cookie, undefined);
 });
 
+/**
+ * A store whose next commit first runs `hook` (set by the test): what another instance does
+ * between a request's reads and its commit.
+ */
+function interleaved(real: Deno.Kv): { kv: Deno.Kv; before(hook: () => Promise<void>): void } {
+  let next: (() => Promise<void>) | undefined;
+  const kv = new Proxy(real, {
+    get(target, prop) {
+      if (prop !== "atomic") {
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      }
+      return () => {
+        const op = target.atomic();
+        const commit = op.commit.bind(op);
+        op.commit = async () => {
+          const hook = next;
+          next = undefined;
+          await hook?.();
+          return await commit();
+        };
+        return op;
+      };
+    },
+  });
+  return { kv, before: (hook) => next = hook };
+}
+
+Deno.test("a removal landing between a sign-in's reads and its commit: no session, no sign_in entry", async () => {
+  const real = await Deno.openKv(":memory:");
+  const store = interleaved(real);
+  await using app = await createApp({ kv: store.kv, env: { RATE_LIMIT_STAFF: "0" } });
+  try {
+    const kim = await enrolled(app, "Kim Leaving");
+    const begin = await ceremonyPost(app, STAFF_PATHS.signInOptions, {});
+    const answer = await kim.auth.get((await begin.json()).options);
+    const id = kim.who.member.member_id;
+    // The member record goes first (removeMember's first commit), as on another instance.
+    store.before(async () => {
+      const op = real.atomic().delete(["staff_members", id]);
+      assert.ok((await op.commit()).ok);
+    });
+    const res = await ceremonyPost(app, STAFF_PATHS.signIn, answer);
+    assert.equal(res.status, 400, "the sign-in's commit checks the member too");
+    assert.equal(res.headers.get("set-cookie"), null);
+    await res.body?.cancel();
+    const signIns = (await listAudit(real, app.clock.now(), 100))
+      .filter((e) => e.action === "sign_in");
+    assert.deepEqual(signIns, [], "the trail never says a removed member signed in");
+  } finally {
+    real.close();
+  }
+});
+
 Deno.test("a new passkey that claims an enrolled credential id enrols nobody and spends nothing", async () => {
   await using app = await unlimited();
   const sam = await enrolled(app, "Sam Owner");
