@@ -305,3 +305,57 @@ Deno.test("an invite token in a query string is not used, echoed or logged", asy
   assert.ok(!JSON.stringify(app.logs).includes(token));
   assert.equal(res.headers.get("referrer-policy"), "same-origin");
 });
+
+Deno.test("a sibling subdomain's page cannot use a member's passkey, nor post a ceremony", async () => {
+  await using app = await unlimited();
+  const sam = await enrolled(app, "Sam Owner");
+  // A page at evil.api.test may ask for the passkeys of api.test (a registrable suffix of its
+  // own host): the assertion names its origin, which is not the console's.
+  const begin = await ceremonyPost(app, STAFF_PATHS.signInOptions, {});
+  const phished = await sam.auth.get((await begin.json()).options, {
+    origin: "https://evil.api.test",
+  });
+  assert.deepEqual(await refusal(await ceremonyPost(app, STAFF_PATHS.signIn, phished)), [
+    400,
+    "not_verified",
+    null,
+  ]);
+  const sibling = await ceremonyPost(app, STAFF_PATHS.signIn, phished, {
+    origin: "https://evil.api.test",
+  });
+  assert.deepEqual(await refusal(sibling), [403, "origin", null]);
+});
+
+Deno.test("ceremony bodies past 64 KiB are refused with 413, and store nothing", async () => {
+  await using app = await unlimited();
+  const { token } = await cliInvite(app, "Nia");
+  const big = JSON.stringify({ invite: token, pad: "x".repeat(70 * 1024) });
+  for (const path of [STAFF_PATHS.enrolOptions, STAFF_PATHS.enrol, STAFF_PATHS.signIn]) {
+    for (const chunked of [false, true]) {
+      const body = chunked
+        ? new Blob([big]).stream() // no Content-Length: the reader counts
+        : big;
+      const res = await app.request(path, {
+        method: "POST",
+        headers: { Origin: app.config.baseUrl, "Content-Type": "application/json" },
+        body,
+      });
+      assert.equal(res.status, 413, `${path} chunked=${chunked}`);
+      await res.body?.cancel();
+    }
+  }
+  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["staff_ceremonies"] })), []);
+});
+
+Deno.test("the sign-in and enrolment pages are framed by nobody and cached by nobody", async () => {
+  await using app = await unlimited({ STAFF_ENROL_CODE: "framed-pages-code-0123456789" });
+  await signedIn(app);
+  for (const path of [STAFF_PATHS.signIn, STAFF_PATHS.enrol]) {
+    const res = await app.request(path);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("x-frame-options"), "DENY", path);
+    assert.match(res.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
+    assert.equal(res.headers.get("cache-control"), "no-store, private", path);
+    await res.body?.cancel();
+  }
+});
