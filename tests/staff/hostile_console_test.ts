@@ -169,6 +169,34 @@ Deno.test("a touch racing a sign-out never brings the session back", async () =>
   }
 });
 
+Deno.test("a cookie is one session: another member's id on my secret, or the other scheme's name, opens nothing", async () => {
+  await using app = await createApp();
+  const sam = await signedIn(app, "Sam Keeper");
+  const kim = await signedIn(app, "Kim Other");
+  const [name, value] = sam.cookie.split("=") as [string, string];
+  const secret = value.slice(value.indexOf(".") + 1);
+  const swapped = { cookie: `${name}=${kim.member.member_id}.${secret}` };
+  assert.deepEqual(await cached(await staffGet(app, swapped, STAFF_PATHS.queue)), [
+    303,
+    "no-store",
+  ]);
+  // Two of the name: the page is one member's, never a mix (the layout names one).
+  const both = await staffGet(app, { cookie: `${kim.cookie}; ${sam.cookie}` }, STAFF_PATHS.queue);
+  const page = await both.text();
+  assert.equal(["Sam Keeper", "Kim Other"].filter((n) => page.includes(n)).length, 1);
+
+  // On plain-http localhost the cookie is dcfs_staff: the __Host- name is not read there.
+  await using local = await createApp({ env: { BASE_URL: "http://localhost:8000" } });
+  const ada = await signedIn(local, "Ada Local");
+  assert.match(ada.cookie, /^dcfs_staff=/);
+  assert.equal((await staffGet(local, ada, STAFF_PATHS.queue)).status, 200);
+  const renamed = { cookie: `__Host-${ada.cookie}` };
+  assert.deepEqual(await cached(await staffGet(local, renamed, STAFF_PATHS.queue)), [
+    303,
+    "no-store",
+  ]);
+});
+
 Deno.test("a session ends at the exact millisecond of its idle and absolute ends", async () => {
   await using app = await createApp();
   const status = async (who: Staffer) => (await cached(await staffGet(app, who, "/staff/")))[0];
