@@ -77,6 +77,9 @@ Deno.test("a day in the console through the real process leaves nothing personal
   });
   assert.equal(submitted.status, 202);
   const id = (await submitted.json()).request_id;
+  // The notice goes out first (logged: no webhook), or it would change the record under the
+  // decision, which is then told to look again (409), as it should be.
+  await s.waitFor((r) => r.submission_id === id && r.via !== undefined);
   const page = await (await consoleFetch(s, who, `/staff/submissions/${id}`)).text();
   assert.ok(!page.includes("<script>alert(1)"), "submitted text is text on the page");
   const versionstamp = page.match(/name="versionstamp" value="([0-9a-f]+)"/)![1]!;
