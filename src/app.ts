@@ -10,6 +10,7 @@ import { logRequest, requestLabels } from "./http/access_log.ts";
 import { type Admission, createAdmission, unavailable } from "./http/admission.ts";
 import { errorResponse, HttpError, internalError, unexpectedErrorFields } from "./http/errors.ts";
 import { createJsonLineLogger } from "./http/log.ts";
+import { STAFF_PATHS } from "./http/paths.ts";
 import { createRateCounter } from "./http/rate_limit.ts";
 import { requestIdOf, requestPath } from "./http/request.ts";
 import { compileRoutes, matchRoute, respond } from "./http/router.ts";
@@ -67,6 +68,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     const finish = (res: Response) => {
       if (holdsPlace) admission.release(ctx);
       _commonHeaders(res, ctx);
+      if (path !== undefined) _staffNoStore(res, path);
       const labels = requestLabels(req.method, path, matched);
       const ms = performance.now() - started;
       logRequest(log, labels, res.status, ms, ctx.requestId);
@@ -134,6 +136,17 @@ function _commonHeaders(res: Response, ctx: Context): void {
   for (const [k, v] of ctx.headers) res.headers.set(k, v);
   res.headers.set("X-Request-Id", ctx.requestId);
   res.headers.set("X-Content-Type-Options", "nosniff");
+}
+
+/**
+ * An answer under `/staff/` that says nothing of caching gets `no-store`: the router's 404,
+ * 405 and OPTIONS there, and a ceremony's JSON refusal, are the console's answers too, and
+ * no cache keeps any (its pages and redirects say so themselves; its public assets, which
+ * are the same for everyone, say otherwise).
+ */
+function _staffNoStore(res: Response, path: string): void {
+  const staff = path.startsWith(STAFF_PATHS.prefix) || `${path}/` === STAFF_PATHS.prefix;
+  if (staff && !res.headers.has("cache-control")) res.headers.set("Cache-Control", "no-store");
 }
 
 /** The last resort: logged with the request id, never echoed; the caller gets a bare 500. */

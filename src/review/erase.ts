@@ -29,8 +29,8 @@ export async function eraseOne(io: EraseIo, id: string): Promise<void> {
 export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): Promise<void> {
   const what = `with email ${oneLine(email)}`;
   if (dryRun) return await _dryRun(io, await findByEmail(io.kv, email), what);
-  const erased = await eraseByEmail(io.kv, email, io.now(), CLI_ACTOR, (e) => {
-    io.out(_erasedLine(e));
+  const { erased } = await eraseByEmail(io.kv, email, io.now(), CLI_ACTOR, {
+    onErased: (e) => io.out(_erasedLine(e)),
   });
   io.out(`erased ${erased} submission${erased === 1 ? "" : "s"} ${what}`);
 }
@@ -51,22 +51,27 @@ export function eraseAudited(
 }
 
 /**
- * Erases every submission whose email is `email` (a data-subject request), then records
- * how many in the audit trail: the count only, never the address. Many commits, so the
- * entry follows them. Returns the count.
+ * Erases every submission whose email is `email` (a data-subject request), or the first
+ * `limit` of them (the console erases a page a request: a flood of submissions under one
+ * address must not make one request erase them all), then records how many in the audit
+ * trail: the count only, never the address. Many commits, so the entry follows them.
+ * Returns the count, and whether more have the address.
  */
 export async function eraseByEmail(
   kv: Deno.Kv,
   email: string,
   now: number,
   actor: AuditActor,
-  onErased?: (e: Erased) => void,
-): Promise<number> {
-  const found = await findByEmail(kv, email);
-  const erased = await eraseAll(kv, found.map((r) => r.request_id), now, onErased);
+  options: { onErased?: (e: Erased) => void; limit?: number } = {},
+): Promise<{ erased: number; more: boolean }> {
+  const { limit } = options;
+  const found = await findByEmail(kv, email, limit === undefined ? undefined : limit + 1);
+  const more = limit !== undefined && found.length > limit;
+  const ids = found.slice(0, limit).map((r) => r.request_id);
+  const erased = await eraseAll(kv, ids, now, options.onErased);
   const detail = `${erased} submission${erased === 1 ? "" : "s"}`;
   await appendAudit(kv, { ...actor, action: "erase_email", target: null, detail }, now);
-  return erased;
+  return { erased, more };
 }
 
 /**
@@ -80,13 +85,18 @@ export async function purge(io: EraseIo, before: number, dryRun: boolean): Promi
 }
 
 /**
- * The submissions whose `email` field is `email` (trimmed, any case), through the email
- * index: the cost follows the matches, not the store. What a dry run lists.
+ * The submissions whose `email` field is `email` (trimmed, any case), in id order, `limit`
+ * at most, through the email index: the cost follows the matches, not the store. What a
+ * dry run lists.
  */
-export async function findByEmail(kv: Deno.Kv, email: string): Promise<SubmissionRecord[]> {
+export async function findByEmail(
+  kv: Deno.Kv,
+  email: string,
+  limit?: number,
+): Promise<SubmissionRecord[]> {
   await indexOlderSubmissions(kv);
   const hash = await emailHasher(kv);
-  return await getSubmissions(kv, await idsByEmail(kv, hash(email)));
+  return await getSubmissions(kv, await idsByEmail(kv, hash(email), limit));
 }
 
 /** The submissions of `decidedIdsBefore`, for a dry run that shows each. */

@@ -4,7 +4,8 @@
  * of two one-time things:
  *
  * - **an invite** (invites.ts), whose token passkey.js reads from the link's fragment; the
- *   member's name is the invite's;
+ *   member's name is the invite's. It dies with the member who made it: once they are
+ *   removed, it enrols nobody (`invite_revoked`);
  * - **`STAFF_ENROL_CODE`**, for a first member where no shell can print an invite (Deno
  *   Deploy), with a name the member types. The code is spent under its digest, whatever the
  *   variable still says: it works once, and a new value works once again (how an operator
@@ -27,6 +28,7 @@ import {
   addMember,
   type Ceremony,
   getInvite,
+  getMemberEntry,
   getSpentCode,
   spendCeremony,
   spendCode,
@@ -104,7 +106,7 @@ export const enrolBegin = ceremonyEndpoint("enrol", async (body, ctx) => {
   let name: string;
   if ("invite" in request) {
     by = { invite: digest(request.invite) };
-    name = (await _liveInvite(ctx, by.invite)).value.name;
+    name = (await _liveInvite(ctx, by.invite)).invite.value.name;
   } else {
     by = { code: await _unspentCode(ctx, request.code) };
     const typed = memberName(request.name);
@@ -128,20 +130,20 @@ export const enrolFinish = ceremonyEndpoint("enrol", async (body, ctx) => {
   const answer = registrationAnswer(body);
   const { entry: ceremony, challenge } = await takeCeremony(ctx, answer, "enrol");
   const { by, member_id, name } = ceremony.value;
-  const invite = "invite" in by ? await _liveInvite(ctx, by.invite) : undefined;
+  const live = "invite" in by ? await _liveInvite(ctx, by.invite) : undefined;
   const passkey = await verifyEnrolment(ctx.config.baseUrl, answer, challenge);
   const now = ctx.now();
   const member: StaffMember = {
     member_id,
     name,
     created_at: now,
-    invited_by: invite ? invite.value.invited_by : "code",
+    invited_by: live ? live.invite.value.invited_by : "code",
   };
   const session = startSession(ctx, member);
   const write: Write = {
     write(op) {
       spendCeremony(op, ceremony);
-      if (invite) spendInvite(op, invite);
+      if (live) spendInvite(op, live.invite, live.inviter);
       if ("code" in by) spendCode(op, by.code, { spent_at: now, member_id });
       addMember(op, member, { ...passkey, member_id, created_at: now });
       session.write.write(op);
@@ -151,7 +153,7 @@ export const enrolFinish = ceremonyEndpoint("enrol", async (body, ctx) => {
         session: session.sessionTag,
         action: "enrol",
         target: member_id,
-        detail: invite ? "invite" : "code",
+        detail: live ? "invite" : "code",
       }, now);
     },
     proof: session.write.proof,
@@ -162,8 +164,16 @@ export const enrolFinish = ceremonyEndpoint("enrol", async (body, ctx) => {
   return signedInAnswer(session.setCookie);
 });
 
-/** The invite of a digest, unspent and in time; refused otherwise. */
-async function _liveInvite(ctx: Context, hash: string): Promise<Deno.KvEntry<StaffInvite>> {
+/**
+ * The invite of a digest, unspent, in time, and made by the CLI or by a member who is still
+ * one (with that member's entry, which the enrolment's commit checks): a removed member's
+ * invites die with them, so a thief who made one on a stolen device before its owner was
+ * removed cannot enrol with it. Refused otherwise.
+ */
+async function _liveInvite(
+  ctx: Context,
+  hash: string,
+): Promise<{ invite: Deno.KvEntry<StaffInvite>; inviter?: Deno.KvEntry<StaffMember> }> {
   const entry = await getInvite(ctx.kv, hash);
   if (!entry.value) {
     throw new HttpError(
@@ -175,7 +185,17 @@ async function _liveInvite(ctx: Context, hash: string): Promise<Deno.KvEntry<Sta
   if (ctx.now() >= entry.value.expires_at) {
     throw new HttpError(400, "invite_expired", "this invite link has expired: ask for a new one");
   }
-  return entry as Deno.KvEntry<StaffInvite>;
+  const invite = entry as Deno.KvEntry<StaffInvite>;
+  if (invite.value.invited_by === "cli") return { invite };
+  const inviter = await getMemberEntry(ctx.kv, invite.value.invited_by);
+  if (!inviter.value) {
+    throw new HttpError(
+      400,
+      "invite_revoked",
+      "the staff member who made this invite link has been removed: ask for a new one",
+    );
+  }
+  return { invite, inviter: inviter as Deno.KvEntry<StaffMember> };
 }
 
 /** The digest of an enrolment code that is `STAFF_ENROL_CODE` and not spent; refused otherwise. */

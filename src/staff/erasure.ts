@@ -6,6 +6,9 @@
  * - `GET /staff/erase-email` and `POST /staff/erase-email`: a data-subject request. Without
  *   `confirm` the post is a dry run that lists what would go and erases nothing, with a
  *   form to confirm; with `confirm=yes` it erases them and `303`s to a page with the count.
+ *   One request lists and erases at most {@linkcode ERASE_PAGE}: whoever submits controls
+ *   how many share an address, and a flood of them is erased a page at a time, the result
+ *   saying that more remain.
  *   The address travels in the form's body only, never in a URL: it reaches no log, no
  *   Referer and no audit entry (which records the count).
  */
@@ -34,6 +37,9 @@ import type { StaffVisit } from "./session.ts";
 /** The longest address a form may ask about (RFC 5321's path limit). */
 const EMAIL_MAX = 320;
 
+/** The most submissions one erase-by-email request lists or erases (four commits). */
+export const ERASE_PAGE = 100;
+
 type Posted = { visit: StaffVisit; form: URLSearchParams };
 
 /** `POST /staff/submissions/:request_id/erase`: `confirm=yes`. */
@@ -53,7 +59,8 @@ export async function eraseForm(
 
 /** `GET /staff/erase-email`: the form, and the count of the erasure just done. */
 export function eraseEmailPage(req: Request, _ctx: Context, visit: StaffVisit): Response {
-  const erased = boundedQuery(req, ["erased"]).get("erased");
+  const query = boundedQuery(req, ["erased", "more"]);
+  const erased = query.get("erased");
   const count = erased !== null && /^\d{1,9}$/.test(erased) ? Number(erased) : null;
   const body = html`
     ${count === null ? null : html`
@@ -62,6 +69,12 @@ export function eraseEmailPage(req: Request, _ctx: Context, visit: StaffVisit): 
           count,
         )}, each with its stored request, its notice and its idempotency record.</p>
     `}
+    ${count !== null && query.get("more") === "1"
+      ? html`
+        <p class="notice notice-warn" role="status">More submissions have this address: find them
+        again to erase the next ${ERASE_PAGE}.</p>
+      `
+      : null}
     <p>A data-subject request: every submission whose email is this address (in any case) is
     found through the email index. You see them first; nothing is erased until you confirm.</p>
     ${fieldForm({
@@ -94,14 +107,18 @@ export async function eraseEmailForm(
   }
   if (form.has("confirm")) {
     _confirmed(form);
-    const erased = await eraseByEmail(ctx.kv, email, ctx.now(), actorOf(visit));
-    return seeOther(`${STAFF_PATHS.eraseEmail}?erased=${erased}`);
+    const { erased, more } = await eraseByEmail(ctx.kv, email, ctx.now(), actorOf(visit), {
+      limit: ERASE_PAGE,
+    });
+    return seeOther(`${STAFF_PATHS.eraseEmail}?erased=${erased}${more ? "&more=1" : ""}`);
   }
-  const found = await findByEmail(ctx.kv, email);
+  const found = await findByEmail(ctx.kv, email, ERASE_PAGE + 1);
   return staffPage("Erase by email: dry run", _dryRun(email, found, visit), { who: who(visit) });
 }
 
-function _dryRun(email: string, found: readonly SubmissionRecord[], visit: StaffVisit): Html {
+/** The page of what a confirmation would erase: `found` holds one more when more remain. */
+function _dryRun(email: string, matches: readonly SubmissionRecord[], visit: StaffVisit): Html {
+  const found = matches.slice(0, ERASE_PAGE);
   if (!found.length) {
     return html`
       <p class="notice notice-info">No submission has the email ${email}. Nothing to erase.</p>
@@ -109,7 +126,18 @@ function _dryRun(email: string, found: readonly SubmissionRecord[], visit: Staff
     `;
   }
   return html`
-    <p>${_count(found.length)} with the email ${email} would be erased. Nothing is erased yet.</p>
+    ${matches.length > found.length
+      ? html`
+        <p>More than ${_count(
+          ERASE_PAGE,
+        )} have the email ${email}: these ${ERASE_PAGE}, the first, would be erased now, and the
+        rest by finding them again. Nothing is erased yet.</p>
+      `
+      : html`
+        <p>${_count(
+          found.length,
+        )} with the email ${email} would be erased. Nothing is erased yet.</p>
+      `}
     ${dataTable(
       "queue dry-run",
       ["Request", "Kind", "Status", "Received"],

@@ -6,8 +6,9 @@
  * names the member, and the answer's user handle must be that member's id.
  *
  * The sign-in's one commit spends the ceremony, records the passkey's new signature counter
- * (checked, so two answers with one passkey cannot both land), stores the session and its
- * audit entry. Sign-in is off, with a page saying so, until a first member has enrolled.
+ * (checked, so two answers with one passkey cannot both land), checks the member is still
+ * there (a removal on another instance meanwhile fails it: no session, and no `sign_in` in
+ * the trail after the removal), stores the session and its audit entry. Sign-in is off, with a page saying so, until a first member has enrolled.
  */
 
 import { Buffer } from "node:buffer";
@@ -16,7 +17,13 @@ import { HttpError } from "../http/errors.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 import type { Write } from "../store/commits.ts";
 import { commitCounted } from "../http/rate_limit.ts";
-import { anyMember, getMember, getPasskey, setCounter, spendCeremony } from "../store/staff.ts";
+import {
+  anyMember,
+  getMemberEntry,
+  getPasskey,
+  setCounter,
+  spendCeremony,
+} from "../store/staff.ts";
 import { auditEntry } from "../store/staff_audit.ts";
 import {
   authenticationAnswer,
@@ -91,10 +98,11 @@ export const signInFinish = ceremonyEndpoint("sign_in", async (body, ctx) => {
   if (!handle || Buffer.from(handle, "base64url").toString("utf8") !== passkey.value.member_id) {
     throw new HttpError(400, "user_mismatch", "this passkey's answer names another member");
   }
-  const member = await getMember(ctx.kv, passkey.value.member_id);
-  if (!member) {
+  const found = await getMemberEntry(ctx.kv, passkey.value.member_id);
+  if (!found.value) {
     throw new HttpError(400, "unknown_passkey", "this passkey is not enrolled here (or no longer)");
   }
+  const member = found.value;
   const counter = await verifySignIn(ctx.config.baseUrl, answer, challenge, passkey.value);
   const session = startSession(ctx, member);
   const now = ctx.now();
@@ -102,6 +110,8 @@ export const signInFinish = ceremonyEndpoint("sign_in", async (body, ctx) => {
     write(op) {
       spendCeremony(op, ceremony);
       setCounter(op, passkey as Deno.KvEntry<typeof passkey.value>, counter);
+      // The member as read: a removal since (another instance's) fails the commit.
+      op.check(found);
       session.write.write(op);
       auditEntry(op, {
         member_id: member.member_id,

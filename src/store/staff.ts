@@ -96,7 +96,15 @@ export type Ceremony =
   };
 
 export function getMember(kv: Deno.Kv, memberId: string): Promise<StaffMember | null> {
-  return retryLocked(() => kv.get<StaffMember>(staffMemberKey(memberId))).then((e) => e.value);
+  return getMemberEntry(kv, memberId).then((e) => e.value);
+}
+
+/** A member's entry, for a commit that must check the member is still there. */
+export function getMemberEntry(
+  kv: Deno.Kv,
+  memberId: string,
+): Promise<Deno.KvEntryMaybe<StaffMember>> {
+  return retryLocked(() => kv.get<StaffMember>(staffMemberKey(memberId)));
 }
 
 /** Every staff member (a handful: a page of the store's largest list). */
@@ -292,9 +300,18 @@ export async function createInvite(
   if (!(await commitWrite(kv, write)).ok) throw new Error("invite collision");
 }
 
-/** The mutations that spend an invite: it must be as it was read. */
-export function spendInvite(op: Deno.AtomicOperation, entry: Deno.KvEntry<StaffInvite>) {
+/**
+ * The mutations that spend an invite: it must be as it was read, and so must the member who
+ * made it (`inviter`, absent for the CLI's): a member removed meanwhile takes their unused
+ * invites with them.
+ */
+export function spendInvite(
+  op: Deno.AtomicOperation,
+  entry: Deno.KvEntry<StaffInvite>,
+  inviter?: Deno.KvEntry<StaffMember>,
+) {
   op.check(entry).delete(entry.key);
+  if (inviter) op.check(inviter);
 }
 
 export function getInvite(

@@ -61,12 +61,16 @@ export async function* idPagesDecidedBefore(
   }
 }
 
-/** The ids of the submissions whose email hashes to `emailHash`. */
-export async function idsByEmail(kv: Deno.Kv, emailHash: string): Promise<string[]> {
+/** The ids of the submissions whose email hashes to `emailHash`, in id order; `limit` at most. */
+export async function idsByEmail(
+  kv: Deno.Kv,
+  emailHash: string,
+  limit?: number,
+): Promise<string[]> {
   const out: string[] = [];
   await retryLocked(async () => {
     out.length = 0;
-    for await (const e of kv.list(withEmailHash(emailHash))) out.push(String(e.key[2]));
+    for await (const e of kv.list(withEmailHash(emailHash), { limit })) out.push(String(e.key[2]));
   });
   return out;
 }

@@ -28,10 +28,14 @@ interface Held {
   counter: number;
 }
 
-/** How an answer is made: from which origin, and (to test refusals) with which user handle. */
+/**
+ * How an answer is made: from which origin, and (to test refusals) with which user handle,
+ * or, for a new passkey, under which credential id (base64url) instead of a random one.
+ */
 export interface AnswerOptions {
   origin?: string;
   userHandle?: string;
+  credentialId?: string;
 }
 
 const b64url = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64url");
@@ -53,7 +57,9 @@ export class SoftAuthenticator {
       "sign",
       "verify",
     ]) as CryptoKeyPair;
-    const id = crypto.getRandomValues(new Uint8Array(32));
+    const id = answer.credentialId
+      ? new Uint8Array(Buffer.from(answer.credentialId, "base64url"))
+      : crypto.getRandomValues(new Uint8Array(32));
     const held: Held = {
       id,
       rpId,
