@@ -4,6 +4,7 @@
  */
 
 import assert from "node:assert/strict";
+import { SCOPES } from "../src/oauth/scopes.ts";
 import { LEAD, QUOTE, RATE_LIMITS_OFF, SPEC_TOOL_NAMES } from "./_fixtures.ts";
 import {
   basic,
@@ -223,4 +224,52 @@ Deno.test("SPEC §1.4, §4.1, §5.2: discovery needs no token", async () => {
     assert.equal(res.status, 200, path);
     await res.body?.cancel();
   }
+});
+
+Deno.test("SPEC §1.5, §1.6: a console approval is a human decision only; a staff session is no OAuth credential and adds no scope", async () => {
+  const { signedIn, staffGet, staffPost } = await import("./staff/_staff.ts");
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const id = (await (await post(app, "/api/v1/quotes", QUOTE)).json()).request_id;
+  const ada = await signedIn(app, "Ada");
+  const page = await (await staffGet(app, ada, `/staff/submissions/${id}`)).text();
+  const versionstamp = /name="versionstamp" value="([^"]+)"/.exec(page)![1]!;
+  const res = await staffPost(app, ada, `/staff/submissions/${id}/decision`, {
+    versionstamp,
+    decision: "approve",
+  });
+  assert.equal(res.status, 303);
+  const status = await (await app.request(`/api/v1/requests/${id}`)).json();
+  assert.equal(status.status, "approved");
+  assert.notEqual(status.decided_at, null);
+  // The approval wrote the decision and its audit entry: no order, invoice or dispatch record.
+  const prefixes = new Set<string>();
+  for await (const e of app.kv.list({ prefix: [] })) prefixes.add(String(e.key[0]));
+  const allowed = new Set([
+    "email_index_key",
+    "idempotency",
+    "rate_counters",
+    "review_due",
+    "review_new",
+    "review_outbox",
+    "staff_audit",
+    "staff_audit_of",
+    "staff_member_passkeys",
+    "staff_member_sessions",
+    "staff_members",
+    "staff_passkeys",
+    "staff_sessions",
+    "submission_idempotency",
+    "submission_payloads",
+    "submissions",
+    "submissions_by_email",
+    "submissions_by_time",
+    "submissions_decided",
+  ]);
+  assert.deepEqual([...prefixes].filter((p) => !allowed.has(p)), []);
+  assert.ok(prefixes.has("submissions_decided") && prefixes.has("staff_audit"));
+  // §1.6: the three read scopes, nothing else; the staff cookie opens no agent read.
+  const meta = await (await app.request("/.well-known/oauth-authorization-server")).json();
+  assert.deepEqual([...meta.scopes_supported].sort(), [...SCOPES].sort());
+  const agent = await app.request("/api/v1/agent/services", { headers: { Cookie: ada.cookie } });
+  assert.equal(agent.status, 401);
 });

@@ -9,7 +9,7 @@
  * it nor themselves through it).
  */
 
-import { CONTENT_SECURITY_POLICY } from "../web/pages.ts";
+import { CONTENT_SECURITY_POLICY, escapeHtml } from "../web/pages.ts";
 import { HttpError } from "../http/errors.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 
@@ -27,19 +27,6 @@ export class Html {
     return this.#text;
   }
 }
-
-/** Escapes text for an element's content or a double-quoted attribute. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => _ENTITIES[c]!);
-}
-
-const _ENTITIES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
 
 /**
  * The template tag: `html\`<p>${text}</p>\``. A value that is `Html` goes in as it is; an

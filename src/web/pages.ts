@@ -117,13 +117,14 @@ export function renderHome(catalog: Catalog): string {
     terms: _terms(catalog),
     services: catalog.services.map(_serviceCard).join("\n"),
     "service-options": catalog.services
-      .map((s) => `<option value="${esc(s.id)}">${esc(s.name)}</option>`).join(""),
+      .map((s) => `<option value="${escapeHtml(s.id)}">${escapeHtml(s.name)}</option>`).join(""),
     "country-options": _countries(catalog.locations)
-      .map(([code, name]) => `<option value="${esc(code)}">${esc(name)}</option>`).join(""),
+      .map(([code, name]) => `<option value="${escapeHtml(code)}">${escapeHtml(name)}</option>`)
+      .join(""),
     cities: _cities(catalog.locations),
     // From the tool list itself, so the page cannot name fewer tools than the endpoint serves.
     "tool-count": _countWord(TOOLS.length),
-    "tool-names": TOOLS.map((t) => `<code>${esc(t.name)}</code>`).join(", "),
+    "tool-names": TOOLS.map((t) => `<code>${escapeHtml(t.name)}</code>`).join(", "),
   });
 }
 
@@ -196,9 +197,9 @@ export function formResultPage(
   if (outcome instanceof HttpError) {
     const issues = outcome.issues?.length
       ? `<ul class="issue-list">${
-        outcome.issues.map((i) => `<li>${esc(friendlyIssue(kind, i))}</li>`).join("")
+        outcome.issues.map((i) => `<li>${escapeHtml(friendlyIssue(kind, i))}</li>`).join("")
       }</ul>`
-      : `<p>${esc(outcome.message)}</p>`;
+      : `<p>${escapeHtml(outcome.message)}</p>`;
     const body = `<div class="notice notice-error" role="alert"><h1 class="notice-title">` +
       `Your ${what} was not sent</h1>${issues}` +
       `<p>Go back, correct ${outcome.issues?.length ? "these fields" : "it"} and send again; ` +
@@ -208,23 +209,25 @@ export function formResultPage(
   const r = outcome.result;
   const estimate = r.budget_estimate
     ? `<p class="small-title">Budget estimate (non-binding)</p><p class="estimate-range">${
-      esc(money(r.budget_estimate.low, r.budget_estimate.currency))
-    } – ${esc(money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
+      escapeHtml(money(r.budget_estimate.low, r.budget_estimate.currency))
+    } – ${escapeHtml(money(r.budget_estimate.high, r.budget_estimate.currency))}</p>` +
       (r.budget_estimate.note
-        ? `<p class="estimate-note">${esc(r.budget_estimate.note)}</p>`
+        ? `<p class="estimate-note">${escapeHtml(r.budget_estimate.note)}</p>`
         : "") +
-      (r.budget_estimate.tax ? `<p class="estimate-note">${esc(r.budget_estimate.tax)}</p>` : "")
+      (r.budget_estimate.tax
+        ? `<p class="estimate-note">${escapeHtml(r.budget_estimate.tax)}</p>`
+        : "")
     : "";
   const review = reviewTime(r.expected_review);
   const title = kind === "quote" ? "Quote request received" : "Message received";
   const body = `<div class="notice notice-success"><h1 class="notice-title">${title}</h1>` +
     `<dl class="facts"><div><dt>Request id</dt><dd><code class="request-id">${
-      esc(r.request_id)
+      escapeHtml(r.request_id)
     }</code></dd></div><div><dt>Status</dt><dd>${
-      esc(STATUS_WORDS[r.status] ?? r.status)
+      escapeHtml(STATUS_WORDS[r.status] ?? r.status)
     }</dd></div>${
-      review ? `<div><dt>Expected review</dt><dd>${esc(review)}</dd></div>` : ""
-    }</dl>${estimate}<p>${esc(r.next_steps)}</p>` +
+      review ? `<div><dt>Expected review</dt><dd>${escapeHtml(review)}</dd></div>` : ""
+    }</dl>${estimate}<p>${escapeHtml(r.next_steps)}</p>` +
     `<p class="muted">Keep the request id for reference.</p></div>`;
   return _page(202, title, body, "Back to the home page");
 }
@@ -239,14 +242,30 @@ function _page(
   const headers = new Headers(err?.headers);
   for (const [k, v] of Object.entries(_PAGE_HEADERS)) headers.set(k, v);
   headers.set("Cache-Control", CACHE_CONTROL.noStore);
-  const html = _fill("result.html", RESULT_HTML, { title: esc(title), body, back: esc(back) });
+  const html = _fill("result.html", RESULT_HTML, {
+    title: escapeHtml(title),
+    body,
+    back: escapeHtml(back),
+  });
   return new Response(html, { status, headers });
 }
 
 /** Escapes text for HTML content and double-quoted attributes. */
-function esc(text: string | number): string {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/**
+ * Text escaped for an element's content or a quoted attribute: the one escaping of every
+ * page the service renders (the home page here, the staff console through its template).
+ */
+export function escapeHtml(text: string | number): string {
+  return String(text).replace(/[&<>"']/g, (c) => _ENTITIES[c]!);
 }
+
+const _ENTITIES: Readonly<Record<string, string>> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
 
 function _facts(catalog: Catalog): string {
   const countries = new Set(catalog.locations.map((l) => l.country)).size;
@@ -274,8 +293,8 @@ function _facts(catalog: Catalog): string {
     ],
   ];
   return facts.map(([title, text]) =>
-    `<li>\n          <h2 class="assurance-title">${esc(title!)}</h2>\n` +
-    `          <p>${esc(text!)}</p>\n        </li>`
+    `<li>\n          <h2 class="assurance-title">${escapeHtml(title!)}</h2>\n` +
+    `          <p>${escapeHtml(text!)}</p>\n        </li>`
   ).join("\n        ");
 }
 
@@ -288,25 +307,27 @@ function _terms(catalog: Catalog): string {
   const taxes = [...where].map(([tax, names]) =>
     `${tax} (${names.sort((a, b) => a.localeCompare(b, "en")).join(", ")})`
   );
-  return `<p>${esc(catalog.terms.statement)}</p>\n        <p id="tax-by-country">` +
-    `${esc(`Tax added where it applies: ${taxes.join("; ")}.`)}</p>`;
+  return `<p>${escapeHtml(catalog.terms.statement)}</p>\n        <p id="tax-by-country">` +
+    `${escapeHtml(`Tax added where it applies: ${taxes.join("; ")}.`)}</p>`;
 }
 
 function _serviceCard(s: Service): string {
   const p = s.pricing;
   const callOut = p.call_out_fee > 0 ? money(p.call_out_fee, p.currency) : "None";
   return `<li class="service-card">
-  <div class="service-head"><h3>${esc(s.name)}</h3><span class="tag">${esc(s.category)}</span></div>
-  <p class="service-desc">${esc(s.description)}</p>
+  <div class="service-head"><h3>${escapeHtml(s.name)}</h3><span class="tag">${
+    escapeHtml(s.category)
+  }</span></div>
+  <p class="service-desc">${escapeHtml(s.description)}</p>
   <dl class="price-list">
-    <div><dt>Rate</dt><dd>${esc(money(p.hourly_rate, p.currency))} / h</dd></div>
-    <div><dt>Minimum</dt><dd>${esc(p.minimum_hours)} h</dd></div>
-    <div><dt>Out of hours</dt><dd>× ${esc(p.out_of_hours_multiplier)}</dd></div>
-    <div><dt>Call-out fee</dt><dd>${esc(callOut)}</dd></div>
+    <div><dt>Rate</dt><dd>${escapeHtml(money(p.hourly_rate, p.currency))} / h</dd></div>
+    <div><dt>Minimum</dt><dd>${escapeHtml(p.minimum_hours)} h</dd></div>
+    <div><dt>Out of hours</dt><dd>× ${escapeHtml(p.out_of_hours_multiplier)}</dd></div>
+    <div><dt>Call-out fee</dt><dd>${escapeHtml(callOut)}</dd></div>
   </dl>
   <a class="card-link" href="#quote" data-service="${
-    esc(s.id)
-  }">Request a quote<span class="visually-hidden"> for ${esc(s.name)}</span></a>
+    escapeHtml(s.id)
+  }">Request a quote<span class="visually-hidden"> for ${escapeHtml(s.name)}</span></a>
 </li>`;
 }
 
@@ -327,12 +348,12 @@ function _cities(locations: readonly Location[]): string {
     const here = locations.filter((l) => l.region === region)
       .sort((a, b) => a.city.localeCompare(b.city, "en"));
     const items = here.map((l) =>
-      `<li><span class="city-name">${esc(l.city)}</span> <span class="muted">${
-        esc(countryName(l.country))
-      } · ${esc(l.response_time_hours)} h</span></li>`
+      `<li><span class="city-name">${escapeHtml(l.city)}</span> <span class="muted">${
+        escapeHtml(countryName(l.country))
+      } · ${escapeHtml(l.response_time_hours)} h</span></li>`
     ).join("");
     return `<div class="region"><h3>${
-      esc(region)
+      escapeHtml(region)
     } <span class="muted">(${here.length})</span></h3>` +
       `<ul class="city-list">${items}</ul></div>`;
   }).join("\n");

@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { escapeHtml, Html, html, STAFF_HEADERS, staffPage } from "../../src/staff/html.ts";
+import { Html, html, STAFF_HEADERS, staffPage } from "../../src/staff/html.ts";
+import { escapeHtml } from "../../src/web/pages.ts";
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror='alert(2)'>&amp;`;
 

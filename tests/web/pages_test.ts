@@ -251,7 +251,7 @@ Deno.test("the page escapes what the catalog says", () => {
     services: [{ ...base.services[0]!, name: '<img src=x onerror="1">' }],
   };
   const html = renderHome(hostile);
-  assert.ok(html.includes("&#60;img src=x onerror=&#34;1&#34;&#62;"));
+  assert.ok(html.includes("&lt;img src=x onerror=&quot;1&quot;&gt;"));
   assert.doesNotMatch(html, /<img src=x/);
 });
 
