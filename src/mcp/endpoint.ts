@@ -26,6 +26,12 @@ import {
   tooManyArguments,
 } from "./refusals.ts";
 import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
+import {
+  APP_TOOL_META,
+  registerQuoteBuilder,
+  UI_EXTENSION,
+  UI_EXTENSION_SETTINGS,
+} from "./app/resource.ts";
 
 /** Largest accepted MCP request body. */
 export const MCP_MAX_BODY = 64 * 1024;
@@ -53,7 +59,7 @@ export function createMcpEndpoint(catalog: Catalog) {
   const mcp = createMcpHandler(({ requestInfo }) => {
     const ctx = contexts.get(requestInfo?.headers.get(CONTEXT_HEADER) ?? "");
     if (!ctx) throw new Error("MCP request without a service context");
-    return buildServer(ctx, registered);
+    return buildServer(ctx, catalog, registered);
     // "auto": 2026-07-28 answers are one JSON body (no tool emits anything before its
     // result); legacy answers are one SSE event. "json" prints a warning at every start.
   }, { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY });
@@ -181,14 +187,20 @@ function convertedOnce<T extends z.ZodType>(
   });
 }
 
-function buildServer(ctx: Context, registered: Registered): McpServer {
+function buildServer(ctx: Context, catalog: Catalog, registered: Registered): McpServer {
   const server = new McpServer(
     { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
     // Declaring the (static) tools capability up front lets modern-era clients such as
     // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
+    // The MCP Apps extension is announced to every client, whatever it declares: some hosts
+    // that render apps (claude.ai) do not declare it (docs/mcp.md, "The quote builder").
     {
       instructions: INSTRUCTIONS,
-      capabilities: { tools: { listChanged: false } },
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        extensions: { [UI_EXTENSION]: UI_EXTENSION_SETTINGS },
+      },
       // The SDK's default also echoes 2025-06-18, 2025-03-26 and 2024-11-05 (MCP lifecycle:
       // a version the server does not serve is answered with one it does), and its legacy
       // transport refuses an MCP-Protocol-Version header outside this list with 400.
@@ -202,6 +214,7 @@ function buildServer(ctx: Context, registered: Registered): McpServer {
       inputSchema: input,
       outputSchema: output,
       annotations,
+      ...(tool.app ? { _meta: APP_TOOL_META } : {}),
     }, async (args: unknown) => {
       try {
         // Also here: a call the early answer did not read (the SDK took it otherwise).
@@ -225,5 +238,6 @@ function buildServer(ctx: Context, registered: Registered): McpServer {
       }
     });
   }
+  registerQuoteBuilder(server, catalog);
   return server;
 }

@@ -41,6 +41,8 @@ interface ToolDefinition {
   http: { method: "GET" | "POST"; path: string };
   /** True for tools that submit something a human must review. */
   submits: boolean;
+  /** True for the read-only tools whose answer the quote builder shows (mcp/app). */
+  app?: true;
   /**
    * Most argument names a call may carry: past it the call is refused before the SDK or
    * the tool reads them (endpoint.ts), whatever they are. A read takes what a query takes
@@ -74,6 +76,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: CoverageOutput,
     http: { method: "GET", path: PATHS.locations },
     submits: false,
+    app: true,
     maxArguments: QUERY_LIMITS.parameters,
     run: (ctx, args) =>
       Promise.resolve({
@@ -148,6 +151,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: EstimateOutput,
     http: { method: "GET", path: PATHS.estimate },
     submits: false,
+    app: true,
     maxArguments: QUERY_LIMITS.parameters,
     // Counted against RATE_LIMIT_ESTIMATE inside the MCP request's own charge.
     run: (ctx, args) => estimateLimited(ctx, () => Promise.resolve(estimateQuote(ctx, args))),

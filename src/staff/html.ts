@@ -1,50 +1,19 @@
 /**
  * @module
- * HTML for the staff console, safe by construction: {@linkcode html} is a tagged template
- * that escapes every value it is given unless the value is already {@linkcode Html} (made by
- * another `html` template). Submitted text can only reach a page as a value, so it is always
- * text, never markup. {@linkcode staffPage} is the layout every console page shares;
+ * HTML for the staff console, written with the escaping template of `web/html.ts` (passed on
+ * from here, so the pages import one module): submitted text can only reach a page as a
+ * value, so it is always text, never markup. {@linkcode staffPage} is the layout every console page shares;
  * {@linkcode seeOther} and {@linkcode staffError} the two other answers a console handler
  * gives (here, not in routes.ts, so the page modules that routes.ts imports import neither
  * it nor themselves through it).
  */
 
-import { CONTENT_SECURITY_POLICY, escapeHtml } from "../web/pages.ts";
+import { CONTENT_SECURITY_POLICY } from "../web/pages.ts";
+import { type Html, html } from "../web/html.ts";
 import { HttpError } from "../http/errors.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 
-/** Markup known to be safe: only {@linkcode html} makes it. */
-export class Html {
-  readonly #text: string;
-  private constructor(text: string) {
-    this.#text = text;
-  }
-  /** Only this module calls it, from a template it escaped. */
-  static _trusted(text: string): Html {
-    return new Html(text);
-  }
-  toString(): string {
-    return this.#text;
-  }
-}
-
-/**
- * The template tag: `html\`<p>${text}</p>\``. A value that is `Html` goes in as it is; an
- * array goes in item by item; `null`, `undefined` and `false` go in as nothing; anything else
- * goes in escaped.
- */
-export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  let out = strings[0]!;
-  for (let i = 0; i < values.length; i++) out += _value(values[i]) + strings[i + 1]!;
-  return Html._trusted(out);
-}
-
-function _value(value: unknown): string {
-  if (value instanceof Html) return value.toString();
-  if (Array.isArray(value)) return value.map(_value).join("");
-  if (value === null || value === undefined || value === false) return "";
-  return escapeHtml(String(value));
-}
+export { Html, html } from "../web/html.ts";
 
 /**
  * Headers of every console answer: no cache keeps it (a proxy included), nobody frames it,

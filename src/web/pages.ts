@@ -24,6 +24,7 @@ import { type FieldIssue, HttpError } from "../http/errors.ts";
 import type { SubmissionKind } from "../store/submissions.ts";
 import type { SubmissionResult } from "../intake/submissions.ts";
 import type { Params } from "../http/router.ts";
+import { escapeHtml } from "./html.ts";
 
 /** Only same-origin resources; no inline script or style, no framing. */
 export const CONTENT_SECURITY_POLICY = [
@@ -249,23 +250,6 @@ function _page(
   });
   return new Response(html, { status, headers });
 }
-
-/** Escapes text for HTML content and double-quoted attributes. */
-/**
- * Text escaped for an element's content or a quoted attribute: the one escaping of every
- * page the service renders (the home page here, the staff console through its template).
- */
-export function escapeHtml(text: string | number): string {
-  return String(text).replace(/[&<>"']/g, (c) => _ENTITIES[c]!);
-}
-
-const _ENTITIES: Readonly<Record<string, string>> = {
-  "&": "&amp;",
-  "<": "&lt;",
-  ">": "&gt;",
-  '"': "&quot;",
-  "'": "&#39;",
-};
 
 function _facts(catalog: Catalog): string {
   const countries = new Set(catalog.locations.map((l) => l.country)).size;

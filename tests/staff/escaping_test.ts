@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { Html, html, STAFF_HEADERS, staffPage } from "../../src/staff/html.ts";
-import { escapeHtml } from "../../src/web/pages.ts";
+import { escapeHtml } from "../../src/web/html.ts";
 
 const HOSTILE = `"><script>alert(1)</script><img src=x onerror='alert(2)'>&amp;`;
 

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { escapeHtml } from "../../src/web/pages.ts";
+import { escapeHtml } from "../../src/web/html.ts";
 import { newRequestId } from "../../src/intake/ids.ts";
 import { createApp, reviewCli as cli } from "../_helpers.ts";
 import { LEAD, QUOTE, RATE_LIMITS_OFF } from "../_fixtures.ts";
