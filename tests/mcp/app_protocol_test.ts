@@ -207,8 +207,17 @@ Deno.test("the descriptor and the server card name the app; the OpenAPI document
       [[URI, MIME]],
     );
   });
-  await t.step("/openapi.json", async () => {
-    const text = await (await app.request("/openapi.json")).text();
-    assert.doesNotMatch(text, /ui:\/\/|mcp-app|io\.modelcontextprotocol\/ui|quote builder/i);
+  await t.step("/api/v1/openapi.json: no path, operation or schema of the app", async () => {
+    const doc = await (await app.request("/api/v1/openapi.json")).json();
+    const card = await (await app.request("/api/v1/mcp/server-card")).json();
+    // The one place it shows: the server card's example, which is the live card.
+    const content = doc.paths["/api/v1/mcp/server-card"].get.responses["200"].content;
+    const examples = content["application/mcp-server-card+json"].examples;
+    assert.deepEqual(examples.card.value, card);
+    delete content["application/mcp-server-card+json"].examples;
+    assert.doesNotMatch(
+      JSON.stringify(doc),
+      /ui:\/\/|mcp-app|io\.modelcontextprotocol\/ui|quote.builder|resources\/(?:list|read)/i,
+    );
   });
 });
