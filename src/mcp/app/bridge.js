@@ -108,6 +108,7 @@ function observeSize() {
  * @returns {Promise<any>}
  */
 export async function connect(appInfo, handlers) {
+  if (globalThis.parent === globalThis.window) throw new Error("not inside a chat host's frame");
   listen(handlers);
   const result = await request("ui/initialize", {
     appInfo,
