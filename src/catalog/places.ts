@@ -91,6 +91,11 @@ export class Gazetteer {
     this.#zips = file.zips;
   }
 
+  /** How many places it holds: their ids are 0 to `size - 1`. */
+  get size(): number {
+    return this.#places.starts.length - 1;
+  }
+
   /** The place of row `id`. */
   place(id: number): GazetteerPlace {
     const [country, sub, lat, lon, zone, population] = _line(this.#places, id).split("\t");

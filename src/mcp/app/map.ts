@@ -111,10 +111,8 @@ function _placeCities(locations: readonly Location[]): Map<Location, Point> {
  */
 function _landPath(catalog: Catalog, panel: Panel): string {
   const rows = new Map<number, Set<number>>();
-  for (let id = 0;; id++) {
-    // The gazetteer has no count: a row past its end reads as a place at no coordinates.
+  for (let id = 0; id < catalog.places.size; id++) {
     const { latitude, longitude } = catalog.places.place(id);
-    if (!Number.isFinite(latitude) || !Number.isFinite(longitude)) break;
     if (!_inside(panel, longitude, latitude)) continue;
     const p = _project(panel, longitude, latitude);
     const row = Math.floor(p.y / _CELL);
