@@ -2,7 +2,7 @@
  * @module
  * Discovery of the tool interface: the tool descriptor (SPEC §2.6) at
  * `/.well-known/mcp.json`, the MCP Server Card (SEP-2127) at
- * `/api/v1/mcp/server-card`, and the catalogs that point to it
+ * `/api/v1/mcp/server-card` (both name the quote builder app), and the catalogs that point to it
  * (`/.well-known/ai-catalog.json`, `/.well-known/mcp/catalog.json`).
  * All are generated from `tools.ts` and the zod schemas, once per handler.
  */
@@ -11,7 +11,8 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { Config } from "../config.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { PATHS } from "../http/paths.ts";
-import { PROTOCOL_VERSIONS, SERVER_VERSION } from "./endpoint.ts";
+import { PROTOCOL_VERSIONS, SERVER_CAPABILITIES, SERVER_VERSION } from "./endpoint.ts";
+import { QUOTE_BUILDER, UI_EXTENSION } from "./app/resource.ts";
 import { jsonSchema } from "./json_schema.ts";
 import { BLOCKED_ANONYMOUS_ACTIONS, toolAnnotations, TOOLS } from "./tools.ts";
 
@@ -53,6 +54,14 @@ export function toolDescriptor(config: Config, catalog: Catalog): Record<string,
       },
     })),
     blocked_anonymous_actions: [...BLOCKED_ANONYMOUS_ACTIONS],
+    apps: [{
+      uri: QUOTE_BUILDER.uri,
+      mime_type: QUOTE_BUILDER.mimeType,
+      extension: UI_EXTENSION,
+      title: QUOTE_BUILDER.title,
+      description: QUOTE_BUILDER.description,
+      tools: TOOLS.filter((tool) => tool.app).map((tool) => tool.name),
+    }],
   };
 }
 
@@ -61,7 +70,10 @@ function serverName(config: Config): string {
   return `${new URL(config.baseUrl).hostname.split(".").reverse().join(".")}/dc-field-services`;
 }
 
-/** MCP Server Card (SEP-2127): identity and how to connect, not the tools. */
+/**
+ * MCP Server Card (SEP-2127): identity, how to connect, the capabilities `initialize` announces
+ * and the one static resource (the quote builder); not the tools, which the descriptor has.
+ */
 export function serverCard(config: Config): Record<string, unknown> {
   return {
     name: serverName(config),
@@ -75,6 +87,8 @@ export function serverCard(config: Config): Record<string, unknown> {
       url: config.baseUrl + PATHS.mcp,
       supportedProtocolVersions: [...PROTOCOL_VERSIONS],
     }],
+    capabilities: SERVER_CAPABILITIES,
+    resources: [{ ...QUOTE_BUILDER }],
   };
 }
 

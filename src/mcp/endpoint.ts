@@ -43,6 +43,18 @@ export const SERVER_VERSION = "1.0.0";
  */
 export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
 
+/**
+ * What every client is told the server offers (`initialize`, `server/discover`, and the
+ * server card): static tools, one static resource (the quote builder), and the MCP Apps
+ * extension, announced whatever the client declares: some hosts that render apps (claude.ai)
+ * do not declare it (docs/mcp.md, "The quote builder").
+ */
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: false },
+  resources: { listChanged: false },
+  extensions: { [UI_EXTENSION]: UI_EXTENSION_SETTINGS },
+};
+
 const CONTEXT_HEADER = "x-dcfs-mcp-context";
 
 const INSTRUCTIONS = `${SERVICE_NAME}: on-site field services for datacenters. ` +
@@ -192,15 +204,9 @@ function buildServer(ctx: Context, catalog: Catalog, registered: Registered): Mc
     { name: "dc-field-services", title: SERVICE_NAME, version: SERVER_VERSION },
     // Declaring the (static) tools capability up front lets modern-era clients such as
     // Inspector's `--protocol-era modern` finish discovery without waiting for a change.
-    // The MCP Apps extension is announced to every client, whatever it declares: some hosts
-    // that render apps (claude.ai) do not declare it (docs/mcp.md, "The quote builder").
     {
       instructions: INSTRUCTIONS,
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { listChanged: false },
-        extensions: { [UI_EXTENSION]: UI_EXTENSION_SETTINGS },
-      },
+      capabilities: SERVER_CAPABILITIES,
       // The SDK's default also echoes 2025-06-18, 2025-03-26 and 2024-11-05 (MCP lifecycle:
       // a version the server does not serve is answered with one it does), and its legacy
       // transport refuses an MCP-Protocol-Version header outside this list with 400.

@@ -1,7 +1,8 @@
 /**
  * Real clients, unmodified (issue 5, section 1): the MCP Inspector CLI 2.x in `--cli`
- * mode against the real service (`deno task start`). It lists the tools and calls every
- * one of them, in the legacy era (the default for an ad-hoc URL, 2025-11-25) and with
+ * mode against the real service (`deno task start`). It lists the tools, calls every one of
+ * them and reports the quote builder app (`--app-info`: the MCP App of check_coverage and
+ * estimate_quote, read from its resource), in the legacy era (the default for an ad-hoc URL, 2025-11-25) and with
  * `--protocol-era modern` (2026-07-28).
  *
  * The Inspector needs Node ≥ 22.19, so it runs under this Deno, as the README shows.
@@ -28,6 +29,8 @@ const FIRST_RUN_MS = 180_000;
 const RUN_MS = 20_000;
 /** The Inspector's exit code for a tool result with `isError: true`. */
 const EXIT_TOOL_IS_ERROR = 5;
+/** The Inspector's exit code for `--app-info` on a tool without an MCP App. */
+const EXIT_NO_APP = 2;
 /** A 2026-07-28 result names its server in `_meta`; a 2025-11-25 result does not. */
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 
@@ -40,8 +43,8 @@ type Json = Record<string, unknown>;
 
 interface Run {
   code: number;
-  /** The JSON object `--format json` prints on stdout. */
-  out: { result?: Json };
+  /** The JSON object `--format json` prints on stdout (`appInfo` for a tool with an app). */
+  out: { result?: Json; appInfo?: Json };
   /** The error envelope on stderr, if any. */
   error?: { code: string; message: string };
   stderr: string;
@@ -142,12 +145,18 @@ async function exerciseEra(
     run(call("submit_lead", LEAD)),
     run(call("request_quote", QUOTE)),
     run(call("submit_lead", { email: "not-an-email" })),
+    // --app-info reads the tool's app without calling the tool; the CLI declares no MCP Apps
+    // support (no --advertise-apps), as claude.ai does not.
+    run(["--method", "tools/call", "--tool-name", "estimate_quote", "--app-info"]),
+    run(["--method", "tools/call", "--tool-name", "list_services", "--app-info"]),
   ]);
   // Every run has ended (or been killed) before anything is reported.
-  const [list, coverage, services, lead, quote, invalid] = settled.map((r) => {
-    if (r.status === "rejected") throw r.reason;
-    return r.value;
-  }) as [Run, Run, Run, Run, Run, Run];
+  const [list, coverage, services, lead, quote, invalid, estimateApp, servicesApp] = settled.map(
+    (r) => {
+      if (r.status === "rejected") throw r.reason;
+      return r.value;
+    },
+  ) as [Run, Run, Run, Run, Run, Run, Run, Run];
 
   await t.step("tools/list names the six tools, with no schema portability errors", () => {
     // --strict exits 6 on an error-severity portability problem; warnings are allowed.
@@ -166,6 +175,24 @@ async function exerciseEra(
     assert.equal(c.location.id, "zrh");
     assert.equal(c.location.city, "Zürich");
   });
+  await t.step(
+    "the Inspector reports the quote builder app of check_coverage and estimate_quote",
+    () => {
+      const app = {
+        hasApp: true,
+        resourceUri: "ui://dc-field-services/quote-builder",
+        csp: {},
+        prefersBorder: true,
+        resourceMimeType: "text/html;profile=mcp-app",
+      };
+      // A tool call's JSON envelope carries the app of the tool it called.
+      assert.deepEqual(coverage.out.appInfo, { ...app, toolName: "check_coverage" });
+      assert.equal(estimateApp.code, 0, estimateApp.stderr.slice(-2000));
+      assert.deepEqual(estimateApp.out.appInfo, { ...app, toolName: "estimate_quote" });
+      assert.equal(servicesApp.code, EXIT_NO_APP, servicesApp.stderr.slice(-2000));
+      assert.deepEqual(servicesApp.out.appInfo, { hasApp: false, toolName: "list_services" });
+    },
+  );
   await t.step("list_services: at least ten services with pricing", () => {
     const out = structured(callResult(services, era.modern));
     const list = out.services as { id: string; pricing: { hourly_rate: number } }[];

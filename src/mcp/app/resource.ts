@@ -15,7 +15,7 @@ import { quoteBuilderDocument } from "./document.ts";
 /** The extension's identifier, the key of `capabilities.extensions`. */
 export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 /** The MIME type of an MCP App's HTML. */
-export const APP_MIME_TYPE = "text/html;profile=mcp-app";
+const APP_MIME_TYPE = "text/html;profile=mcp-app";
 
 /** The quote builder resource, as `resources/list` lists it. */
 export const QUOTE_BUILDER = {
@@ -32,7 +32,7 @@ export const QUOTE_BUILDER = {
  * The resource's `_meta.ui`: no outside domain of any kind (the host's restrictive default
  * CSP applies), and a visible border, the host's default varying.
  */
-export const QUOTE_BUILDER_UI = { csp: {}, prefersBorder: true } as const;
+const QUOTE_BUILDER_UI = { csp: {}, prefersBorder: true } as const;
 
 /** What a linked tool carries in `_meta` (never the deprecated flat `ui/resourceUri`). */
 export const APP_TOOL_META = { ui: { resourceUri: QUOTE_BUILDER.uri } } as const;
@@ -49,10 +49,11 @@ const _CACHE_HINT = { ttlMs: 60 * 60 * 1000, cacheScope: "public" } as const;
 const _documents = new WeakMap<Catalog, string>();
 
 /** The document for this catalog, built on first use and kept. */
-export function quoteBuilderHtml(catalog: Catalog): string {
+function quoteBuilderHtml(catalog: Catalog): string {
   let text = _documents.get(catalog);
   if (text === undefined) {
-    text = quoteBuilderDocument(catalog);
+    // The template's indentation (deno fmt formats it) is not part of the document.
+    text = quoteBuilderDocument(catalog).trim();
     _documents.set(catalog, text);
   }
   return text;
