@@ -14,11 +14,26 @@
  */
 
 import assert from "node:assert/strict";
-import type { BrowserContext, Frame, FrameLocator, Page } from "npm:playwright-core@1.65.1";
+import type { Page } from "npm:playwright-core@1.65.1";
 import { QUOTE_BUILDER } from "../../src/mcp/app/resource.ts";
-import { ARTIFACTS, browserIgnored, launch } from "../_browser.ts";
+import { ARTIFACTS, browserIgnored } from "../_browser.ts";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { listen, mcpToolCall, type McpToolResult, type TestApp } from "../_helpers.ts";
+import {
+  app,
+  appFrame,
+  asText,
+  hostPage,
+  hostRecord,
+  hostRun,
+  hostShow,
+  hostTools,
+  state,
+  text,
+  type ToolResult,
+  until,
+  type Watch,
+} from "./app_host/page.ts";
 import { type Origin, serveHost, serveSandbox } from "./app_host/serve.ts";
 
 /** MCP Apps 2026-01-26, "Sandbox proxy": the policy of an app that declares no domain. */
@@ -31,39 +46,6 @@ const IMG = `<img src=x onerror="globalThis.__pwned='img'">`;
 const SCRIPT = `<script>globalThis.__pwned='script'</script>`;
 const SVG = `"><svg onload="globalThis.__pwned='svg'">`;
 
-/** A tool's result as the host's client returns it. */
-interface ToolResult {
-  content: { type: string; text?: string }[];
-  // deno-lint-ignore no-explicit-any
-  structuredContent?: any;
-  isError?: boolean;
-}
-
-/** What tests/mcp/app_host/host.ts puts on the host page as `testHost`. */
-interface TestHost {
-  record: {
-    messages: { role: string; content: { type: string; text?: string }[] }[];
-    modelContext: unknown[];
-    openLinks: unknown[];
-    teardowns: number;
-  };
-  tools: { name: string; _meta?: { ui?: { resourceUri?: string } } }[];
-  run(name: string, args: Record<string, unknown>): Promise<ToolResult>;
-  show(name: string, args: Record<string, unknown>, result: ToolResult): Promise<void>;
-}
-
-/** What the browser did, from every frame of the page. */
-interface Watch {
-  /** Console errors, uncaught exceptions and dialogs. */
-  errors: string[];
-  /** Every request, with the depth of its frame: 0 the host, 1 the proxy, 2 the app. */
-  requests: { url: string; depth: number; postData: string | null }[];
-  /** Where an app frame went other than its own document. */
-  navigations: string[];
-  /** CSP violations reported in any frame. */
-  violations: { frame: string; directive: string; blocked: string }[];
-}
-
 /** One drive: the page, the service behind it, and what the browser did. */
 interface Drive {
   page: Page;
@@ -71,117 +53,6 @@ interface Drive {
   watch: Watch;
   sandbox: Origin;
   host: Origin;
-}
-
-function depth(frame: Frame): number {
-  let n = 0;
-  for (let p = frame.parentFrame(); p; p = p.parentFrame()) n++;
-  return n;
-}
-
-/** In every frame, before its scripts: report CSP violations to the test. */
-function reportViolations(): void {
-  globalThis.addEventListener("securitypolicyviolation", (event) => {
-    const e = event as unknown as { effectiveDirective: string; blockedURI: string };
-    const report = (globalThis as unknown as { __cspViolation?: (v: unknown) => void })
-      .__cspViolation;
-    report?.({ directive: e.effectiveDirective, blocked: e.blockedURI });
-  });
-}
-
-async function watchBrowser(context: BrowserContext, page: Page): Promise<Watch> {
-  const watch: Watch = { errors: [], requests: [], navigations: [], violations: [] };
-  await context.exposeBinding("__cspViolation", ({ frame }, v) => {
-    const { directive, blocked } = v as { directive: string; blocked: string };
-    watch.violations.push({ frame: frame.url(), directive, blocked });
-  });
-  await context.addInitScript(reportViolations);
-  page.on("console", (msg) => {
-    if (msg.type() === "error") watch.errors.push(`console: ${msg.text()}`);
-  });
-  page.on("pageerror", (err) => watch.errors.push(`pageerror: ${err.message}`));
-  page.on("dialog", (dialog) => {
-    watch.errors.push(`dialog: ${dialog.type()} ${dialog.message()}`);
-    dialog.dismiss().catch(() => {});
-  });
-  context.on("request", (req) => {
-    let frameDepth = -1;
-    try {
-      frameDepth = depth(req.frame());
-    } catch { /* a request of no frame (a worker's) */ }
-    watch.requests.push({ url: req.url(), depth: frameDepth, postData: req.postData() });
-  });
-  page.on("framenavigated", (frame) => {
-    if (depth(frame) >= 2 && frame.url() !== "about:srcdoc") watch.navigations.push(frame.url());
-  });
-  return watch;
-}
-
-/** The app the host shows, inside the proxy's frame inside the host's. */
-function app(page: Page): FrameLocator {
-  return page.frameLocator("#app > iframe").frameLocator("iframe");
-}
-
-/** The frame of the app the host shows now. */
-function appFrame(page: Page): Frame {
-  const frames = page.frames().filter((f) => depth(f) === 2 && !f.isDetached());
-  assert.equal(frames.length, 1, `one app frame: ${frames.map((f) => f.url())}`);
-  return frames[0]!;
-}
-
-type HostPage = { testHost: TestHost };
-
-/** The model calls the tool `name`: the host renders its app and sends input and result. */
-function hostRun(page: Page, name: string, args: Record<string, unknown>): Promise<ToolResult> {
-  return page.evaluate(
-    ([n, a]) => (globalThis as unknown as HostPage).testHost.run(n, a),
-    [name, args] as const,
-  );
-}
-
-/** The host renders the app of `name` and sends it this input and this result, whatever. */
-function hostShow(
-  page: Page,
-  name: string,
-  args: Record<string, unknown>,
-  result: ToolResult,
-): Promise<void> {
-  return page.evaluate(
-    ([n, a, r]) => (globalThis as unknown as HostPage).testHost.show(n, a, r),
-    [name, args, result] as const,
-  );
-}
-
-/** What the app asked of the host so far. */
-function hostRecord(page: Page): Promise<TestHost["record"]> {
-  return page.evaluate(() => (globalThis as unknown as HostPage).testHost.record);
-}
-
-/** Polls `probe` until it gives a value, for up to 30 s (the machine may be busy). */
-async function until<T>(
-  what: string,
-  probe: () => T | undefined | Promise<T | undefined>,
-): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last}` : ""}`);
-}
-
-async function text(page: Page, selector: string): Promise<string> {
-  return (await app(page).locator(selector).textContent()) ?? "";
-}
-
-async function state(page: Page, selector: string): Promise<string | null> {
-  return await app(page).locator(selector).getAttribute("data-state");
 }
 
 /** The amounts in a text, thousands separators (`,`, thin or no-break space) dropped. */
@@ -250,39 +121,8 @@ function forwardedCalls(
     .map((r) => JSON.parse(r.postData!).params);
 }
 
-/** What a look into the app's document finds of markup that should have stayed text. */
-interface MarkupFound {
-  pwned: string | null;
-  images: number;
-  handlers: number;
-  scripts: number;
-  svgs: number;
-  text: string;
-}
-
-/** Asserts that no markup became an element or ran in the app, and that `shown` is its text. */
-async function asText(page: Page, shown: string[]): Promise<void> {
-  const found: MarkupFound = await appFrame(page).evaluate(() => {
-    // deno-lint-ignore no-explicit-any
-    const g = globalThis as any;
-    const doc = g.document;
-    const inputs = [...doc.querySelectorAll("input")].map((i: { value: string }) => i.value);
-    return {
-      pwned: g.__pwned ?? null,
-      images: doc.querySelectorAll("img, image").length,
-      handlers: doc.querySelectorAll("[onerror], [onload]").length,
-      scripts: doc.scripts.length,
-      svgs: doc.querySelectorAll("svg:not(#map)").length,
-      text: `${doc.body.textContent}\n${inputs.join("\n")}`,
-    };
-  });
-  const { text: all, ...made } = found;
-  assert.deepEqual(made, { pwned: null, images: 0, handlers: 0, scripts: 1, svgs: 0 });
-  for (const s of shown) assert.ok(all.includes(s), `the app shows ${s} as text`);
-}
-
 async function findsTheApp({ page }: Drive): Promise<void> {
-  const tools = await page.evaluate(() => (globalThis as unknown as HostPage).testHost.tools);
+  const tools = await hostTools(page);
   const linked = tools.filter((tool) => tool._meta?.ui?.resourceUri)
     .map((tool) => [tool.name, tool._meta!.ui!.resourceUri]);
   assert.deepEqual(linked, [
@@ -459,14 +299,18 @@ async function hostileToolInputAndResult({ page, service }: Drive): Promise<void
   };
   const real = await mcpToolCall(service, "estimate_quote", leipzig) as unknown as ToolResult;
   await hostShow(page, "estimate_quote", args, hostileResult(real));
-  await until("the hostile summary", async () => {
-    return (await text(page, "#coverage")).includes(`${IMG} ${SCRIPT} ${SVG}`) ? true : undefined;
+  await until("the hostile answer", async () => {
+    return await state(page, "#coverage") === "uncovered" ? true : undefined;
   });
+  await asText(page, [`${IMG} ${SCRIPT} ${SVG}`]);
+  const coverage = await text(page, "#coverage");
+  for (const s of [`${IMG} ${SCRIPT} ${SVG}`, IMG, SCRIPT]) assert.ok(coverage.includes(s), s);
+  const estimate = await text(page, "#estimate");
+  for (const s of [IMG, SCRIPT, SVG]) assert.ok(estimate.includes(s), s);
   const job = app(page);
   assert.equal(await job.locator("#city").inputValue(), IMG);
   assert.equal(await job.locator("#country").inputValue(), SVG);
   assert.equal(await job.locator("#service").inputValue(), SCRIPT);
-  await asText(page, [IMG, SCRIPT, SVG]);
   const refusal: ToolResult = {
     content: [{ type: "text", text: IMG }],
     structuredContent: {
@@ -521,6 +365,9 @@ async function askForAQuote({ page, service }: Drive): Promise<void> {
  * origin are refused and reported as violations, and neither server is asked.
  */
 async function policyHolds({ page, watch, sandbox, host }: Drive): Promise<void> {
+  const { apps } = await hostRecord(page);
+  assert.equal(apps.length, 5, "one app per tool call shown");
+  for (const shown of apps) assert.deepEqual(shown, { uri: QUOTE_BUILDER.uri, csp: {} });
   const frame = appFrame(page);
   const meta = await frame.evaluate(() => {
     // deno-lint-ignore no-explicit-any
@@ -576,23 +423,6 @@ async function screenshot(page: Page): Promise<void> {
   }
 }
 
-/** The host page in a new browser, connected to `mcp`, its sandbox proxy at `sandbox`. */
-async function hostPage(hostOrigin: string, mcp: string, sandbox: string) {
-  const browser = await launch();
-  const context = await browser.newContext({ viewport: { width: 800, height: 700 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(30_000);
-  const watch = await watchBrowser(context, page);
-  const url = new URL("/", hostOrigin);
-  url.searchParams.set("mcp", mcp);
-  url.searchParams.set("sandbox", sandbox);
-  await page.goto(url.href);
-  await page.waitForSelector("body[data-ready=true]", { state: "attached" }).catch((err) => {
-    throw new Error(`the host page did not connect: ${err}\n${watch.errors.join("\n")}`);
-  });
-  return { browser, page, watch };
-}
-
 Deno.test({
   name: "the quote builder in a test host (Chromium, AppBridge, sandbox proxy on another " +
     "origin): a person tries cities and jobs, hostile text stays text, one ui/message on " +
@@ -636,7 +466,16 @@ Deno.test({
           await step(drive);
         } catch (err) {
           // What the browser said is often the reason: give it with the failure.
-          const said = JSON.stringify(watch.errors, null, 1);
+          const said = JSON.stringify(
+            {
+              errors: watch.errors,
+              navigations: watch.navigations,
+              violations: watch.violations,
+              fromTheApp: watch.requests.filter((r) => r.depth !== 0 && r.depth !== 1),
+            },
+            null,
+            1,
+          );
           throw new Error(`${(err as Error).message ?? err}\nthe browser: ${said}`, {
             cause: err,
           });

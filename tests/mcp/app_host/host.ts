@@ -36,6 +36,8 @@ const record = {
   logs: [] as unknown[],
   sizes: [] as unknown[],
   teardowns: 0,
+  /** Each app rendered: its resource and the `_meta.ui.csp` sent to the proxy with it. */
+  apps: [] as { uri: string; csp?: McpUiResourceCsp }[],
 };
 
 const HOST_CONTEXT: McpUiHostContext = {
@@ -47,6 +49,14 @@ const HOST_CONTEXT: McpUiHostContext = {
   timeZone: "Europe/Berlin",
   platform: "web",
   deviceCapabilities: { touch: false, hover: true },
+  styles: {
+    variables: {
+      "--font-sans": "system-ui, sans-serif",
+      "--border-radius-md": "8px",
+      // A host's value that would load an image if the app used it as given.
+      "--color-background-primary": "url(http://127.0.0.1:9/background.png)",
+    } as NonNullable<McpUiHostContext["styles"]>["variables"],
+  },
 };
 
 const params = new URL(location.href).searchParams;
@@ -69,7 +79,9 @@ interface Shown {
 let shown: Shown | undefined;
 
 /** The app of `tool`, as `resources/read` gives it. */
-async function appResource(tool: Tool): Promise<{ html: string; csp?: McpUiResourceCsp }> {
+async function appResource(
+  tool: Tool,
+): Promise<{ uri: string; html: string; csp?: McpUiResourceCsp }> {
   const uri = getToolUiResourceUri(tool);
   if (!uri) throw new Error(`${tool.name} has no app`);
   const { contents } = await client.readResource({ uri });
@@ -78,16 +90,16 @@ async function appResource(tool: Tool): Promise<{ html: string; csp?: McpUiResou
     throw new Error(`${uri} is not an MCP App's HTML`);
   }
   const ui = (content._meta as { ui?: { csp?: McpUiResourceCsp } } | undefined)?.ui;
-  return { html: content.text, csp: ui?.csp };
+  return { uri, html: content.text, csp: ui?.csp };
 }
 
 /** A bridge whose handlers record what the app asks, the frame sized as the app says. */
-function bridgeFor(iframe: HTMLIFrameElement): AppBridge {
+function bridgeFor(iframe: HTMLIFrameElement, tool: Tool): AppBridge {
   const bridge = new AppBridge(
     client,
     { name: "dcfs-test-host", version: "1.0.0" },
     { serverTools: {}, serverResources: {}, logging: {} },
-    { hostContext: HOST_CONTEXT },
+    { hostContext: { ...HOST_CONTEXT, toolInfo: { tool } } },
   );
   bridge.onmessage = (request) => {
     record.messages.push(request);
@@ -127,9 +139,10 @@ async function render(name: string): Promise<void> {
   iframe.title = tool.title ?? tool.name;
   iframe.setAttribute("sandbox", "allow-scripts allow-same-origin");
   document.getElementById("app")!.append(iframe);
-  const bridge = bridgeFor(iframe);
+  const bridge = bridgeFor(iframe, tool);
   const initialized = new Promise<void>((resolve) => bridge.oninitialized = () => resolve());
   bridge.onsandboxready = () => {
+    record.apps.push({ uri: resource.uri, csp: resource.csp });
     bridge.sendSandboxResourceReady({ html: resource.html, csp: resource.csp });
   };
   await bridge.connect(new PostMessageTransport(iframe.contentWindow!, iframe.contentWindow!));
