@@ -1,56 +1,13 @@
 /**
- * Fixtures of the console's browser tests: Debian's Chromium, headless, driven by
- * playwright-core (never downloads a browser), and a person at it: a browser context of
- * their own (their own cookies) with a virtual platform authenticator from the DevTools
- * protocol (WebAuthn.addVirtualAuthenticator) standing in for a phone or a laptop. Without
- * /usr/bin/chromium a browser test is ignored with a warning, unless REQUIRE_BROWSER=1
- * (CI), where it fails (as tests/web/browser_test.ts).
+ * Fixtures of the console's browser tests: a person at the browser of tests/_browser.ts, in
+ * a browser context of their own (their own cookies) with a virtual platform authenticator
+ * from the DevTools protocol (WebAuthn.addVirtualAuthenticator) standing in for a phone or a
+ * laptop.
  */
 
-import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import type { Browser, CDPSession, Page } from "npm:playwright-core@1.65.1";
 import { STAFF_PATHS } from "../../src/http/paths.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const REQUIRED = Deno.env.get("REQUIRE_BROWSER") === "1";
-
-/** Where browser tests write screenshots (gitignored). */
-export const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
-
-function _chromiumPresent(): boolean {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-}
-
-const PRESENT = _chromiumPresent();
-
-/**
- * Whether the browser test `name` is ignored: Chromium is missing and REQUIRE_BROWSER is not
- * set (it then says so on stderr).
- */
-export function browserIgnored(name: string): boolean {
-  if (PRESENT || REQUIRED) return false;
-  console.warn(
-    `${name}: ${CHROMIUM} not found, the browser test is skipped ` +
-      "(install Debian's chromium, or set REQUIRE_BROWSER=1 to make this an error)",
-  );
-  return true;
-}
-
-/** Headless Chromium, closed on dispose. */
-export async function launch(): Promise<Browser & AsyncDisposable> {
-  assert.ok(PRESENT, `REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install chromium`);
-  const { chromium } = await import("npm:playwright-core@1.65.1");
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-  });
-  return Object.assign(browser, { [Symbol.asyncDispose]: () => browser.close() });
-}
 
 /** A browser context of its own (its own cookies) with a virtual platform authenticator. */
 export interface Person {

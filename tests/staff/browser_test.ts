@@ -13,7 +13,8 @@ import { listen } from "../_helpers.ts";
 import { STAFF_PATHS } from "../../src/http/paths.ts";
 import { getPasskey } from "../../src/store/staff.ts";
 import { cliInvite } from "./_ceremony.ts";
-import { browserIgnored, heldPasskeys, launch, person, signOut, toConsole } from "./_browser.ts";
+import { browserIgnored, launch } from "../_browser.ts";
+import { heldPasskeys, person, signOut, toConsole } from "./_browser.ts";
 
 const CODE = "browser-test-enrol-code-0123456789";
 

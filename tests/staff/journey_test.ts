@@ -33,15 +33,8 @@ import {
   type TestApp,
 } from "../_helpers.ts";
 import { cliInvite } from "./_ceremony.ts";
-import {
-  ARTIFACTS,
-  browserIgnored,
-  heldPasskeys,
-  launch,
-  type Person,
-  person,
-  toConsole,
-} from "./_browser.ts";
+import { ARTIFACTS, browserIgnored, launch } from "../_browser.ts";
+import { heldPasskeys, type Person, person, toConsole } from "./_browser.ts";
 
 const SCRIPT = "<script>alert(1)</script>";
 const IMG = `"><img src=x onerror=alert(1)>`;
