@@ -156,7 +156,12 @@ export function respond<C>(
     const err = new HttpError(405, "method_not_allowed", `this method is not allowed here`, {
       headers: { Allow: matched.group.allow },
     });
-    return errorResponse(err, "api");
+    // With the path's CORS grant, so a browser client on an allowed origin can read the 405
+    // (a 2025-11-25 MCP client's GET of its event stream) instead of a CORS failure.
+    const res = errorResponse(err, "api");
+    const { anyCors, policy } = matched.group;
+    _corsHeaders(res, anyCors || (policy ?? false), req.headers.get("origin"));
+    return res;
   }
   // A route with an origin policy serves callers that are not browsers (no Origin) and
   // the origins it allows; any other page gets 403 before the handler runs, so it can

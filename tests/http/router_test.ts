@@ -53,6 +53,35 @@ Deno.test("router: a known path with another method is 405 with Allow", async ()
   assert.equal((await res.json()).error, "method_not_allowed");
 });
 
+Deno.test("router: a 405 carries the path's CORS grant, so a browser can read it", async (t) => {
+  await using app = await createApp({ env: { ALLOWED_ORIGINS: "https://partner.example" } });
+  // A 2025-11-25 MCP client in a page opens GET /api/v1/mcp for its event stream.
+  await t.step("an allowed origin is granted, with Vary: Origin", async () => {
+    const res = await app.request("/api/v1/mcp", {
+      headers: { Origin: "https://partner.example", Accept: "text/event-stream" },
+    });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("access-control-allow-origin"), "https://partner.example");
+    assert.match(res.headers.get("vary") ?? "", /Origin/);
+    assert.equal((await res.json()).error, "method_not_allowed");
+  });
+  await t.step("another origin is not", async () => {
+    const res = await app.request("/api/v1/mcp", { headers: { Origin: "https://evil.example" } });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("access-control-allow-origin"), null);
+    await res.body?.cancel();
+  });
+  await t.step("a public read's path grants any origin", async () => {
+    const res = await app.request("/api/v1/services", {
+      method: "DELETE",
+      headers: { Origin: "https://evil.example" },
+    });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get("access-control-allow-origin"), "*");
+    await res.body?.cancel();
+  });
+});
+
 Deno.test("router: HEAD runs the GET route and drops the body", async () => {
   const res = await call("HEAD", "/items/1");
   assert.equal(res.status, 200);
