@@ -423,25 +423,67 @@ async function screenshot(page: Page): Promise<void> {
   }
 }
 
+type Step = [string, (d: Drive) => Promise<void> | void];
+
+/**
+ * Starts the proxy, the host page and the service, then runs `steps` in order, each needing
+ * the state the one before left: the first that fails stops the drive and says what the
+ * browser said.
+ */
+async function driveTheApp(t: Deno.TestContext, era: "auto" | "legacy", steps: Step[]) {
+  await using sandbox = await serveSandbox();
+  await using host = await serveHost();
+  await using service = await listen({
+    env: { ...RATE_LIMITS_OFF, ALLOWED_ORIGINS: host.origin },
+  });
+  const { browser, page, watch } = await hostPage(
+    host.origin,
+    `${service.baseUrl}/api/v1/mcp`,
+    `${sandbox.origin}/sandbox.html`,
+    era,
+  );
+  await using _browser = browser;
+  const drive: Drive = { page, service, watch, sandbox, host };
+  for (const [name, step] of steps) {
+    const passed = await t.step(name, async () => {
+      try {
+        await step(drive);
+      } catch (err) {
+        // What the browser said is often the reason: give it with the failure.
+        const said = JSON.stringify(
+          {
+            errors: watch.errors,
+            navigations: watch.navigations,
+            violations: watch.violations,
+            fromTheApp: watch.requests.filter((r) => r.depth !== 0 && r.depth !== 1),
+          },
+          null,
+          1,
+        );
+        throw new Error(`${(err as Error).message ?? err}\nthe browser: ${said}`, {
+          cause: err,
+        });
+      }
+    });
+    if (!passed) break; // each later step needs this one's state
+  }
+}
+
+const NO_ERROR: Step = ["no console error, page error or dialog in any frame", (d) => {
+  assert.deepEqual(d.watch.errors, []);
+}];
+const NOTHING_LEFT: Step = [
+  "no request, navigation or CSP violation from the app",
+  (d) => nothingLeftTheApp(d),
+];
+
 Deno.test({
   name: "the quote builder in a test host (Chromium, AppBridge, sandbox proxy on another " +
     "origin): a person tries cities and jobs, hostile text stays text, one ui/message on " +
     "the click, nothing leaves the frame",
   ignore: browserIgnored("mcp/app_browser_test"),
-  async fn(t) {
-    await using sandbox = await serveSandbox();
-    await using host = await serveHost();
-    await using service = await listen({
-      env: { ...RATE_LIMITS_OFF, ALLOWED_ORIGINS: host.origin },
-    });
-    const { browser, page, watch } = await hostPage(
-      host.origin,
-      `${service.baseUrl}/api/v1/mcp`,
-      `${sandbox.origin}/sandbox.html`,
-    );
-    await using _browser = browser;
-    const drive: Drive = { page, service, watch, sandbox, host };
-    const steps: [string, (d: Drive) => Promise<void> | void][] = [
+  fn: (t) =>
+    driveTheApp(t, "auto", [
       ["the host finds the app on both tools", findsTheApp],
       ["check_coverage Ashburn: covered, its response time", coverageOfAshburn],
       ["estimate_quote 2 × 6 h remote hands: the server's price and basis", async (d) => {
@@ -454,34 +496,29 @@ Deno.test({
       ["markup typed in every field is text", hostileTyping],
       ["markup in every tool input and result field is text", hostileToolInputAndResult],
       ["one ui/message, on the click only", askForAQuote],
-      ["no console error, page error or dialog in any frame", (d) => {
-        assert.deepEqual(d.watch.errors, []);
-      }],
-      ["no request, navigation or CSP violation from the app", (d) => nothingLeftTheApp(d)],
+      NO_ERROR,
+      NOTHING_LEFT,
       ["the CSP is the spec's default, and holds", policyHolds],
-    ];
-    for (const [name, step] of steps) {
-      const passed = await t.step(name, async () => {
-        try {
-          await step(drive);
-        } catch (err) {
-          // What the browser said is often the reason: give it with the failure.
-          const said = JSON.stringify(
-            {
-              errors: watch.errors,
-              navigations: watch.navigations,
-              violations: watch.violations,
-              fromTheApp: watch.requests.filter((r) => r.depth !== 0 && r.depth !== 1),
-            },
-            null,
-            1,
-          );
-          throw new Error(`${(err as Error).message ?? err}\nthe browser: ${said}`, {
-            cause: err,
-          });
-        }
-      });
-      if (!passed) break; // each later step needs this one's state
-    }
-  },
+    ]),
+});
+
+Deno.test({
+  name: "the quote builder in a 2025-11-25 host (initialize, the SDK's legacy negotiation): " +
+    "the same answers, no script or CORS error",
+  ignore: browserIgnored("mcp/app_browser_test"),
+  fn: (t) =>
+    driveTheApp(t, "legacy", [
+      ["the host finds the app on both tools", findsTheApp],
+      ["check_coverage Ashburn: covered, its response time", coverageOfAshburn],
+      ["estimate_quote 2 × 6 h remote hands: the server's price and basis", estimateInAshburn],
+      ["another city, another job: what a direct call answers", anotherCityAndJob],
+      ["no console error but Chromium's log line of the transport's one 405", (d) => {
+        // A 2025-11-25 client opens GET /api/v1/mcp for server-sent messages; a server that
+        // sends none answers 405 (MCP transports), readable with its CORS grant. Chromium
+        // logs every 4xx load as a console error; nothing else may be there.
+        const expected = /^console: Failed to load resource: .* 405 \(Method Not Allowed\)$/;
+        assert.deepEqual(d.watch.errors.filter((e) => !expected.test(e)), []);
+      }],
+      NOTHING_LEFT,
+    ]),
 });

@@ -64,8 +64,9 @@ const client = new Client(
   { name: "dcfs-test-host", version: "1.0.0" },
   {
     capabilities: { extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } },
-    // The SDK's own negotiation: 2026-07-28 (server/discover) where the server serves it.
-    versionNegotiation: { mode: "auto" },
+    // The SDK's own negotiation: 2026-07-28 (server/discover) where the server serves it, or
+    // with ?era=legacy, 2025-11-25 (initialize, then GET for the event stream: a 405).
+    versionNegotiation: { mode: params.get("era") === "legacy" ? "legacy" : "auto" },
   },
 );
 await client.connect(new StreamableHTTPClientTransport(new URL(params.get("mcp")!)));

@@ -199,10 +199,16 @@ export async function asText(page: Page, shown: string[]): Promise<void> {
 
 /**
  * The host page in a new browser (800 × 700, steps waiting up to 30 s), connected to the MCP
- * endpoint `mcp`, its sandbox proxy at `sandbox`. The browser closes on dispose, or here if
+ * endpoint `mcp` in the SDK's `auto` negotiation (2026-07-28) or its `legacy` one
+ * (2025-11-25, initialize), its sandbox proxy at `sandbox`. The browser closes on dispose, or here if
  * the page never connects.
  */
-export async function hostPage(hostOrigin: string, mcp: string, sandbox: string) {
+export async function hostPage(
+  hostOrigin: string,
+  mcp: string,
+  sandbox: string,
+  era: "auto" | "legacy" = "auto",
+) {
   const browser = await launch();
   try {
     const context = await browser.newContext({ viewport: { width: 800, height: 700 } });
@@ -212,6 +218,7 @@ export async function hostPage(hostOrigin: string, mcp: string, sandbox: string)
     const url = new URL("/", hostOrigin);
     url.searchParams.set("mcp", mcp);
     url.searchParams.set("sandbox", sandbox);
+    url.searchParams.set("era", era);
     await page.goto(url.href);
     await page.waitForSelector("body[data-ready=true]", { state: "attached" }).catch((err) => {
       throw new Error(`the host page did not connect: ${err}\n${watch.errors.join("\n")}`);
