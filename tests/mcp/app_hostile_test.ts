@@ -249,6 +249,59 @@ async function askOnClickOnly(browser: Browser) {
   assert.equal(await ask.isDisabled(), true);
 }
 
+/** Theme values a host might send that load something, or could: none may reach a style. */
+const LOADING = [
+  "url(https://evil.example/u)",
+  'src("https://evil.example/s")',
+  "image-set('https://evil.example/i' 1x)",
+  "cross-fade(src('https://evil.example/c'), red 50%)",
+  "element(#price)",
+  "paint(x)",
+  "u/**/rl(https://evil.example/c)",
+  "red; background: url(https://evil.example/b)",
+  "red !important",
+  "}</style><script>parent.postMessage('xss','*')</script>",
+  "expression(alert(1))",
+  "\\75 rl(https://evil.example/e)",
+  "var(--x, url(https://evil.example/v))",
+  "attr(data-city)",
+];
+/** What a host sends in practice, which the app takes. */
+const THEME = {
+  "--color-background-primary": "light-dark(rgba(250, 249, 245, 1), rgb(31 30 29 / 1))",
+  "--color-text-primary": "#1f1e1d",
+  "--font-sans": '"Anthropic Sans", system-ui, sans-serif',
+  "--font-text-md-size": "calc(0.875rem + 1px)",
+  "--border-radius-md": "8px",
+  "--shadow-sm": "0 1px 2px 0 oklch(0% 0 0 / 0.05)",
+};
+
+async function themeVariables(browser: Browser) {
+  // No CSP at all: what the app takes must load nothing by itself.
+  await using app = await openApp(browser, { csp: false });
+  const names = ["--color-background-primary", "--color-background-secondary", "--color-text-info"];
+  for (const value of LOADING) {
+    const variables = Object.fromEntries(names.map((name) => [name, value]));
+    await app.notify("ui/notifications/host-context-changed", { styles: { variables } });
+  }
+  const other = { "--qb-bg": "red", "--x": "red", "color": "red", "--color-": "red" };
+  await app.notify("ui/notifications/host-context-changed", { styles: { variables: other } });
+  await clean(app);
+  const style = () =>
+    app.frame.evaluate(() =>
+      (globalThis as unknown as { document: { documentElement: { style: { cssText: string } } } })
+        .document.documentElement.style.cssText
+    );
+  assert.equal(await style(), "color-scheme: light;", "no variable taken");
+  await app.notify("ui/notifications/host-context-changed", {
+    theme: "dark",
+    styles: { variables: THEME },
+  });
+  await clean(app);
+  const expected = Object.entries(THEME).map(([name, value]) => `${name}: ${value};`).join(" ");
+  assert.equal(await style(), `color-scheme: dark; ${expected}`, "the theme taken");
+}
+
 async function narrowAndKeyboard(browser: Browser) {
   await using app = await openApp(browser, { width: 360 });
   await shown(app, "estimate_quote", { ...JOB, city: "Springfield", country: "US" });
@@ -299,6 +352,10 @@ Deno.test({
       () => strayAnswers(browser),
     );
     await t.step("ui/message: only the person's click, once", () => askOnClickOnly(browser));
+    await t.step(
+      "host style variables: the theme's, loading nothing, CSP or not",
+      () => themeVariables(browser),
+    );
     await t.step("360 px wide, and every field by keyboard", () => narrowAndKeyboard(browser));
   },
 });
