@@ -221,6 +221,37 @@ async function strayAnswers(browser: Browser) {
   assert.equal(await text(app, "#status"), "Up to date");
 }
 
+async function lateModelCall(browser: Browser) {
+  await using app = await openApp(browser);
+  const ashburn = { ...JOB, city: "Ashburn" };
+  const summary = () => text(app, "#coverage-summary");
+  await app.notify("ui/notifications/tool-input", { arguments: ashburn });
+  await app.settle();
+  // The person changes the city before the model's answer arrives; then it arrives.
+  await app.frame.locator("#city").fill("Frankfurt");
+  await until("Frankfurt's answer", async () => /^Frankfurt, DE/.test(await summary()));
+  await app.notify("ui/notifications/tool-result", await app.call("estimate_quote", ashburn));
+  await app.notify("ui/notifications/tool-cancelled", {});
+  await clean(app);
+  assert.match(await summary(), /^Frankfurt, DE is covered/, "the person's answer stays");
+  assert.equal(await text(app, "#status"), "Up to date");
+
+  // A late input while the person's call is out: the form stays theirs, and the answer too.
+  app.hold.tools = true;
+  await app.frame.locator("#city").fill("Paris");
+  await until("the call", () => app.held.length === 1);
+  await app.notify("ui/notifications/tool-input", { arguments: { city: "London" } });
+  await app.answer(app.held[0]!);
+  await until("Paris's answer", async () => /^Paris, FR/.test(await summary()));
+  await clean(app);
+  assert.equal(await app.frame.locator("#city").inputValue(), "Paris");
+  assert.equal(await app.frame.locator("#service").inputValue(), JOB.service_type);
+  await app.frame.locator("#ask").click();
+  await until("the message", () => app.of("ui/message").length === 1);
+  const [message] = app.of("ui/message");
+  assert.match(message!.params.content[0].text, /Remote hands in Paris, FR, 2 engineers/);
+}
+
 async function askOnClickOnly(browser: Browser) {
   await using app = await openApp(browser);
   const ask = app.frame.locator("#ask");
@@ -350,6 +381,10 @@ Deno.test({
     await t.step(
       "answers from another window, never asked for, or older are dropped",
       () => strayAnswers(browser),
+    );
+    await t.step(
+      "a late input or result of the model's call leaves the person's job",
+      () => lateModelCall(browser),
     );
     await t.step("ui/message: only the person's click, once", () => askOnClickOnly(browser));
     await t.step(

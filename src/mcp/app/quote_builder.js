@@ -41,17 +41,18 @@ const map = byId("map", SVGSVGElement);
 
 /**
  * What the app knows: whether the host runs tools for it, the tool that opened it and its
- * input, the newest request (older answers are dropped), the pending edit, the estimate on
- * show (what #ask repeats) and whether the form still matches it, and the estimate asked
- * about.
- * @type {{ serverTools: boolean, toolName: string, toolArgs: any, latest: number,
- *   timer: ReturnType<typeof setTimeout> | undefined, stale: boolean, asking: boolean,
- *   priced: any, asked: any, coverageCity: string }}
+ * input, whether the person has taken the form over, the newest request (older answers are
+ * dropped), the pending edit, the estimate on show (what #ask repeats) and whether the form
+ * still matches it, and the estimate asked about.
+ * @type {{ serverTools: boolean, toolName: string, toolArgs: any, owned: boolean,
+ *   latest: number, timer: ReturnType<typeof setTimeout> | undefined, stale: boolean,
+ *   asking: boolean, priced: any, asked: any, coverageCity: string }}
  */
 const state = {
   serverTools: false,
   toolName: "",
   toolArgs: null,
+  owned: false,
   latest: 0,
   timer: undefined,
   stale: false,
@@ -69,6 +70,11 @@ function setStatus(kind, words) {
 
 /** @param {string} method @param {any} params */
 function onNotification(method, params) {
+  if (method === "ui/notifications/host-context-changed") return applyContext(params);
+  // The model's call (its input, result or cancellation) shows until the person changes the
+  // job or asks again: the form is theirs from then on, and a late word of the model's call
+  // would show another job than the form's, or undo their edit.
+  if (state.owned) return;
   if (method === "ui/notifications/tool-input") {
     const args = params.arguments;
     state.toolArgs = args && typeof args === "object" ? args : {};
@@ -82,8 +88,6 @@ function onNotification(method, params) {
     showAnswer(params, tool, args);
   } else if (method === "ui/notifications/tool-cancelled") {
     setStatus("error", "The assistant's call was cancelled.");
-  } else if (method === "ui/notifications/host-context-changed") {
-    applyContext(params);
   }
 }
 
@@ -182,6 +186,7 @@ function jobRequest() {
 
 /** An edit: the answer on show no longer matches the form; ask again once typing stops. */
 function edited() {
+  state.owned = true;
   state.latest++;
   state.stale = true;
   refreshAsk();
@@ -192,6 +197,7 @@ function edited() {
 
 /** Asks the service about the form's job, through the host; only the newest answer shows. */
 async function update() {
+  state.owned = true;
   clearTimeout(state.timer);
   const seq = ++state.latest;
   const { tool, args } = jobRequest();
