@@ -252,6 +252,27 @@ async function lateModelCall(browser: Browser) {
   assert.match(message!.params.content[0].text, /Remote hands in Paris, FR, 2 engineers/);
 }
 
+async function afterTeardown(browser: Browser) {
+  await using app = await openApp(browser);
+  await shown(app, "estimate_quote", JOB);
+  await app.post({ id: "teardown", method: "ui/resource-teardown", params: {} });
+  await until("its answer", () => app.sent.some((m) => m.id === "teardown" && "result" in m));
+  const sent = app.sent.length;
+  await app.notify(
+    "ui/notifications/tool-result",
+    await app.call("check_coverage", { city: "Oslo" }),
+  );
+  await app.post({ id: "late", method: "ping", params: {} });
+  const said = async (selector: string) => /closed/.test(await text(app, selector));
+  await app.frame.locator("#ask").click({ force: true });
+  await until("the ask's end", async () => await said("#ask-status") || app.sent.length > sent);
+  await app.frame.locator("#city").fill("Berlin");
+  await until("the edit's end", async () => await said("#status") || app.sent.length > sent);
+  assert.deepEqual(app.sent.slice(sent), [], "nothing sent after the teardown");
+  assert.match(await text(app, "#coverage-summary"), /^Frankfurt, DE/, "nothing taken either");
+  assert.deepEqual([app.errors, app.requests], [[], []]);
+}
+
 async function askOnClickOnly(browser: Browser) {
   await using app = await openApp(browser);
   const ask = app.frame.locator("#ask");
@@ -385,6 +406,10 @@ Deno.test({
     await t.step(
       "a late input or result of the model's call leaves the person's job",
       () => lateModelCall(browser),
+    );
+    await t.step(
+      "after the host's teardown the app sends and takes nothing",
+      () => afterTeardown(browser),
     );
     await t.step("ui/message: only the person's click, once", () => askOnClickOnly(browser));
     await t.step(
