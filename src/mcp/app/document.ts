@@ -86,13 +86,14 @@ export function quoteBuilderDocument(catalog: Catalog): string {
             </figcaption>
           </figure>
           <div class="ask">
-            <button id="ask" type="button" disabled aria-describedby="ask-hint">
+            <button id="ask" type="button" disabled aria-describedby="ask-hint ask-preview">
               Ask for a quote for this job
             </button>
             <p id="ask-hint" class="muted">
-              The assistant prepares the request and asks for your contact details; nothing is
-              sent from here.
+              Sends the message below to the chat as yours; the assistant prepares the request
+              and asks for your contact details. Nothing is submitted from here.
             </p>
+            <p id="ask-preview"></p>
             <p id="ask-status" role="status"></p>
           </div>
         </main>

@@ -37,6 +37,7 @@ const fields = {
 const status = byId("status", HTMLElement);
 const askButton = byId("ask", HTMLButtonElement);
 const askStatus = byId("ask-status", HTMLElement);
+const askPreview = byId("ask-preview", HTMLElement);
 const map = byId("map", SVGSVGElement);
 
 /**
@@ -244,6 +245,7 @@ function showAnswer(result, tool, args) {
   } else {
     if (data.budget_estimate) {
       state.priced = { ...showEstimate(data), args, coverage: data.coverage };
+      state.priced.message = plain(askText(state.priced));
     } else idleEstimate();
     showCoverage(data.coverage);
     state.coverageCity = cityKey(args);
@@ -252,9 +254,21 @@ function showAnswer(result, tool, args) {
   refreshAsk();
 }
 
+/** The button, and beside it the exact message it sends while there is one to send. */
 function refreshAsk() {
   askButton.disabled = !state.priced || state.stale || state.asking ||
     state.asked === state.priced;
+  askPreview.textContent = state.priced && !state.stale ? state.priced.message : "";
+}
+
+/**
+ * Text as a person reads it on screen: format characters (bidi overrides, zero widths) go,
+ * control and line-separating characters become spaces, and runs of spaces one. The message
+ * repeats a city as the model or the person gave it: neither a line break nor an invisible
+ * character may reach the chat unseen.
+ */
+function plain(/** @type {string} */ words) {
+  return words.replace(/\p{Cf}/gu, "").replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, " ").trim();
 }
 
 /** A plain sentence for the chat: the job, as the service read it, and the estimate shown. */
@@ -280,14 +294,14 @@ function placeName(/** @type {any} */ coverage, /** @type {any} */ args) {
   const place = coverage?.place;
   const asked = place
     ? `${text(place.name)}, ${text(place.subdivision) || text(place.country)}`
-    : `"${text(args.city).slice(0, 100)}"${args.country ? `, ${text(args.country)}` : ""}`;
+    : `"${plain(text(args.city)).slice(0, 100)}"${args.country ? `, ${text(args.country)}` : ""}`;
   const near = list(coverage?.nearest)[0];
   if (!near) return asked;
   return `${asked} (not covered; the nearest covered city is ${text(near.city)}, ` +
     `${text(near.country)})`;
 }
 
-/** The person's click: one `ui/message` describing the job on show, nothing else. */
+/** The person's click: one `ui/message`, the text shown beside the button, nothing else. */
 async function ask() {
   const priced = state.priced;
   if (!priced || askButton.disabled) return;
@@ -297,7 +311,7 @@ async function ask() {
   try {
     const result = await request("ui/message", {
       role: "user",
-      content: [{ type: "text", text: askText(priced) }],
+      content: [{ type: "text", text: priced.message }],
     });
     if (result?.isError) throw new Error("the chat did not take the message");
     state.asked = priced;
