@@ -213,3 +213,54 @@ function _initialized(hostContext: unknown) {
     hostContext: hostContext ?? { theme: "light", locale: "en-US" },
   };
 }
+
+/** Markup that, if it ever became markup, would post "xss" to the host or make a request. */
+export const H = `<img src="x" onerror="parent.postMessage('xss','*')">` +
+  `<script>parent.postMessage('xss','*')</script><a href="https://evil.example/">x</a>`;
+
+export const JOB = {
+  city: "Frankfurt",
+  service_type: "remote hands",
+  engineer_count: 2,
+  estimated_hours: 6,
+};
+
+/** What the frame's DOM holds that the app's own document does not: elements, handlers. */
+interface Dom {
+  document: {
+    querySelectorAll(s: string): ArrayLike<{ attributes: ArrayLike<{ name: string }> }>;
+  };
+}
+
+async function foreignMarkup(app: AppFrame): Promise<{ tags: number; handlers: number }> {
+  const tags = await app.frame.locator("img, iframe, object, embed, link, a, image, foreignObject")
+    .count();
+  const scripts = await app.frame.locator("script").count();
+  const handlers = await app.frame.evaluate(() =>
+    Array.from((globalThis as unknown as Dom).document.querySelectorAll("*"))
+      .flatMap((e) => Array.from(e.attributes))
+      .filter((a) => a.name.startsWith("on")).length
+  );
+  return { tags: tags + scripts - 1, handlers };
+}
+
+/** Nothing went wrong that the person or the host could notice. */
+export async function clean(app: AppFrame) {
+  await app.settle();
+  assert.deepEqual(app.errors, [], "no page or console error");
+  assert.deepEqual(app.requests, [], "no request left the frame");
+  assert.deepEqual(await foreignMarkup(app), { tags: 0, handlers: 0 }, "no element added");
+  assert.deepEqual(app.sent.filter((m) => typeof m !== "object"), [], "no script ran");
+  assert.deepEqual(app.of("ui/update-model-context"), []);
+}
+
+export async function text(app: AppFrame, selector: string): Promise<string> {
+  return (await app.frame.locator(selector).textContent()) ?? "";
+}
+
+/** The model's call shown: its input, then the service's answer to it. */
+export async function shown(app: AppFrame, name: string, args: Record<string, unknown>) {
+  await app.notify("ui/notifications/tool-input", { arguments: args });
+  await app.notify("ui/notifications/tool-result", await app.call(name, args));
+  await app.settle();
+}

@@ -240,8 +240,17 @@ function showAnswer(result, tool, args) {
   state.priced = null;
   if (result?.isError || !data || data.ok !== true) {
     showRefusal(result, tool, state.coverageCity === cityKey(args));
-    if (tool !== "estimate_quote") state.coverageCity = "";
+    if (tool !== "estimate_quote") {
+      // A coverage check is for a form without a service: no earlier price stays beside it.
+      idleEstimate();
+      state.coverageCity = "";
+    }
     setStatus("error", "The service refused this job: the reasons are shown below.");
+  } else if (!readable(data)) {
+    idleEstimate();
+    idleCoverage("This answer could not be read.");
+    state.coverageCity = "";
+    setStatus("error", "The chat passed on an answer this app cannot read.");
   } else {
     if (data.budget_estimate) {
       state.priced = { ...showEstimate(data), args, coverage: data.coverage };
@@ -252,6 +261,18 @@ function showAnswer(result, tool, args) {
     setStatus("ok", "Up to date");
   }
   refreshAsk();
+}
+
+/**
+ * Whether an accepted answer has what is shown of it: a coverage (every answer carries one),
+ * and a price in numbers if it has an estimate. Anything less from the host would show the
+ * last answer's coverage, or a price of "?" the person could ask a quote for.
+ */
+function readable(/** @type {any} */ data) {
+  const estimate = data.budget_estimate;
+  const price = estimate === undefined || estimate === null ||
+    (Number.isFinite(estimate?.low) && Number.isFinite(estimate?.high));
+  return Boolean(data.coverage) && typeof data.coverage === "object" && price;
 }
 
 /** The button, and beside it the exact message it sends while there is one to send. */
