@@ -34,6 +34,8 @@ export interface HostOptions {
   hostContext?: unknown;
   /** Width of the app's frame, px. */
   width?: number;
+  /** Playwright's clock in the page, for a test to jump past the app's timeouts. */
+  clock?: boolean;
 }
 
 /** The host, the app's frame and what was seen. */
@@ -125,6 +127,7 @@ export async function openApp(browser: Browser, options: HostOptions = {}): Prom
     if (m.type() === "error") host.errors.push(`console: ${m.text()}`);
   });
   await page.exposeBinding("__fromApp", (_source, message: Message) => host.receive(message));
+  if (options.clock) await page.clock.install();
   await page.evaluate(({ doc, width }) => {
     const w = globalThis as unknown as PageWindow;
     const frame = w.document.createElement("iframe");

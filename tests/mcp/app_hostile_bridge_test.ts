@@ -59,6 +59,37 @@ async function strayAnswers(browser: Browser) {
   assert.equal(await text(app, "#status"), "Up to date");
 }
 
+async function hostNeverAnswers(browser: Browser) {
+  await using app = await openApp(browser, { clock: true });
+  await shown(app, "estimate_quote", JOB);
+  app.hold.tools = app.hold.message = true;
+  const ask = app.frame.locator("#ask");
+  await ask.click();
+  await until("the message", () => app.of("ui/message").length === 1);
+  await app.frame.locator("#city").fill("Paris");
+  await until("a call", () => app.of("tools/call").length === 1);
+  await app.frame.locator("#city").fill("Madrid");
+  await until("another call: edits go on", () => app.of("tools/call").length === 2);
+  await app.page.clock.fastForward(31_000);
+  const status = /^Could not update \(no answer within 30 s\)\. The last answer is still shown\.$/;
+  await until("the calls' end", async () => status.test(await text(app, "#status")));
+  const silence = /^The chat gave no answer \(no answer within 30 s\): look there before you ask/;
+  const ended = /^(?:Not sent|The chat gave)/;
+  await until("the message's end", async () => ended.test(await text(app, "#ask-status")));
+  // Answers after the timeout are dropped; the form still works, and the button once priced.
+  for (const request of app.held.filter((m) => m.method === "tools/call")) {
+    await app.answer(request);
+  }
+  await app.post({ id: app.of("ui/message")[0]!.id, result: {} });
+  await clean(app);
+  assert.match(await text(app, "#coverage-summary"), /^Frankfurt, DE/);
+  assert.match(await text(app, "#ask-status"), silence, 'not "not sent": the host may yet');
+  app.hold.tools = false;
+  await app.frame.locator("#city").fill("Berlin");
+  await until("Berlin", async () => /^Berlin, DE/.test(await text(app, "#coverage-summary")));
+  assert.equal(await ask.isEnabled(), true);
+}
+
 async function lateModelCall(browser: Browser) {
   await using app = await openApp(browser);
   const ashburn = { ...JOB, city: "Ashburn" };
@@ -164,6 +195,7 @@ async function askShowsWhatItSends(browser: Browser) {
 /** Each attack, on a page of its own. */
 const ATTACKS: [string, (browser: Browser) => Promise<void>][] = [
   ["answers from another window, never asked for, or older are dropped", strayAnswers],
+  ["a host that never answers wedges nothing; its late answers are dropped", hostNeverAnswers],
   ["a late input or result of the model's call leaves the person's job", lateModelCall],
   ["after the host's teardown the app sends and takes nothing", afterTeardown],
   ["ui/message: only the person's click, once", askOnClickOnly],

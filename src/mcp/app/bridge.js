@@ -26,7 +26,8 @@ function post(message) {
 }
 
 /**
- * A request to the host; rejected with its error, or when no answer comes in time.
+ * A request to the host; rejected with its error, or (a `TimeoutError`) when no answer comes
+ * in time.
  * @param {string} method
  * @param {Record<string, unknown>} params
  * @returns {Promise<any>}
@@ -37,7 +38,9 @@ export function request(method, params) {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       pending.delete(id);
-      reject(new Error(`no answer within ${TIMEOUT_MS / 1000} s`));
+      const error = new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
+      error.name = "TimeoutError"; // the host may still act on it
+      reject(error);
     }, TIMEOUT_MS);
     pending.set(id, { resolve, reject, timer });
     post({ id, method, params });

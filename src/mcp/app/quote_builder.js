@@ -340,7 +340,11 @@ async function ask() {
       "Sent to the chat: the assistant prepares the quote request and asks for your contact details.";
   } catch (error) {
     const why = error instanceof Error ? error.message : "refused";
-    askStatus.textContent = `Not sent (${why}). You can ask the assistant in the chat.`;
+    // Silence is not a refusal: the chat may show the message yet, and a second click would
+    // send it twice.
+    askStatus.textContent = error instanceof Error && error.name === "TimeoutError"
+      ? `The chat gave no answer (${why}): look there before you ask again.`
+      : `Not sent (${why}). You can ask the assistant in the chat.`;
   } finally {
     state.asking = false;
     refreshAsk();
