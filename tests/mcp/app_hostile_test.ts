@@ -255,11 +255,53 @@ async function narrowAndKeyboard(browser: Browser) {
   await clean(app);
 }
 
+async function flood(browser: Browser) {
+  await using app = await openApp(browser);
+  const messages = [
+    { method: "ui/notifications/tool-result", params: await app.call("check_coverage", JOB) },
+    {
+      method: "ui/notifications/tool-result",
+      params: await app.call("estimate_quote", { ...JOB, city: "Madrid" }),
+    },
+    { method: "ui/notifications/host-context-changed", params: { theme: "dark" } },
+    { method: "ui/notifications/tool-input-partial", params: { arguments: { city: H } } },
+    { id: "flood", method: "ping", params: {} },
+  ];
+  const before = app.sent.length;
+  // Posted in one burst from the host's page, 4,000 notifications and 1,000 pings.
+  await app.page.evaluate((messages) => {
+    const w = globalThis as unknown as {
+      document: {
+        getElementById(id: string): { contentWindow: { postMessage(m: unknown, o: string): void } };
+      };
+    };
+    const target = w.document.getElementById("app").contentWindow;
+    for (let i = 0; i < 1000; i++) {
+      for (const m of messages) target.postMessage({ jsonrpc: "2.0", ...m }, "*");
+    }
+  }, messages);
+  await until(
+    "every ping answered",
+    () => app.sent.filter((m) => m.id === "flood").length === 1000,
+  );
+  await clean(app);
+  assert.match(await text(app, "#coverage-summary"), /^Madrid, ES is covered/, "the last one");
+  const sent = app.sent.slice(before).filter((m) =>
+    m.id !== "flood" && !m.id?.toString().startsWith("settle")
+  );
+  assert.deepEqual(
+    [...new Set(sent.map((m) => m.method))].filter((m) => m !== "ui/notifications/size-changed"),
+    [],
+    "nothing but its size, however many notifications",
+  );
+}
+
 /** Each attack, on a page of its own. */
 const ATTACKS: [string, (browser: Browser) => Promise<void>][] = [
   ["markup in every value the model or the host sends stays text", hostileValues],
   ["an accepted answer missing what is shown is shown as unreadable", wrongShape],
   ["host style variables: the theme's, loading nothing, CSP or not", themeVariables],
+  ["a flood of notifications and pings: answered, nothing else sent", flood],
   ["360 px wide, and every field by keyboard", narrowAndKeyboard],
 ];
 
