@@ -14,7 +14,8 @@ import locationsFile from "../../data/locations.v1.json" with { type: "json" };
 import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { QUOTE_BUILDER } from "../../src/mcp/app/resource.ts";
-import { linkedScript, quoteBuilderDocument, SCRIPT_FILES } from "../../src/mcp/app/document.ts";
+import { quoteBuilderDocument, SCRIPT_FILES } from "../../src/mcp/app/document.ts";
+import { linkedScript } from "../../src/mcp/app/linker.ts";
 import { rawElementText } from "../../src/web/html.ts";
 import { createApp, mcpPost, mcpResult, mcpToolCall, type Requester } from "../_helpers.ts";
 
@@ -273,33 +274,6 @@ Deno.test("the quote builder's script never turns text into markup or code", asy
     assert.ok(!/^\s*(?:import|export)\b/m.test(served), "no import or export left");
     assert.ok(!/^\s*\/\//m.test(served), "comment lines are left out");
   });
-});
-
-Deno.test("linking the app's scripts refuses an import or export it cannot inline", () => {
-  const dir = Deno.makeTempDirSync();
-  try {
-    const file = (name: string, text: string) => {
-      Deno.writeTextFileSync(`${dir}/${name}`, text);
-      return new URL(`file://${dir}/${name}`).href;
-    };
-    const ok = file(
-      "ok.js",
-      'import { a } from "./b.js";\nexport function c() {\n  return a;\n}\n',
-    );
-    assert.equal(linkedScript([ok]), "function c() {\n  return a;\n}\n");
-    for (
-      const text of [
-        'import { x } from "https://cdn.example/x.js";\n',
-        "export default 1;\n",
-        'export * from "./b.js";\n',
-        'import x from "./b.js";\n',
-      ]
-    ) {
-      assert.throws(() => linkedScript([file("bad.js", text)]), /cannot hold/, text);
-    }
-  } finally {
-    Deno.removeSync(dir, { recursive: true });
-  }
 });
 
 Deno.test("rawElementText refuses text that could end its element or open a comment", () => {

@@ -2,13 +2,15 @@
 /// <reference lib="dom" />
 // The view's side of the MCP Apps bridge (2026-01-26): JSON-RPC 2.0 over postMessage with the
 // parent frame only. Requests time out; the host's requests are answered (teardown, ping, and
-// "method not found" for the rest); its notifications go to the app's handler. No SDK: the
-// protocol is a handful of messages.
+// "method not found" for the rest); its notifications go to the app's handler. After the
+// host's teardown nothing is sent or taken. No SDK: the protocol is a handful of messages.
 
 const PROTOCOL_VERSION = "2026-01-26";
 const TIMEOUT_MS = 30_000;
 
 let nextId = 1;
+/** Set once the host has torn the view down: nothing is sent or taken after that. */
+let closed = false;
 /**
  * @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void,
  *   timer: ReturnType<typeof setTimeout>}>}
@@ -17,23 +19,28 @@ const pending = new Map();
 
 /** @param {Record<string, unknown>} message */
 function post(message) {
+  if (closed) return;
   // The view cannot know the host's origin (a sandbox proxy sits between them): "*", as the
   // extension's own SDK does; only the parent frame is ever written to or listened to.
   globalThis.parent.postMessage({ jsonrpc: "2.0", ...message }, "*");
 }
 
 /**
- * A request to the host; rejected with its error, or when no answer comes in time.
+ * A request to the host; rejected with its error, or (a `TimeoutError`) when no answer comes
+ * in time.
  * @param {string} method
  * @param {Record<string, unknown>} params
  * @returns {Promise<any>}
  */
 export function request(method, params) {
+  if (closed) return Promise.reject(new Error("the chat has closed this app"));
   const id = nextId++;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       pending.delete(id);
-      reject(new Error(`no answer within ${TIMEOUT_MS / 1000} s`));
+      const error = new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
+      error.name = "TimeoutError"; // the host may still act on it
+      reject(error);
     }, TIMEOUT_MS);
     pending.set(id, { resolve, reject, timer });
     post({ id, method, params });
@@ -54,7 +61,7 @@ function notify(method, params = {}) {
 /** @param {Handlers} handlers */
 function listen(handlers) {
   globalThis.addEventListener("message", (event) => {
-    if (event.source !== globalThis.parent) return;
+    if (closed || event.source !== globalThis.parent) return;
     const message = event.data;
     if (!message || typeof message !== "object" || message.jsonrpc !== "2.0") return;
     if (typeof message.method === "string") {
@@ -81,6 +88,12 @@ function answer(id, method, handlers) {
   if (method === "ui/resource-teardown") {
     handlers.teardown();
     post({ id, result: {} });
+    closed = true;
+    for (const waiting of pending.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new Error("the chat has closed this app"));
+    }
+    pending.clear();
   } else if (method === "ping") {
     post({ id, result: {} });
   } else {

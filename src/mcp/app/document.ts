@@ -1,41 +1,20 @@
 /**
  * @module
  * The quote builder's HTML document: markup written here with the escaping template, the
- * script (`quote_builder.js` with `bridge.js` and `answers.js`) and stylesheet
- * (`quote_builder.css`) read from their own files and inlined, since an MCP App is one
- * document with no server of its own to load from.
+ * script (`quote_builder.js` with `bridge.js` and `answers.js`, linked into one by
+ * `linker.ts`) and stylesheet (`quote_builder.css`) read from their own files and inlined,
+ * since an MCP App is one document with no server of its own to load from.
  * Everything in it comes from the catalog, which is public: the services the form suggests,
  * the covered cities it suggests and the map (`map.ts`). No caller data, no outside URL.
  */
 
 import type { Catalog } from "../../catalog/catalog.ts";
 import { html, rawElementText } from "../../web/html.ts";
+import { linkedScript } from "./linker.ts";
 import { coverageMap } from "./map.ts";
 
 function _file(name: string): string {
   return Deno.readTextFileSync(new URL(name, import.meta.url));
-}
-
-/**
- * The app's modules as one module script, dependencies first: a script inline in the
- * document can import nothing, so each file's imports of the others are dropped and its
- * `export` keywords removed (its names are then the one module's). Comments on lines of
- * their own go too: they are for the source's readers, a fifth of its bytes. Any other
- * import or export is refused when the document is built; tests/mcp/app_document_test.ts
- * checks that no two files declare the same name and that the result parses.
- */
-export function linkedScript(files: readonly string[]): string {
-  return files.map((name) => {
-    const text = _file(name)
-      .replace(/^import \{[^}]*\} from "\.\/[a-z_]+\.js";\n/gm, "")
-      .replace(/^export (?=(?:async )?function |const |let )/gm, "")
-      .replace(/^ *\/\*\*(?:[^*]|\*(?!\/))*\*\/\n/gm, "")
-      .replace(/^ *\/\/.*\n/gm, "");
-    if (/^\s*(?:import|export)\b/m.test(text)) {
-      throw new Error(`${name}: an import or export that one inline script cannot hold`);
-    }
-    return text;
-  }).join("");
 }
 
 /** The app's script files, in the order they run. */
@@ -86,13 +65,14 @@ export function quoteBuilderDocument(catalog: Catalog): string {
             </figcaption>
           </figure>
           <div class="ask">
-            <button id="ask" type="button" disabled aria-describedby="ask-hint">
+            <button id="ask" type="button" disabled aria-describedby="ask-hint ask-preview">
               Ask for a quote for this job
             </button>
             <p id="ask-hint" class="muted">
-              The assistant prepares the request and asks for your contact details; nothing is
-              sent from here.
+              Sends the message below to the chat as yours; the assistant prepares the request
+              and asks for your contact details. Nothing is submitted from here.
             </p>
+            <p id="ask-preview"></p>
             <p id="ask-status" role="status"></p>
           </div>
         </main>

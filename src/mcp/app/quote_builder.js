@@ -37,21 +37,23 @@ const fields = {
 const status = byId("status", HTMLElement);
 const askButton = byId("ask", HTMLButtonElement);
 const askStatus = byId("ask-status", HTMLElement);
+const askPreview = byId("ask-preview", HTMLElement);
 const map = byId("map", SVGSVGElement);
 
 /**
  * What the app knows: whether the host runs tools for it, the tool that opened it and its
- * input, the newest request (older answers are dropped), the pending edit, the estimate on
- * show (what #ask repeats) and whether the form still matches it, and the estimate asked
- * about.
- * @type {{ serverTools: boolean, toolName: string, toolArgs: any, latest: number,
- *   timer: ReturnType<typeof setTimeout> | undefined, stale: boolean, asking: boolean,
- *   priced: any, asked: any, coverageCity: string }}
+ * input, whether the person has taken the form over, the newest request (older answers are
+ * dropped), the pending edit, the estimate on show (what #ask repeats) and whether the form
+ * still matches it, and the estimate asked about.
+ * @type {{ serverTools: boolean, toolName: string, toolArgs: any, owned: boolean,
+ *   latest: number, timer: ReturnType<typeof setTimeout> | undefined, stale: boolean,
+ *   asking: boolean, priced: any, asked: any, coverageCity: string }}
  */
 const state = {
   serverTools: false,
   toolName: "",
   toolArgs: null,
+  owned: false,
   latest: 0,
   timer: undefined,
   stale: false,
@@ -69,6 +71,11 @@ function setStatus(kind, words) {
 
 /** @param {string} method @param {any} params */
 function onNotification(method, params) {
+  if (method === "ui/notifications/host-context-changed") return applyContext(params);
+  // The model's call (its input, result or cancellation) shows until the person changes the
+  // job or asks again: the form is theirs from then on, and a late word of the model's call
+  // would show another job than the form's, or undo their edit.
+  if (state.owned) return;
   if (method === "ui/notifications/tool-input") {
     const args = params.arguments;
     state.toolArgs = args && typeof args === "object" ? args : {};
@@ -82,12 +89,50 @@ function onNotification(method, params) {
     showAnswer(params, tool, args);
   } else if (method === "ui/notifications/tool-cancelled") {
     setStatus("error", "The assistant's call was cancelled.");
-  } else if (method === "ui/notifications/host-context-changed") {
-    applyContext(params);
   }
 }
 
-/** The host's theme, its style variables (custom properties only), locale and tool. */
+/** The spec's theme variables (colours, fonts, borders, shadows), nothing else. */
+const THEME_NAME = /^--(?:color|font|border|shadow)-[a-z0-9-]{1,40}$/;
+/** The CSS functions a theme value may call: colours and arithmetic, none that loads. */
+const THEME_FUNCTIONS = new Set([
+  "",
+  "calc",
+  "clamp",
+  "color",
+  "color-mix",
+  "hsl",
+  "hsla",
+  "hwb",
+  "lab",
+  "lch",
+  "light-dark",
+  "max",
+  "min",
+  "oklab",
+  "oklch",
+  "rgb",
+  "rgba",
+  "var",
+]);
+
+/**
+ * Whether a host's theme value is one this app takes: printable ASCII without an escape, a
+ * block, an at-rule, `!` or a comment, and only the functions above. A deny-list of what
+ * loads (`url(`, `image-set(`…) misses the next one (`src(`, specified, not yet shipped), and
+ * a host's CSP looser than the default would let it leave the frame.
+ * @param {unknown} value
+ * @returns {value is string}
+ */
+function themeValue(value) {
+  if (typeof value !== "string" || value.length > 200) return false;
+  if (!/^[\w \t\n#%.,()'"+*/-]*$/.test(value) || value.includes("/*")) return false;
+  return [...value.matchAll(/([\w-]*)\(/g)].every((m) =>
+    THEME_FUNCTIONS.has((m[1] ?? "").toLowerCase())
+  );
+}
+
+/** The host's theme, its style variables (the theme's, checked), locale and tool. */
 function applyContext(/** @type {any} */ context) {
   if (!context || typeof context !== "object") return;
   const root = document.documentElement;
@@ -98,10 +143,7 @@ function applyContext(/** @type {any} */ context) {
   const variables = context.styles?.variables;
   if (variables && typeof variables === "object") {
     for (const [name, value] of Object.entries(variables)) {
-      // A custom property, as a CSS value, that could load nothing and end nothing.
-      if (!/^--[a-z0-9-]{1,64}$/i.test(name) || typeof value !== "string") continue;
-      if (value.length > 300 || /url\(|image|expression|[<>{};\\@]/i.test(value)) continue;
-      root.style.setProperty(name, value);
+      if (THEME_NAME.test(name) && themeValue(value)) root.style.setProperty(name, value);
     }
   }
   if (typeof context.locale === "string") setLocale(context.locale);
@@ -145,6 +187,7 @@ function jobRequest() {
 
 /** An edit: the answer on show no longer matches the form; ask again once typing stops. */
 function edited() {
+  state.owned = true;
   state.latest++;
   state.stale = true;
   refreshAsk();
@@ -155,6 +198,7 @@ function edited() {
 
 /** Asks the service about the form's job, through the host; only the newest answer shows. */
 async function update() {
+  state.owned = true;
   clearTimeout(state.timer);
   const seq = ++state.latest;
   const { tool, args } = jobRequest();
@@ -196,11 +240,21 @@ function showAnswer(result, tool, args) {
   state.priced = null;
   if (result?.isError || !data || data.ok !== true) {
     showRefusal(result, tool, state.coverageCity === cityKey(args));
-    if (tool !== "estimate_quote") state.coverageCity = "";
+    if (tool !== "estimate_quote") {
+      // A coverage check is for a form without a service: no earlier price stays beside it.
+      idleEstimate();
+      state.coverageCity = "";
+    }
     setStatus("error", "The service refused this job: the reasons are shown below.");
+  } else if (!readable(data)) {
+    idleEstimate();
+    idleCoverage("This answer could not be read.");
+    state.coverageCity = "";
+    setStatus("error", "The chat passed on an answer this app cannot read.");
   } else {
     if (data.budget_estimate) {
       state.priced = { ...showEstimate(data), args, coverage: data.coverage };
+      state.priced.message = plain(askText(state.priced));
     } else idleEstimate();
     showCoverage(data.coverage);
     state.coverageCity = cityKey(args);
@@ -209,9 +263,33 @@ function showAnswer(result, tool, args) {
   refreshAsk();
 }
 
+/**
+ * Whether an accepted answer has what is shown of it: a coverage (every answer carries one),
+ * and a price in numbers if it has an estimate. Anything less from the host would show the
+ * last answer's coverage, or a price of "?" the person could ask a quote for.
+ */
+function readable(/** @type {any} */ data) {
+  const estimate = data.budget_estimate;
+  const price = estimate === undefined || estimate === null ||
+    (Number.isFinite(estimate?.low) && Number.isFinite(estimate?.high));
+  return Boolean(data.coverage) && typeof data.coverage === "object" && price;
+}
+
+/** The button, and beside it the exact message it sends while there is one to send. */
 function refreshAsk() {
   askButton.disabled = !state.priced || state.stale || state.asking ||
     state.asked === state.priced;
+  askPreview.textContent = state.priced && !state.stale ? state.priced.message : "";
+}
+
+/**
+ * Text as a person reads it on screen: format characters (bidi overrides, zero widths) go,
+ * control and line-separating characters become spaces, and runs of spaces one. The message
+ * repeats a city as the model or the person gave it: neither a line break nor an invisible
+ * character may reach the chat unseen.
+ */
+function plain(/** @type {string} */ words) {
+  return words.replace(/\p{Cf}/gu, "").replace(/[\p{Cc}\p{Zl}\p{Zp}\s]+/gu, " ").trim();
 }
 
 /** A plain sentence for the chat: the job, as the service read it, and the estimate shown. */
@@ -237,14 +315,14 @@ function placeName(/** @type {any} */ coverage, /** @type {any} */ args) {
   const place = coverage?.place;
   const asked = place
     ? `${text(place.name)}, ${text(place.subdivision) || text(place.country)}`
-    : `"${text(args.city).slice(0, 100)}"${args.country ? `, ${text(args.country)}` : ""}`;
+    : `"${plain(text(args.city)).slice(0, 100)}"${args.country ? `, ${text(args.country)}` : ""}`;
   const near = list(coverage?.nearest)[0];
   if (!near) return asked;
   return `${asked} (not covered; the nearest covered city is ${text(near.city)}, ` +
     `${text(near.country)})`;
 }
 
-/** The person's click: one `ui/message` describing the job on show, nothing else. */
+/** The person's click: one `ui/message`, the text shown beside the button, nothing else. */
 async function ask() {
   const priced = state.priced;
   if (!priced || askButton.disabled) return;
@@ -254,7 +332,7 @@ async function ask() {
   try {
     const result = await request("ui/message", {
       role: "user",
-      content: [{ type: "text", text: askText(priced) }],
+      content: [{ type: "text", text: priced.message }],
     });
     if (result?.isError) throw new Error("the chat did not take the message");
     state.asked = priced;
@@ -262,7 +340,11 @@ async function ask() {
       "Sent to the chat: the assistant prepares the quote request and asks for your contact details.";
   } catch (error) {
     const why = error instanceof Error ? error.message : "refused";
-    askStatus.textContent = `Not sent (${why}). You can ask the assistant in the chat.`;
+    // Silence is not a refusal: the chat may show the message yet, and a second click would
+    // send it twice.
+    askStatus.textContent = error instanceof Error && error.name === "TimeoutError"
+      ? `The chat gave no answer (${why}): look there before you ask again.`
+      : `Not sent (${why}). You can ask the assistant in the chat.`;
   } finally {
     state.asking = false;
     refreshAsk();
