@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import type { Browser } from "npm:playwright-core@1.65.1";
-import { browserIgnored, launch } from "../staff/_browser.ts";
+import { browserIgnored, launch } from "../_browser.ts";
 import { clean, H, JOB, openApp, shown, text, until } from "./_app_frame.ts";
 
 const HOSTILE_INPUTS: unknown[] = [

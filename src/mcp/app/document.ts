@@ -124,7 +124,7 @@ function _form(catalog: Catalog) {
       <div class="field">
         <label for="out-of-hours">Rate</label>
         <select id="out-of-hours" name="out_of_hours">
-          <option value="">By the start time</option>
+          <option value="">By start time</option>
           <option value="false">Business hours</option>
           <option value="true">Out of hours</option>
         </select>
