@@ -45,7 +45,14 @@ export async function launch(): Promise<Browser & AsyncDisposable> {
   const { chromium } = await import("npm:playwright-core@1.65.1");
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
   return Object.assign(browser, { [Symbol.asyncDispose]: () => browser.close() });
 }

@@ -11,7 +11,7 @@
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/client@2.4.0";
 import { createApp, listen, mcpPost, mcpResult } from "../_helpers.ts";
-import { TOOL_NAMES } from "../_fixtures.ts";
+import { initializeRequest, TOOL_NAMES } from "../_fixtures.ts";
 
 const URI = "ui://dc-field-services/quote-builder";
 const MIME = "text/html;profile=mcp-app";
@@ -97,16 +97,7 @@ Deno.test("server/discover (2026-07-28) and initialize (2025-11-25) announce the
   await using app = await createApp();
   const settings = { mimeTypes: [MIME] };
   await t.step("initialize", async () => {
-    const res = await mcpPost(app, {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-11-25",
-        capabilities: {},
-        clientInfo: { name: "t", version: "1" },
-      },
-    });
+    const res = await mcpPost(app, initializeRequest("app-protocol"));
     const result = mcpResult(await res.text());
     assert.deepEqual(result.capabilities.extensions, { [EXTENSION]: settings });
     assert.deepEqual(result.capabilities.resources, { listChanged: false });

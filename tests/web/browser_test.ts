@@ -7,28 +7,9 @@
 
 import { TOOL_NAMES } from "../_fixtures.ts";
 import assert from "node:assert/strict";
-import type { Browser, Page } from "npm:playwright-core@1.65.1";
+import type { Page } from "npm:playwright-core@1.65.1";
 import { listen } from "../_helpers.ts";
-
-const CHROMIUM = "/usr/bin/chromium";
-const REQUIRED = Deno.env.get("REQUIRE_BROWSER") === "1";
-const ARTIFACTS = new URL("../../test-artifacts/", import.meta.url);
-
-function chromiumPresent(): boolean {
-  try {
-    return Deno.statSync(CHROMIUM).isFile;
-  } catch {
-    return false;
-  }
-}
-
-const PRESENT = chromiumPresent();
-if (!PRESENT && !REQUIRED) {
-  console.warn(
-    `browser_test: ${CHROMIUM} not found, the browser test is skipped ` +
-      "(install Debian's chromium, or set REQUIRE_BROWSER=1 to make this an error)",
-  );
-}
+import { ARTIFACTS, browserIgnored, launch } from "../_browser.ts";
 
 /** Collects console errors and uncaught exceptions of a page. */
 function watchErrors(page: Page): string[] {
@@ -66,25 +47,11 @@ async function text(page: Page, selector: string): Promise<string> {
 
 Deno.test({
   name: "the home page works in headless Chromium: coverage, forms, WebMCP, screenshots",
-  ignore: !PRESENT && !REQUIRED,
+  ignore: browserIgnored("browser_test"),
   async fn(t) {
-    assert.ok(PRESENT, `REQUIRE_BROWSER=1 but ${CHROMIUM} is missing: apt-get install chromium`);
-    const { chromium } = await import("npm:playwright-core@1.65.1");
     await using app = await listen();
     const base = app.baseUrl;
-    const browser: Browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    // Disposed first: closes every context and the browser process.
-    await using _browser = { [Symbol.asyncDispose]: () => browser.close() };
+    await using browser = await launch();
     const newPage = async (
       viewport = { width: 1280, height: 800 },
     ): Promise<{ page: Page; errors: string[] }> => {
