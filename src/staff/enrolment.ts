@@ -77,7 +77,7 @@ export function enrolPage(_req: Request, ctx: Context): Response {
   <input type="hidden" name="invite" value="">
   <p class="by-invite" hidden>You are enrolling with an invite link.</p>
   ${byCode}
-  <button type="submit">Create passkey</button>
+  <button type="submit" class="btn btn-primary">Create passkey</button>
 </form>
 <p id="passkey-status" class="passkey-status" role="status" aria-live="polite"></p>
 <noscript><p class="notice notice-error">Creating a passkey needs JavaScript: switch it on for this

@@ -46,7 +46,7 @@ export async function membersPage(
         <td>
           <form method="post" action="${_removePath(m.member_id)}">
             <input type="hidden" name="csrf" value="${visit.csrf}">
-            <button type="submit">Remove</button>
+            <button type="submit" class="btn btn-small btn-danger">Remove</button>
           </form>
         </td>
       </tr>
@@ -74,7 +74,7 @@ export async function membersPage(
         <input type="hidden" name="csrf" value="${visit.csrf}">
         <label for="invite-name">Their name</label>
         <input id="invite-name" name="name" required maxlength="${NAME_MAX}">
-        <button type="submit">Create invite link</button>
+        <button type="submit" class="btn btn-primary">Create invite link</button>
       </form>
       <p>The link works once, for ${INVITE_TTL_MS / 3_600_000} hour, and is shown only once.</p>
     `,

@@ -48,7 +48,7 @@ export async function signInPage(req: Request, ctx: Context): Promise<Response> 
   enrolled unlocks it with its PIN or biometric. There is no password.</p>
 <form class="passkey" data-ceremony="sign-in" data-options="${STAFF_PATHS.signInOptions}"
   data-answer="${STAFF_PATHS.signIn}">
-  <button type="submit">Sign in with a passkey</button>
+  <button type="submit" class="btn btn-primary">Sign in with a passkey</button>
 </form>
 <p id="passkey-status" class="passkey-status" role="status" aria-live="polite"></p>
 <noscript><p class="notice notice-error">Signing in with a passkey needs JavaScript: switch it on for

@@ -209,7 +209,7 @@ Deno.test("GET /staff/enrol: the passkey form, with the code fields only when a 
   const page = await res.text();
   assert.match(page, /<script type="module" src="\/staff\/assets\/passkey\.js"><\/script>/);
   assert.equal(page.match(/<script/g)?.length, 1, "no inline script");
-  assert.match(page, /<button type="submit">Create passkey<\/button>/);
+  assert.match(page, /<button type="submit" class="btn btn-primary">Create passkey<\/button>/);
   assert.match(page, /data-options="\/staff\/enrol\/options"/);
   assert.doesNotMatch(page, /name="code"/);
   await using withCode = await createApp({ env: { STAFF_ENROL_CODE: CODE } });

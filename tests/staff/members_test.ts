@@ -29,9 +29,12 @@ Deno.test("GET /staff/members: each member with a remove form, and the invite fo
     assert.ok(page.includes(`<tr data-member-id="${m.member_id}">`));
     assert.ok(page.includes(`action="${removePath(m.member_id)}"`));
   }
-  assert.equal(page.match(/<button type="submit">Remove<\/button>/g)?.length, 2);
+  assert.equal(
+    page.match(/<button type="submit" class="btn btn-small btn-danger">Remove<\/button>/g)?.length,
+    2,
+  );
   assert.match(page, /action="\/staff\/invites"/);
-  assert.match(page, /<button type="submit">Create invite link<\/button>/);
+  assert.match(page, /<button type="submit" class="btn btn-primary">Create invite link<\/button>/);
   assert.equal(page.match(new RegExp(`name="csrf" value="${sam.csrf}"`, "g"))?.length, 4);
 });
 

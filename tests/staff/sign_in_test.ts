@@ -40,7 +40,10 @@ Deno.test("a passkey signs in: the session cookie, the console, the counter and 
   const { app, auth, id } = await withMember();
   await using _app = app;
   const page = await (await staffGet(app, null, STAFF_PATHS.signIn)).text();
-  assert.match(page, /<button type="submit">Sign in with a passkey<\/button>/);
+  assert.match(
+    page,
+    /<button type="submit" class="btn btn-primary">Sign in with a passkey<\/button>/,
+  );
   assert.match(page, /src="\/staff\/assets\/passkey\.js"/);
   app.clock.advance(1000);
   const begin = await ceremonyPost(app, STAFF_PATHS.signInOptions, {});
