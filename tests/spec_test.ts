@@ -273,3 +273,60 @@ Deno.test("SPEC §1.5, §1.6: a console approval is a human decision only; a sta
   const agent = await app.request("/api/v1/agent/services", { headers: { Cookie: ada.cookie } });
   assert.equal(agent.status, 401);
 });
+
+Deno.test("SPEC §1.4, §2.6, §4.7: the quote builder app is anonymous discovery, keeps every descriptor field, and links no submitting tool", async (t) => {
+  await using app = await createApp();
+  const legacy = { "MCP-Protocol-Version": "2025-11-25" };
+  const uri = "ui://dc-field-services/quote-builder";
+  await t.step("§1.4: resources/list and resources/read need no token", async () => {
+    const list = await mcpPost(app, { jsonrpc: "2.0", id: 1, method: "resources/list" }, legacy);
+    assert.equal(list.status, 200);
+    assert.deepEqual(mcpResult(await list.text()).resources.map((r: { uri: string }) => r.uri), [
+      uri,
+    ]);
+    const read = await mcpPost(app, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "resources/read",
+      params: { uri },
+    }, legacy);
+    assert.equal(read.status, 200);
+    assert.equal(mcpResult(await read.text()).contents[0].uri, uri);
+  });
+  const d = await (await app.request("/.well-known/mcp.json")).json();
+  await t.step("§2.6: every top-level field keeps its value beside the added apps", () => {
+    assert.equal(d.ok, true);
+    assert.equal(d.version, "1.0.0");
+    assert.equal(d.protocol_version, "2026-07-28");
+    assert.equal(d.transport, "streamable-http");
+    assert.equal(d.transport_url, `${app.config.baseUrl}/api/v1/mcp`);
+    assert.equal(d.mcp_status, "available");
+    assert.equal(d.mcp_endpoint_publicly_exposed, true);
+    assert.deepEqual(d.blocked_anonymous_actions, [
+      "accept_quotes",
+      "create_billable_orders",
+      "schedule_dispatch",
+      "access_private_tickets",
+      "access_attachments",
+      "close_jobs",
+    ]);
+    assert.deepEqual(d.apps.map((a: { uri: string }) => a.uri), [uri]);
+  });
+  await t.step("§4.7: the app links only tools that neither submit nor bill", async () => {
+    const res = await mcpPost(app, { jsonrpc: "2.0", id: 3, method: "tools/list" }, legacy);
+    const tools = mcpResult(await res.text()).tools as {
+      name: string;
+      annotations: { readOnlyHint: boolean };
+      _meta?: { ui?: { resourceUri?: string } };
+    }[];
+    const linked = tools.filter((tool) => tool._meta?.ui?.resourceUri === uri);
+    assert.deepEqual(linked.map((tool) => tool.name), d.apps[0].tools);
+    for (const tool of linked) {
+      assert.equal(tool.annotations.readOnlyHint, true, tool.name);
+      const entry = d.tools.find((x: { name: string }) => x.name === tool.name);
+      assert.equal(entry.safety.requires_human_review, false, tool.name);
+      assert.equal(entry.creates_billable_order, false, tool.name);
+    }
+    assert.ok(!linked.some((tool) => ["submit_lead", "request_quote"].includes(tool.name)));
+  });
+});
