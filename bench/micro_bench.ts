@@ -22,7 +22,7 @@ import { ClockCache, createStoreCache } from "../src/store/cache.ts";
 import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
-import { createRateCounter } from "../src/http/rate_limit.ts";
+import { RateLimiter } from "../src/http/rate_limit.ts";
 import { compileRoutes, matchRoute } from "../src/http/router.ts";
 import { quoteInput } from "../src/intake/schemas.ts";
 
@@ -60,7 +60,7 @@ const ctx: Context = {
   log: () => {},
   requestId: "bench",
   address: "192.0.2.1",
-  rateCounter: createRateCounter(kv),
+  limiter: new RateLimiter(kv),
   cache: createStoreCache(kv),
   headers: new Map(),
   submitted: () => {},

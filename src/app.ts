@@ -11,7 +11,7 @@ import { type Admission, createAdmission, unavailable } from "./http/admission.t
 import { errorResponse, HttpError, internalError, unexpectedErrorFields } from "./http/errors.ts";
 import { createJsonLineLogger } from "./http/log.ts";
 import { STAFF_PATHS } from "./http/paths.ts";
-import { createRateCounter } from "./http/rate_limit.ts";
+import { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf, requestPath } from "./http/request.ts";
 import { compileRoutes, matchRoute, respond } from "./http/router.ts";
 import { buildRoutes, notFound } from "./routes.ts";
@@ -45,7 +45,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     catalog: deps.catalog,
     now: deps.now ?? Date.now,
     log,
-    rateCounter: createRateCounter(kv),
+    limiter: new RateLimiter(kv),
     cache: createStoreCache(kv),
     submitted: deps.submitted ?? (() => {}),
   };

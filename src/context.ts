@@ -8,7 +8,7 @@ import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
 import { clientAddress } from "./http/client_address.ts";
 import type { Logger } from "./http/log.ts";
-import type { RateCounter } from "./http/rate_limit.ts";
+import type { Charge, RateLimiter } from "./http/rate_limit.ts";
 import type { StoreCache } from "./store/cache.ts";
 
 export interface Deps {
@@ -39,8 +39,10 @@ export interface Context {
   readonly requestId: string;
   /** The caller's address, used as the rate-limit key. */
   readonly address: string;
-  /** Shared by every request of one handler. */
-  readonly rateCounter: RateCounter;
+  /** The rate limits' memory, shared by every request of one handler. */
+  readonly limiter: RateLimiter;
+  /** The counts this request owes its rate limits (http/rate_limit.ts). */
+  readonly charges: Charge[];
   /** Token and client records, served exactly (see store/cache.ts); one per handler. */
   readonly cache: StoreCache;
   /** Headers added to the final response whatever it is, errors included (usually none). */
@@ -50,7 +52,7 @@ export interface Context {
 }
 
 /** What every request of one handler shares: the dependencies and the per-handler state. */
-type SharedContext = Omit<Context, "requestId" | "address" | "headers">;
+type SharedContext = Omit<Context, "requestId" | "address" | "headers" | "charges">;
 
 /**
  * The context of one request. The caller's address is parsed when a rate limit, an
@@ -63,10 +65,11 @@ export class RequestContext implements Context {
   readonly catalog: Catalog;
   readonly now: () => number;
   readonly log: Logger;
-  readonly rateCounter: RateCounter;
+  readonly limiter: RateLimiter;
   readonly cache: StoreCache;
   readonly submitted: () => void;
   readonly headers = new Map<string, string>();
+  readonly charges: Charge[] = [];
   #address: string | undefined;
 
   constructor(
@@ -80,7 +83,7 @@ export class RequestContext implements Context {
     this.catalog = shared.catalog;
     this.now = shared.now;
     this.log = shared.log;
-    this.rateCounter = shared.rateCounter;
+    this.limiter = shared.limiter;
     this.cache = shared.cache;
     this.submitted = shared.submitted;
   }
