@@ -10,8 +10,8 @@
 import type { Catalog } from "./catalog.ts";
 import type { Location } from "./records.ts";
 import { type GazetteerPlace, haversineKm, NEARBY_KM } from "./places.ts";
+import { editDistance } from "./edit_distance.ts";
 import { normalizeName } from "./names.ts";
-import { editDistance } from "./service_match.ts";
 
 /** Most words read as a subdivision or country after a city ("new south wales"). */
 const REGION_WORDS = 4;
@@ -229,8 +229,7 @@ export function coveringLocation(
 export function closeSpellings(catalog: Catalog, name: string): Candidate[] {
   if (name.length < 3 || name.length > SPELLING_MAX_LENGTH) return [];
   const budget = Math.max(1, Math.floor(name.length / 4));
-  const close = (key: string) =>
-    Math.abs(key.length - name.length) <= budget && editDistance(key, name) <= budget;
+  const close = (key: string) => editDistance(key, name, budget) !== undefined;
   const found: Candidate[] = [];
   for (const key of catalog.coverage.locations.keys()) {
     if (close(key)) found.push(...named(catalog, key).filter((c) => c.location));

@@ -7,6 +7,7 @@
  */
 
 import type { Catalog } from "./catalog.ts";
+import { editDistance } from "./edit_distance.ts";
 import { serviceKey, serviceKeys } from "./names.ts";
 import type { Service } from "./records.ts";
 
@@ -27,27 +28,10 @@ export function closestService(catalog: Catalog, text: string): Service | undefi
   const wanted = serviceKey(text);
   let best: { service: Service; distance: number } | undefined;
   for (const [key, service] of catalog.serviceByKey) {
-    const distance = editDistance(wanted, key);
-    if (!best || distance < best.distance) best = { service, distance };
+    // Past the first close name, only a closer one counts: the first of equals wins.
+    const most = best ? best.distance - 1 : Math.max(2, Math.floor(wanted.length / 3));
+    const distance = editDistance(wanted, key, most);
+    if (distance !== undefined) best = { service, distance };
   }
-  return best && best.distance <= Math.max(2, Math.floor(wanted.length / 3))
-    ? best.service
-    : undefined;
-}
-
-/** Levenshtein distance; the names are short, so the plain two-row table is enough. */
-export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j]! + 1,
-        current[j - 1]! + 1,
-        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
+  return best?.service;
 }

@@ -9,6 +9,7 @@
  * since a quote refuses an additional property that means a price field.
  */
 
+import { editDistance } from "../catalog/edit_distance.ts";
 import { clip, type FieldIssue } from "../http/errors.ts";
 
 /** The fields a suggestion may name, and the words that mean each. */
@@ -174,7 +175,7 @@ function _close(word: string): string[] | undefined {
   if (word.length < 5 || word.length > WORD_MAX || NOT_MEANT.has(word)) return undefined;
   for (const [known, field] of _WORDS) {
     if (field === null || known.length < 5) continue;
-    if (_distance(word, known, 1) !== undefined) return [field];
+    if (editDistance(word, known, 1) !== undefined) return [field];
   }
   return undefined;
 }
@@ -183,32 +184,7 @@ function _close(word: string): string[] | undefined {
 function _closeField(squashed: string): string[] | undefined {
   if (squashed.length < 8 || squashed.length > WORD_MAX) return undefined;
   for (const [name, field] of _SQUASHED_FIELDS) {
-    if (name.length >= 8 && _distance(squashed, name, 2) !== undefined) return [field];
+    if (name.length >= 8 && editDistance(squashed, name, 2) !== undefined) return [field];
   }
   return undefined;
-}
-
-/**
- * The edit distance of `a` and `b` (insertions, deletions, substitutions, swaps of two
- * neighbours) when it is at most `max`, else undefined. Inputs are at most WORD_MAX long.
- */
-function _distance(a: string, b: string, max: number): number | undefined {
-  if (Math.abs(a.length - b.length) > max) return undefined;
-  let before: number[] = [];
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d = Math.min(d, before[j - 2]! + 1);
-      }
-      next.push(d);
-    }
-    if (Math.min(...next) > max) return undefined;
-    [before, row] = [row, next];
-  }
-  const d = row[b.length]!;
-  return d <= max ? d : undefined;
 }

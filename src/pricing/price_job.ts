@@ -116,8 +116,8 @@ export function cityTypo(coverage: Coverage, country: string | undefined): Field
 
 function _service(catalog: Catalog, raw: unknown, issues: FieldIssue[]) {
   const serviceType = (raw as { service_type?: unknown } | null)?.service_type;
-  // Over the schema's 200 characters it is refused as such: no matching (its cost grows
-  // with the text's length times every catalog name's).
+  // Over the schema's 200 characters it is refused as such, without a search for the
+  // closest service.
   if (typeof serviceType !== "string" || !serviceType.trim() || serviceType.length > 200) {
     return undefined;
   }

@@ -171,6 +171,20 @@ const ROWS: Row[] = [
   ["Frankfrut", "unknown", null, (c) => {
     assert.deepEqual(c.candidates[0], { city: "Frankfurt", country: "DE", covered: true });
   }],
+  // Two neighbours swapped are one slip (edit_distance.ts): a name under eight letters may
+  // have one, so Lodnon and Tokoy are close to London and Tokyo (they were two slips away).
+  ["Frnakfurt", "unknown", null, (c) => {
+    assert.deepEqual(c.candidates, [{ city: "Frankfurt", country: "DE", covered: true }]);
+  }],
+  ["Lodnon", "unknown", null, (c) => {
+    assert.deepEqual(c.candidates, [{ city: "London", country: "GB", covered: true }]);
+  }],
+  ["Tokoy", "unknown", null, (c) => {
+    assert.deepEqual(c.candidates, [
+      { city: "Tokyo", country: "JP", covered: true },
+      { city: "Tököl", country: "HU", covered: false },
+    ]);
+  }],
 ];
 
 Deno.test("one resolver: each place as written gets the same answer over REST and MCP", async (t) => {

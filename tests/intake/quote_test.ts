@@ -191,6 +191,14 @@ Deno.test("POST /api/v1/quotes rejects an unknown service_type with 400 listing 
   const near = await (await post(app, "/api/v1/quotes", { ...QUOTE, service_type: "rak and stak" }))
     .json();
   assert.match(near.issues[0].message, /did you mean rack-and-stack\?/);
+  // Two neighbours swapped are one slip (edit_distance.ts): "remtoe hnads" is two from
+  // remote-hands, within the three its eleven letters allow (it was four slips, none close).
+  const swapped = [["rakc-and-stack", "rack-and-stack"], ["remtoe hnads", "remote-hands"]];
+  for (const [written, meant] of swapped) {
+    const body = await (await post(app, "/api/v1/quotes", { ...QUOTE, service_type: written }))
+      .json();
+    assert.match(body.issues[0].message, new RegExp(`did you mean ${meant}\\?`), written);
+  }
 });
 
 Deno.test("POST /api/v1/quotes lists every field problem at once and stores nothing", async (t) => {
@@ -471,6 +479,12 @@ Deno.test("a city that is a likely typo of a covered one is refused with the sug
       assert.match(issues[0].message, /did you mean London \(country GB, covered\)\?/);
     });
   }
+  await t.step("two neighbours swapped are one slip: Lodnon is London too", async () => {
+    const res = await post(app, "/api/v1/quotes", { ...QUOTE, city: "Lodnon" });
+    assert.equal(res.status, 400);
+    const { issues } = await res.json();
+    assert.match(issues[0].message, /did you mean London \(country GB, covered\)\?/);
+  });
   await t.step("nothing was stored", async () => {
     assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["submissions"] })), []);
   });

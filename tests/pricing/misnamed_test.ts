@@ -27,8 +27,10 @@ const MISNAMED: [string, unknown, string][] = [
   ["country_code", "CH", "country"],
   ["ooh", true, "out_of_hours"],
   ["enginer_count", 2, "engineer_count"],
-  // Two neighbours swapped are one slip (argument_names.ts), not two as in Levenshtein.
+  // Two neighbours swapped are one slip (edit_distance.ts), not two as in Levenshtein.
   ["enigneer", 2, "engineer_count"],
+  ["enigneer_count", 2, "engineer_count"],
+  ["estimated_huors", 3, "estimated_hours"],
 ];
 
 type Issue = { path: string; message: string };
