@@ -2,8 +2,8 @@
  * The layout of `src/` as docs/architecture.md promises it: no import cycle (type-only
  * imports included), a code map that names every file and only files that exist, a key
  * table that names every key prefix, feature folders with at most six files beside them,
- * no module over 400 lines, no function over 80 (declarative tables aside), and no export
- * that nothing outside its module uses.
+ * no module over 400 lines (the app's inline script aside), no function over 80
+ * (declarative tables aside), and no export that nothing outside its module uses.
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
@@ -23,6 +23,14 @@ const TABLES: Readonly<Record<string, string>> = {
   "src/openapi/operations/mcp.ts mcpOperations": "the MCP tag's operations",
 };
 const MAX_TOP_FILES = 6;
+/**
+ * Modules allowed to be longer: one thing a length limit would split (STYLE.md, "A size
+ * rule never forces a tool").
+ */
+const LONG_MODULES: Readonly<Record<string, string>> = {
+  "src/mcp/app/quote_builder.js":
+    "the MCP App's script, inlined whole into its one HTML document, where a script can import nothing",
+};
 
 const _IMPORT = /(?:^|\n)\s*(?:import|export)\b[^;"'`]*?(?:from\s*)?["'](\.{1,2}\/[^"']+)["']/g;
 const _DYNAMIC = /\bimport\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
@@ -175,11 +183,13 @@ Deno.test(`src/ holds feature folders and at most ${MAX_TOP_FILES} files`, () =>
   assert.ok(top.length <= MAX_TOP_FILES, `files at the top of src/: ${top.join(", ")}`);
 });
 
-Deno.test(`no module under src/ is over ${MAX_LINES} lines`, () => {
-  const long = filesUnder(SRC).filter((f) => /\.(ts|js)$/.test(f))
-    .map((f) => ({ file: f, lines: Deno.readTextFileSync(f).split("\n").length - 1 }))
-    .filter((f) => f.lines > MAX_LINES);
-  assert.deepEqual(long, []);
+Deno.test(`no module under src/ is over ${MAX_LINES} lines, the named exceptions aside`, () => {
+  const sizes = filesUnder(SRC).filter((f) => /\.(ts|js)$/.test(f))
+    .map((f) => ({ file: f, lines: Deno.readTextFileSync(f).split("\n").length - 1 }));
+  assert.deepEqual(sizes.filter((f) => f.lines > MAX_LINES && !(f.file in LONG_MODULES)), []);
+  const stale = Object.keys(LONG_MODULES)
+    .filter((id) => !sizes.some((f) => f.file === id && f.lines > MAX_LINES));
+  assert.deepEqual({ stale_exceptions: stale }, { stale_exceptions: [] });
 });
 
 Deno.test(`no function under src/ is over ${MAX_FUNCTION_LINES} lines, declarative tables aside`, () => {

@@ -1,26 +1,21 @@
 /**
  * @module
  * The quote builder's HTML document: markup written here with the escaping template, the
- * script (`quote_builder.js` with `bridge.js` and `answers.js`, linked into one by
- * `linker.ts`) and stylesheet (`quote_builder.css`) read from their own files and inlined,
- * since an MCP App is one document with no server of its own to load from.
+ * script (`quote_builder.js`) and stylesheet (`quote_builder.css`) read from their own files
+ * and inlined whole, since an MCP App is one document with no server of its own to load from.
  * Everything in it comes from the catalog, which is public: the services the form suggests,
  * the covered cities it suggests and the map (`map.ts`). No caller data, no outside URL.
  */
 
 import type { Catalog } from "../../catalog/catalog.ts";
 import { html, rawElementText } from "../../web/html.ts";
-import { linkedScript } from "./linker.ts";
 import { coverageMap } from "./map.ts";
 
 function _file(name: string): string {
   return Deno.readTextFileSync(new URL(name, import.meta.url));
 }
 
-/** The app's script files, in the order they run. */
-export const SCRIPT_FILES = ["bridge.js", "answers.js", "quote_builder.js"] as const;
-
-const _SCRIPT = linkedScript(SCRIPT_FILES);
+const _SCRIPT = _file("quote_builder.js");
 const _STYLE = _file("quote_builder.css");
 
 /** The whole document, as one string. */

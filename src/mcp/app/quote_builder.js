@@ -1,24 +1,349 @@
 // @ts-check
 /// <reference lib="dom" />
-// The quote builder inside an MCP host (the MCP Apps extension, 2026-01-26): it fills its
-// form from the tool's input, shows the tool's answer (answers.js), sends the person's edits
-// back as read-only tool calls through the host (debounced; an answer older than the newest
-// request is dropped), and asks the assistant for a quote with one chat message, only when
-// the person clicks. It never submits anything itself, and never updates the model's context.
+/// <reference lib="dom.iterable" />
+// The quote builder's script, in three parts in the order they run: the view's side of the
+// bridge to the host, the answers shown, and the app itself. It is one file because document.ts
+// inlines it into the app's one HTML document, where a script can import nothing:
+// tests/layout_test.ts exempts it from the 400-line rule rather than have a linker join files.
 
-import { connect, request } from "./bridge.js";
-import {
-  byId,
-  idleCoverage,
-  idleEstimate,
-  list,
-  number,
-  setLocale,
-  showCoverage,
-  showEstimate,
-  showRefusal,
-  text,
-} from "./answers.js";
+// The bridge, the view's side of MCP Apps (2026-01-26): JSON-RPC 2.0 over postMessage with the
+// parent frame only. Requests time out; the host's requests are answered (teardown, ping, and
+// "method not found" for the rest); its notifications go to the app's handler. After the
+// host's teardown nothing is sent or taken. No SDK: the protocol is a handful of messages.
+const PROTOCOL_VERSION = "2026-01-26";
+const TIMEOUT_MS = 30_000;
+
+let nextId = 1;
+/** Set once the host has torn the view down: nothing is sent or taken after that. */
+let closed = false;
+/**
+ * @type {Map<number, {resolve: (v: any) => void, reject: (e: Error) => void,
+ *   timer: ReturnType<typeof setTimeout>}>}
+ */
+const pending = new Map();
+
+/** @param {Record<string, unknown>} message */
+function post(message) {
+  if (closed) return;
+  // The view cannot know the host's origin (a sandbox proxy sits between them): "*", as the
+  // extension's own SDK does; only the parent frame is ever written to or listened to.
+  globalThis.parent.postMessage({ jsonrpc: "2.0", ...message }, "*");
+}
+
+/**
+ * A request to the host; rejected with its error, or (a `TimeoutError`) when no answer comes
+ * in time.
+ * @param {string} method
+ * @param {Record<string, unknown>} params
+ * @returns {Promise<any>}
+ */
+function request(method, params) {
+  if (closed) return Promise.reject(new Error("the chat has closed this app"));
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      pending.delete(id);
+      const error = new Error(`no answer within ${TIMEOUT_MS / 1000} s`);
+      error.name = "TimeoutError"; // the host may still act on it
+      reject(error);
+    }, TIMEOUT_MS);
+    pending.set(id, { resolve, reject, timer });
+    post({ id, method, params });
+  });
+}
+
+/** @param {string} method @param {Record<string, unknown>} [params] */
+function notify(method, params = {}) {
+  post({ method, params });
+}
+
+/**
+ * @typedef {object} Handlers
+ * @property {(method: string, params: any) => void} notification a host notification
+ * @property {() => void} teardown the host is about to remove the view
+ */
+
+/** @param {Handlers} handlers */
+function listen(handlers) {
+  globalThis.addEventListener("message", (event) => {
+    if (closed || event.source !== globalThis.parent) return;
+    const message = event.data;
+    if (!message || typeof message !== "object" || message.jsonrpc !== "2.0") return;
+    if (typeof message.method === "string") {
+      const params = message.params && typeof message.params === "object" ? message.params : {};
+      if (message.id === undefined || message.id === null) {
+        handlers.notification(message.method, params);
+      } else answer(message.id, message.method, handlers);
+    } else if (typeof message.id === "number" && ("result" in message || "error" in message)) {
+      const waiting = pending.get(message.id);
+      if (!waiting) return;
+      pending.delete(message.id);
+      clearTimeout(waiting.timer);
+      if (!message.error) waiting.resolve(message.result);
+      else {
+        const why = message.error.message;
+        waiting.reject(new Error(typeof why === "string" ? why.slice(0, 300) : "refused"));
+      }
+    }
+  });
+}
+
+/** @param {string | number} id @param {string} method @param {Handlers} handlers */
+function answer(id, method, handlers) {
+  if (method === "ui/resource-teardown") {
+    handlers.teardown();
+    post({ id, result: {} });
+    closed = true;
+    for (const waiting of pending.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new Error("the chat has closed this app"));
+    }
+    pending.clear();
+  } else if (method === "ping") {
+    post({ id, result: {} });
+  } else {
+    post({ id, error: { code: -32601, message: "Method not found" } });
+  }
+}
+
+/** Tells the host the document's size whenever it changes. */
+function observeSize() {
+  let last = "";
+  new ResizeObserver(() => {
+    const box = document.documentElement.getBoundingClientRect();
+    const size = { width: Math.ceil(box.width), height: Math.ceil(box.height) };
+    if (`${size.width}x${size.height}` === last) return;
+    last = `${size.width}x${size.height}`;
+    notify("ui/notifications/size-changed", size);
+  }).observe(document.documentElement);
+}
+
+/**
+ * The handshake: `ui/initialize`, then `ui/notifications/initialized` (the host sends
+ * nothing before it), then the view's size as it changes. Resolves with the host's answer.
+ * @param {{name: string, version: string}} appInfo
+ * @param {Handlers} handlers
+ * @returns {Promise<any>}
+ */
+async function connect(appInfo, handlers) {
+  if (globalThis.parent === globalThis.window) throw new Error("not inside a chat host's frame");
+  listen(handlers);
+  const result = await request("ui/initialize", {
+    appInfo,
+    appCapabilities: {},
+    protocolVersion: PROTOCOL_VERSION,
+  });
+  notify("ui/notifications/initialized");
+  observeSize();
+  return result;
+}
+
+// The answers: the coverage, the estimate and a refusal, every value set as text
+// (textContent, attributes), never as markup. Money is formatted with Intl from the server's
+// numbers; no price is computed here. The map marks the city an answer is about.
+/**
+ * The element of `id`, checked to be of its expected type.
+ * @template {Element} T
+ * @param {string} id
+ * @param {{ new (): T, prototype: T }} type
+ * @returns {T}
+ */
+function byId(id, type) {
+  const element = document.getElementById(id);
+  if (!(element instanceof type)) throw new Error(`the document has no #${id}`);
+  return element;
+}
+
+const view = {
+  coverage: byId("coverage", HTMLElement),
+  summary: byId("coverage-summary", HTMLElement),
+  details: byId("coverage-details", HTMLUListElement),
+  estimate: byId("estimate", HTMLElement),
+  price: byId("price", HTMLElement),
+  basis: byId("estimate-basis", HTMLElement),
+  assumptions: byId("assumptions", HTMLUListElement),
+  terms: byId("estimate-terms", HTMLElement),
+  issues: byId("issues", HTMLUListElement),
+  services: byId("services", HTMLDataListElement),
+  map: byId("map", SVGSVGElement),
+  label: byId("map-label", SVGTextElement),
+};
+
+/** @type {string | undefined} */
+let locale;
+
+/** Numbers follow the host's locale when it names one this browser knows. */
+function setLocale(/** @type {string} */ tag) {
+  try {
+    locale = Intl.NumberFormat.supportedLocalesOf([tag])[0];
+  } catch {
+    locale = undefined;
+  }
+}
+
+/** A string or number from an answer as text; anything else as nothing. */
+function text(/** @type {unknown} */ value) {
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
+}
+
+/** @param {unknown} value @returns {any[]} */
+function list(value) {
+  return Array.isArray(value) ? value : [];
+}
+
+/** A number of an answer, formatted; "?" when it is not one. */
+function number(/** @type {unknown} */ value) {
+  if (typeof value !== "number" || !Number.isFinite(value)) return "?";
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: 2 }).format(value);
+}
+
+/** @param {HTMLUListElement} target @param {string[]} items */
+function fillList(target, items) {
+  target.replaceChildren(
+    ...items.filter(Boolean).map((item) => {
+      const li = document.createElement("li");
+      li.textContent = item;
+      return li;
+    }),
+  );
+}
+
+/** A coverage answer: the summary, the site or the nearest covered cities, the map. */
+function showCoverage(/** @type {any} */ coverage) {
+  if (!coverage || typeof coverage !== "object") return;
+  view.coverage.dataset.state = coverage.covered ? "covered" : "uncovered";
+  view.summary.textContent = text(coverage.summary);
+  const items = [];
+  const site = coverage.location;
+  if (site) {
+    items.push(`Site: ${text(site.city)}, ${text(site.country)} (${text(site.region)})`);
+    items.push(`Engineer on site within ${number(coverage.response_time_hours)} h`);
+  }
+  const services = list(coverage.services).map((s) => text(s?.name)).filter(Boolean);
+  if (services.length) items.push(`Services: ${services.join(", ")}`);
+  for (const near of list(coverage.nearest)) {
+    items.push(
+      `${text(near?.city)}, ${text(near?.country)}: ${number(near?.distance_km)} km away, ` +
+        `on site within ${number(near?.response_time_hours)} h`,
+    );
+  }
+  fillList(view.details, items);
+  selectCity(text(site?.id) || text(list(coverage.nearest)[0]?.id));
+}
+
+/**
+ * An estimate answer: the price, its basis, the assumptions and the terms. Returns what the
+ * request for a quote repeats: the basis, the service's name and the price as shown.
+ * @param {any} data
+ */
+function showEstimate(data) {
+  const estimate = data.budget_estimate;
+  const basis = estimate.basis && typeof estimate.basis === "object" ? estimate.basis : {};
+  const currency = text(estimate.currency);
+  const range = estimate.low === estimate.high
+    ? number(estimate.low)
+    : `${number(estimate.low)} – ${number(estimate.high)}`;
+  view.estimate.dataset.state = "priced";
+  view.price.textContent = `${range} ${currency}`;
+  const service = serviceName(data.service_id);
+  let line = `${service}: ${number(basis.engineers)} × ${number(basis.hours)} h at ` +
+    `${number(basis.hourly_rate)} ${currency}/h (minimum ${number(basis.minimum_hours)} h)`;
+  if (basis.hours_out_of_hours > 0) {
+    line += `, ${number(basis.hours_out_of_hours)} h of them out of hours ` +
+      `(×${number(basis.out_of_hours_multiplier)})`;
+  }
+  if (basis.call_out_fee > 0) line += `, call-out fee ${number(basis.call_out_fee)} ${currency}`;
+  if (basis.contingency > 0) {
+    const share = new Intl.NumberFormat(locale, { style: "percent" }).format(basis.contingency);
+    line += `, up to ${share} contingency`;
+  }
+  if (basis.short_notice) line += `; short notice (under ${number(basis.notice_hours)} h)`;
+  view.basis.textContent = line;
+  fillList(view.assumptions, list(estimate.assumptions).map((a) => text(a?.why)));
+  const terms = [text(estimate.tax), text(estimate.note)];
+  if (estimate.non_binding) terms.push("Non-binding: the quotation a person sends is the price.");
+  view.terms.textContent = terms.filter(Boolean).join(" ");
+  fillList(view.issues, []);
+  return { basis, service, price: view.price.textContent };
+}
+
+/**
+ * A refusal: its message and each issue as text, in the section of the tool refused. A
+ * place the service could not read shows in the coverage section too; a refused estimate
+ * for another place than the coverage on show leaves no coverage.
+ * @param {any} result
+ * @param {string} tool
+ * @param {boolean} coverageStillTrue the coverage on show is for the place refused
+ */
+function showRefusal(result, tool, coverageStillTrue) {
+  const data = result?.structuredContent ?? {};
+  const content = list(result?.content).find((c) => c?.type === "text");
+  const message = text(data.message) || text(content?.text).slice(0, 500) ||
+    "The service did not answer.";
+  const issues = list(data.issues).filter((i) => i && typeof i === "object");
+  const place = issues.filter((i) => i.path === "city" || i.path === "country");
+  const estimate = tool === "estimate_quote";
+  if (estimate) {
+    idleEstimate();
+    view.estimate.dataset.state = "error";
+    view.price.textContent = message;
+    fillList(view.issues, issues.map((i) => text(i.message)));
+  }
+  if (!estimate || place.length) {
+    view.coverage.dataset.state = "error";
+    view.summary.textContent = estimate ? "The service could not read the place." : message;
+    fillList(view.details, (estimate ? place : issues).map((i) => text(i.message)));
+    selectCity("");
+  } else if (!coverageStillTrue) {
+    idleCoverage("Coverage shows with the estimate once the job is accepted.");
+  }
+}
+
+/** No coverage to show: no city yet, or none the service accepted. */
+function idleCoverage(words = "Enter a city to see whether it is covered.") {
+  view.coverage.dataset.state = "idle";
+  view.summary.textContent = words;
+  fillList(view.details, []);
+  selectCity("");
+}
+
+/** No estimate to show: no service yet. */
+function idleEstimate() {
+  view.estimate.dataset.state = "idle";
+  view.price.textContent = "Choose a service to see a price.";
+  view.basis.textContent = "";
+  view.terms.textContent = "";
+  fillList(view.assumptions, []);
+  fillList(view.issues, []);
+}
+
+/** Marks the city an answer is about (class `selected`), drawn last, with its name beside it. */
+function selectCity(/** @type {string} */ id) {
+  for (const circle of view.map.querySelectorAll(".selected")) circle.classList.remove("selected");
+  const circle = [...view.map.querySelectorAll("[data-id]")]
+    .find((c) => id !== "" && c.getAttribute("data-id") === id);
+  view.label.textContent = "";
+  if (!circle) return;
+  circle.classList.add("selected");
+  view.map.insertBefore(circle, view.label);
+  const x = Number(circle.getAttribute("cx"));
+  const width = view.map.viewBox.baseVal.width;
+  view.label.setAttribute("x", String(Math.min(Math.max(x, 24), width - 24)));
+  view.label.setAttribute("y", String(Math.max(Number(circle.getAttribute("cy")) - 5, 8)));
+  view.label.textContent = circle.getAttribute("data-city") ?? "";
+}
+
+/** The catalog's name of a service id (the datalist's options carry both). */
+function serviceName(/** @type {unknown} */ id) {
+  const option = [...view.services.options].find((o) => o.dataset.id === id);
+  return option ? option.value : text(id);
+}
+
+// The app: the quote builder inside an MCP host (the MCP Apps extension, 2026-01-26). It fills
+// its form from the tool's input, shows the tool's answer (the answers, above), sends the
+// person's edits back as read-only tool calls through the host (debounced; an answer older than
+// the newest request is dropped), and asks the assistant for a quote with one chat message, only
+// when the person clicks. It never submits anything itself, and never updates the model's context.
 
 const APP_INFO = { name: "dc-field-services-quote-builder", version: "1.0.0" };
 const DEBOUNCE_MS = 400;
