@@ -11,7 +11,6 @@
  * | `["tokens", sha256(token)]`                        | the token, credentials.ts                     |
  * | `["revocations"]`                                  | the revocation marker, credentials.ts         |
  * | `["rate_counters", window, bucket, address]`       | a request count, rate_counters.ts             |
- * | `["rate", window, bucket, address]`                | an older version's count, migrations.ts       |
  * | `["submissions", request_id]`                      | the record, submissions.ts                    |
  * | `["submission_payloads", request_id, n]`           | chunk n of the request, submissions.ts        |
  * | `["idempotency", endpoint, address, key]`          | the first answer, submissions.ts              |
@@ -54,21 +53,6 @@ export const rateCounterKey = (bucket: string, address: string, window: number):
   bucket,
   address,
 ];
-
-// The `Deno.KvU64` counters of versions before the check-and-set counters (summed, never
-// expiring), which migrations.ts removes. The window comes first, so finished ones are one range.
-
-export const legacyRateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
-  "rate",
-  window,
-  bucket,
-  address,
-];
-/** Every legacy counter of a window before `currentWindow`. */
-export const finishedLegacyRateWindows = (currentWindow: number): Deno.KvListSelector => ({
-  prefix: ["rate"],
-  end: ["rate", currentWindow],
-});
 
 // Submissions (submissions.ts, erasure.ts)
 

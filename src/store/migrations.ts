@@ -12,12 +12,6 @@
  *   record replays them (before e9367f8, 2026-11-22). It finds nothing a day and an hour
  *   after such a submission, so it can go a day and an hour after every instance runs
  *   e9367f8 or later.
- * - `removeLegacyRateCounters`: the `Deno.KvU64` rate counters (`["rate", …]`) of versions
- *   that counted with a check-free `sum` and swept finished windows every minute; their
- *   successors expire on their own (rate_counters.ts). The hourly `dcfs rate-limit sweep`
- *   (ops/background.ts) runs it: one list read when there is nothing left. Both can go once
- *   no instance of such a version runs and a pass has run since (no marker: an instance
- *   still running one during a rolling deploy writes after any pass before it stops).
  *
  * The service runs `indexOutbox` in the notifier's first pass and `indexSubmissions` in the
  * background at start (`indexOlderStoreInBackground` in ops/background.ts); the review CLI
@@ -33,7 +27,6 @@ import {
   decidedIndexKey,
   dueKey,
   emailIndexKey,
-  finishedLegacyRateWindows,
   migrationKey,
   timeIndexKey,
 } from "./keys.ts";
@@ -154,34 +147,4 @@ export async function findLegacyIdempotency(
     }
     return null;
   });
-}
-
-/** Keys deleted per commit: half of KV's 1,000 mutations per atomic operation. */
-const _LEGACY_RATE_PAGE = 500;
-
-/**
- * Deletes the legacy rate counters of every window before `currentWindow` (see above),
- * however many there are, a page at a time, pausing between pages; returns how many it
- * deleted. Each page lists from the start of the range again: the keys of the page before
- * are gone, so nothing is skipped and nothing is read twice. The current window is left to
- * an older instance still counting in it.
- */
-export async function removeLegacyRateCounters(
-  kv: Deno.Kv,
-  currentWindow: number,
-  pause: Pause = _nextTurn,
-): Promise<number> {
-  let deleted = 0;
-  while (true) {
-    const range = finishedLegacyRateWindows(currentWindow);
-    const page = await retryLocked(() =>
-      Array.fromAsync(kv.list(range, { limit: _LEGACY_RATE_PAGE }))
-    );
-    if (page.length === 0) return deleted;
-    const op = kv.atomic();
-    for (const e of page) op.delete(e.key);
-    await retryLocked(() => op.commit());
-    deleted += page.length;
-    await pause();
-  }
 }
