@@ -36,13 +36,12 @@ export async function* decidedIdsBefore(
 export async function eraseAll(
   kv: Deno.Kv,
   ids: Iterable<string> | AsyncIterable<string>,
-  now: number,
   onErased: (e: Erased) => void | Promise<void> = () => {},
 ): Promise<number> {
   let erased = 0;
   let batch: string[] = [];
   const flush = async () => {
-    for (const done of await eraseSubmissions(kv, batch, now)) {
+    for (const done of await eraseSubmissions(kv, batch)) {
       erased++;
       await onErased(done);
     }
@@ -88,7 +87,6 @@ export async function retentionPass(
   const erased = await eraseAll(
     deps.kv,
     decidedIdsBefore(deps.kv, retentionCutoff(now, days)),
-    now,
     async () => {
       if (++sincePause % ERASE_PAGE === 0) await pause();
     },

@@ -73,8 +73,6 @@ export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
   scope.address,
   scope.key,
 ];
-/** Every idempotency record (the search for a submission stored before its pointer). */
-export const allIdempotencyRecords = (): Deno.KvListSelector => ({ prefix: ["idempotency"] });
 export const idempotencyPointerKey = (id: string): Deno.KvKey => ["submission_idempotency", id];
 
 // The review outbox (outbox.ts)

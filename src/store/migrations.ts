@@ -8,10 +8,6 @@
  * - `indexSubmissions`: submissions written before their indexes and row summary (before
  *   90464e1, 2026-11-23). It can go once every store in use has the `submission_indexes`
  *   marker.
- * - `findLegacyIdempotency`: submissions stored before records said whether an idempotency
- *   record replays them (before e9367f8, 2026-11-22). It finds nothing a day and an hour
- *   after such a submission, so it can go a day and an hour after every instance runs
- *   e9367f8 or later.
  *
  * The service runs `indexOutbox` in the notifier's first pass and `indexSubmissions` in the
  * background at start (`indexOlderStoreInBackground` in ops/background.ts); the review CLI
@@ -19,9 +15,7 @@
  * store no new instance has started on.
  */
 
-import { HOUR_MS } from "../time.ts";
 import {
-  allIdempotencyRecords,
   allOutbox,
   allSubmissions,
   decidedIndexKey,
@@ -36,8 +30,6 @@ import { emailHasher } from "./submission_index.ts";
 import { retryLocked } from "./retry_locked.ts";
 import {
   getSubmissionPayload,
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyRecord,
   type SubmissionRecord,
   type SubmissionSummary,
 } from "./submissions.ts";
@@ -125,26 +117,4 @@ export async function indexOutbox(kv: Deno.Kv, pause: Pause = _nextTurn): Promis
   }
   await retryLocked(() => kv.set(marker, 1));
   return added;
-}
-
-/** As long as an idempotency record lives, and an hour more for KV's lazy expiry. */
-const _LEGACY_SEARCH_MS = IDEMPOTENCY_TTL_MS + HOUR_MS;
-
-/**
- * The idempotency record that replays a submission stored before records said whether
- * they had one: a search of every idempotency record, made only while such a record could
- * still exist (within a day and an hour of the submission).
- */
-export async function findLegacyIdempotency(
-  kv: Deno.Kv,
-  record: SubmissionRecord,
-  now: number,
-): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
-  if (now - Date.parse(record.created_at) > _LEGACY_SEARCH_MS) return null;
-  return await retryLocked(async () => {
-    for await (const e of kv.list<IdempotencyRecord>(allIdempotencyRecords())) {
-      if (e.value.request_id === record.request_id) return e;
-    }
-    return null;
-  });
 }

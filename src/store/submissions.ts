@@ -88,8 +88,8 @@ export interface SubmissionRecord {
   } | null;
   /**
    * Whether an idempotency record replays this submission (for 24 h; its key is under
-   * {@linkcode idempotencyPointerKey}). Absent on records written before the field
-   * existed: an erasure then searches for one.
+   * {@linkcode idempotencyPointerKey}). Set by the commit that stores the record, from
+   * whether one is stored with it.
    */
   idempotent?: boolean;
 }
