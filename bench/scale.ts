@@ -27,7 +27,6 @@ import { parseArgs } from "node:util";
 import { createHandler } from "../src/app.ts";
 import { loadCatalog } from "../src/catalog/catalog.ts";
 import { loadConfig } from "../src/config.ts";
-import { indexOlderSubmissions } from "../src/review/summary.ts";
 import { getSubmission, updateSubmission } from "../src/store/submissions.ts";
 import { memoryMiB, type Service, startService } from "../tests/_service.ts";
 import { tokenKey } from "../src/store/keys.ts";
@@ -101,8 +100,6 @@ async function _fill(path: string, n: number): Promise<number> {
     catalog: loadCatalog(),
     log: () => {},
   });
-  // As `deno task start` does first: a new store is marked indexed before anything is in it.
-  await indexOlderSubmissions(kv);
   const started = performance.now();
   const ids: string[] = [];
   let next = 0;

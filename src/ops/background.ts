@@ -12,7 +12,6 @@
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
 import { retentionPass } from "../review/retention.ts";
-import { indexOlderSubmissions } from "../review/summary.ts";
 import { abortableSleep, sendNotices } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 
@@ -132,28 +131,3 @@ const _passes: Record<Pass, (deps: BackgroundDeps, signal: AbortSignal) => Promi
   review_notices: (deps, signal) => sendNotices(deps, signal),
   retention: (deps, signal) => retentionPass(deps, pacedPause(signal)),
 };
-
-/**
- * Indexes the submissions of a store written before the indexes (review/summary.ts), in
- * the background, a page at a time; later starts find the marker and stop at once. `stop`
- * ends it between pages; the next start goes on where it stopped.
- */
-export function indexOlderStoreInBackground(
-  kv: Deno.Kv,
-  log: Logger,
-): { stop(): Promise<void> } {
-  let stopping = false;
-  const pause = () =>
-    stopping ? Promise.reject(new Error("stopped")) : new Promise<void>((r) => setTimeout(r, 0));
-  const indexing = indexOlderSubmissions(kv, pause).then(
-    (indexed) => indexed && log({ level: "info", msg: "submissions indexed", indexed }),
-    (err) =>
-      stopping || log({ level: "warn", msg: "submission indexing failed", error: reason(err) }),
-  );
-  return {
-    async stop() {
-      stopping = true;
-      await indexing;
-    },
-  };
-}

@@ -13,7 +13,6 @@ import { emailHasher, idsByEmail } from "../store/submission_index.ts";
 import { getSubmission, getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { CLI_ACTOR, ReviewError, type ReviewIo } from "./io.ts";
 import { decidedIdsBefore, eraseAll, retentionCutoff } from "./retention.ts";
-import { indexOlderSubmissions } from "./summary.ts";
 import { oneLine } from "./terminal.ts";
 
 type EraseIo = Pick<ReviewIo, "kv" | "now" | "out">;
@@ -94,7 +93,6 @@ export async function findByEmail(
   email: string,
   limit?: number,
 ): Promise<SubmissionRecord[]> {
-  await indexOlderSubmissions(kv);
   const hash = await emailHasher(kv);
   return await getSubmissions(kv, await idsByEmail(kv, hash(email), limit));
 }

@@ -11,7 +11,6 @@ import type { Logger } from "../http/log.ts";
 import { ERASE_BATCH, type Erased, eraseSubmissions } from "../store/erasure.ts";
 import { idPagesDecidedBefore } from "../store/submission_index.ts";
 import { DAY_MS } from "../time.ts";
-import { indexOlderSubmissions } from "./summary.ts";
 
 /** Submissions read and erased per page by purge and the retention pass. */
 const ERASE_PAGE = 100;
@@ -25,7 +24,6 @@ export async function* decidedIdsBefore(
   kv: Deno.Kv,
   before: number,
 ): AsyncGenerator<string> {
-  await indexOlderSubmissions(kv);
   for await (const ids of idPagesDecidedBefore(kv, before, ERASE_PAGE)) yield* ids;
 }
 

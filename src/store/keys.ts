@@ -22,7 +22,6 @@
  * | `["submissions_decided", decided_ms, request_id]`  | index, submission_index.ts                    |
  * | `["submissions_by_email", email_hash, request_id]` | index, submission_index.ts                    |
  * | `["email_index_key"]`                              | the email hash's key, submission_index.ts     |
- * | `["migrations", name]`                             | a migration done, migrations.ts               |
  * | `["health"]`                                       | the ping of `/readyz`; on Deploy, once a start |
  * | `["staff_members", member_id]`                     | a staff member, staff.ts                      |
  * | `["staff_passkeys", credential_id]`                | a member's passkey, staff.ts                  |
@@ -64,8 +63,6 @@ export interface IdempotencyScope {
 }
 
 export const submissionKey = (id: string): Deno.KvKey => ["submissions", id];
-/** Every submission record, by request id (the migrations of older stores read it). */
-export const allSubmissions = (): Deno.KvListSelector => ({ prefix: ["submissions"] });
 export const payloadKey = (id: string, n: number): Deno.KvKey => ["submission_payloads", id, n];
 export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
   "idempotency",
@@ -136,14 +133,6 @@ export const withEmailHash = (emailHash: string): Deno.KvListSelector => ({
 });
 /** The random key of the email index's keyed hash, made once per store. */
 export const emailHashSecretKey = (): Deno.KvKey => ["email_index_key"];
-
-// Migrations of older stores (migrations.ts)
-
-/** Set to `1` once the migration `name` has run on this store. */
-export const migrationKey = (name: "submission_indexes" | "outbox_due_index"): Deno.KvKey => [
-  "migrations",
-  name,
-];
 
 // Readiness (open.ts)
 
