@@ -13,12 +13,10 @@
  *   the purge with the service running on the same store and probed all along
  *   (`/healthz`, `/readyz` p99); the retention pass in the service on a copy made before
  *   the purge (its peak RSS, and the probes); the service's start-up on the filled store.
- * - **Background passes**: the rate-limit sweep of N finished windows in the same process
- *   as the handler, with token requests served while it runs against idle.
  * - **Start-up with expired keys**: N expired token keys (what a burst of tokens leaves
  *   behind a stop); the time to the first `/healthz` and to the first ready `/readyz`.
  *
- *   deno task bench:scale [--submissions 100000] [--tokens N] [--counters N] [--no-save]
+ *   deno task bench:scale [--submissions 100000] [--tokens N] [--no-save]
  *                         [--store filled.sqlite3]
  *
  * `--store` starts from a copy of a store this benchmark filled before (with as many
@@ -29,14 +27,11 @@ import { parseArgs } from "node:util";
 import { createHandler } from "../src/app.ts";
 import { loadCatalog } from "../src/catalog/catalog.ts";
 import { loadConfig } from "../src/config.ts";
-import { indexOlderSubmissions } from "../src/review/summary.ts";
 import { getSubmission, updateSubmission } from "../src/store/submissions.ts";
 import { memoryMiB, type Service, startService } from "../tests/_service.ts";
-import { legacyRateKey, tokenKey } from "../src/store/keys.ts";
-import { declareBackground } from "../src/ops/background.ts";
+import { tokenKey } from "../src/store/keys.ts";
 import { sendNotices } from "../src/review/notifier.ts";
 import type { TokenRecord } from "../src/store/credentials.ts";
-import { WINDOW_MS } from "../src/http/rate_limit.ts";
 
 const ROOT = new URL("..", import.meta.url);
 const SUBJECT = "subject@example.com";
@@ -46,7 +41,6 @@ const args = parseArgs({
   options: {
     submissions: { type: "string", default: "100000" },
     tokens: { type: "string" },
-    counters: { type: "string" },
     store: { type: "string" },
     "no-save": { type: "boolean" },
   },
@@ -54,7 +48,6 @@ const args = parseArgs({
 const total = Number(args.values.submissions);
 if (!Number.isInteger(total) || total < 10) throw new Error("--submissions must be 10 or more");
 const tokens = Number(args.values.tokens ?? total);
-const counters = Number(args.values.counters ?? total);
 
 const dir = await Deno.makeTempDir({ prefix: "dcfs-scale-" });
 const kvPath = `${dir}/kv.sqlite3`;
@@ -74,7 +67,6 @@ try {
   rows.push(...await _retentionPass(copy));
   await Deno.remove(copy);
   rows.push(await _startUp(kvPath));
-  rows.push(...await _sweepWhileServing(`${dir}/sweep.sqlite3`, counters));
   rows.push(...await _startUpExpired(`${dir}/expired.sqlite3`, tokens));
 } finally {
   await Deno.remove(dir, { recursive: true });
@@ -108,8 +100,6 @@ async function _fill(path: string, n: number): Promise<number> {
     catalog: loadCatalog(),
     log: () => {},
   });
-  // As `deno task start` does first: a new store is marked indexed before anything is in it.
-  await indexOlderSubmissions(kv);
   const started = performance.now();
   const ids: string[] = [];
   let next = 0;
@@ -217,92 +207,6 @@ async function _retentionPass(path: string): Promise<[string, string, string][]>
     ],
     _probeRow("during the retention pass", health, ready),
   ];
-}
-
-/**
- * The rate-limit sweep of `n` finished windows' counters, run beside the handler in one
- * process as the service runs it: token requests a second while it runs against idle.
- */
-async function _sweepWhileServing(path: string, n: number): Promise<[string, string, string][]> {
-  const kv = await Deno.openKv(path);
-  try {
-    const window = Math.floor(Date.now() / WINDOW_MS);
-    for (let i = 0; i < n; i += 1000) {
-      const op = kv.atomic();
-      for (let j = i; j < Math.min(n, i + 1000); j++) {
-        op.set(
-          legacyRateKey("token", `198.51.${j >> 8 & 255}.${j & 255}-${j}`, window - 1),
-          new Deno.KvU64(1n),
-        );
-      }
-      await op.commit();
-    }
-    const config = loadConfig({
-      BASE_URL: "https://scale.example",
-      RATE_LIMIT_TOKEN: "0",
-      MAX_IN_FLIGHT: "0",
-    });
-    const handler = createHandler({
-      kv,
-      config,
-      catalog: loadCatalog(),
-      log: () => {},
-    });
-    const info = { remoteAddr: { transport: "tcp", hostname: "192.0.2.1", port: 1 } } as never;
-    const reg = await handler(
-      new Request("https://scale.example/agent/identity", {
-        method: "POST",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ type: "anonymous", scope: "services:read" }),
-      }),
-      info,
-    );
-    const { client_id, client_secret } = await reg.json();
-    const auth = `Basic ${btoa(`${client_id}:${client_secret}`)}`;
-    const served = async (until: () => boolean) => {
-      let count = 0;
-      const started = performance.now();
-      await Promise.all(Array.from({ length: 16 }, async () => {
-        while (!until()) {
-          const res = await handler(
-            new Request("https://scale.example/oauth2/token", {
-              method: "POST",
-              headers: { Authorization: auth, "Content-Type": "application/x-www-form-urlencoded" },
-              body: "grant_type=client_credentials",
-            }),
-            info,
-          );
-          await res.body?.cancel();
-          if (res.status !== 200) throw new Error(`token: ${res.status}`);
-          count++;
-        }
-      }));
-      return count / ((performance.now() - started) / 1000);
-    };
-    const idleEnd = performance.now() + 3000;
-    const idle = await served(() => performance.now() > idleEnd);
-    let sweeping = true;
-    const sweepStarted = performance.now();
-    // As the service runs it: the scheduled pass of ops/background.ts, paced.
-    const background = declareBackground(() => {});
-    background.start({ kv, config, now: Date.now, log: () => {} });
-    const sweep = background.run("rate_limit_sweep").finally(() => sweeping = false);
-    const during = await served(() => !sweeping);
-    await sweep;
-    const left = await Array.fromAsync(kv.list({ prefix: ["rate"], end: ["rate", window] }));
-    const deleted = n - left.length;
-    const seconds = (performance.now() - sweepStarted) / 1000;
-    return [
-      [`rate-limit sweep of ${deleted} counters`, `${seconds.toFixed(1)} s`, "-"],
-      [
-        "token requests a second: idle, during the sweep",
-        `${Math.round(idle)}/s, ${Math.round(during)}/s (${Math.round((during / idle) * 100)} %)`,
-        "-",
-      ],
-    ];
-  } finally {
-    kv.close();
-  }
 }
 
 /**

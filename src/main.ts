@@ -2,9 +2,9 @@
  * @module
  * The entry point, wiring only, in the order things start: the `Deno.cron` schedules
  * (ops/background.ts), config, the store (ops/platform.ts decides which), the review
- * notifier loop, the handler, the server, the start-up work (indexing an older store, a
- * retention pass, on Deno Deploy the check of the attached database), and the drain on
- * SIGINT/SIGTERM (ops/drain.ts).
+ * notifier loop, the handler, the server, the start-up work (a retention pass, on Deno
+ * Deploy the check of the attached database), and the drain on SIGINT/SIGTERM
+ * (ops/drain.ts).
  *
  * Deno Deploy runs this file as it is, `deno run --allow-all src/main.ts`, with no other
  * flag, on Deno {@linkcode OLDEST_DENO}; it finds the schedules by evaluating this
@@ -16,7 +16,7 @@ import { loadCatalog } from "./catalog/catalog.ts";
 import { type Config, ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
 import { createJsonLineLogger, type Logger, reason } from "./http/log.ts";
 import { type ResilientServer, serveResilient } from "./http/serve.ts";
-import { declareBackground, indexOlderStoreInBackground } from "./ops/background.ts";
+import { declareBackground } from "./ops/background.ts";
 import { createDrain } from "./ops/drain.ts";
 import {
   looksAttached,
@@ -58,7 +58,6 @@ async function main(): Promise<void> {
     submitted: () => notifier.wake(),
   });
   const server = _serve(config, log, handler, deploy);
-  const indexing = indexOlderStoreInBackground(kv, log);
   background.start({ kv, config, now: Date.now, log });
   // Retention also runs once at start: the hourly schedule may be most of an hour away.
   void background.run("retention");
@@ -67,7 +66,7 @@ async function main(): Promise<void> {
     handler,
     server,
     kv,
-    background: [indexing.stop, notifier.stop, background.stop],
+    background: [notifier.stop, background.stop],
   });
   await server.finished;
 }

@@ -63,7 +63,6 @@ export function fitStoredBound<
 
 function _shortSummary<R extends { budget_estimate?: BudgetEstimate }>(d: Draft<R>): Draft<R> {
   const summary = d.record.summary;
-  if (!summary) return d;
   const short = (v: string | null) => v === null ? null : [...v].slice(0, SHORT_SUMMARY).join("");
   return {
     ...d,

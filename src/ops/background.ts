@@ -1,20 +1,17 @@
 /**
  * @module
  * The background work and the schedules that keep it alive wherever the service runs:
- * review notices, the retention pass and the rate-limit sweep, each declared with
- * `Deno.cron` at the top level of main.ts so that a host that stops idle processes (Deno Deploy) still wakes
- * one to run it, and run the same way by `deno task start` on a server. The outbox stays
- * the one record of what is to be sent (leases, backoff, due order, `review show`); a
- * schedule only decides when a pass looks at it. Why `Deno.cron` and not KV queues, with
+ * review notices and the retention pass, each declared with `Deno.cron` at the top level
+ * of main.ts so that a host that stops idle processes (Deno Deploy) still wakes one to run
+ * it, and run the same way by `deno task start` on a server. The outbox stays the one
+ * record of what is to be sent (leases, backoff, due order, `review show`); a schedule
+ * only decides when a pass looks at it. Why `Deno.cron` and not KV queues, with
  * the measurements: docs/architecture.md, "Background work".
  */
 
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
-import { WINDOW_MS } from "../http/rate_limit.ts";
-import { removeLegacyRateCounters } from "../store/migrations.ts";
 import { retentionPass } from "../review/retention.ts";
-import { indexOlderSubmissions } from "../review/summary.ts";
 import { abortableSleep, sendNotices } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 
@@ -47,10 +44,6 @@ export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[
   // billed request on Deno Deploy: 288 a day (docs/operations.md, "What the crons cost").
   { pass: "review_notices", name: "dcfs review notices", schedule: "*/5 * * * *" },
   { pass: "retention", name: "dcfs retention", schedule: "17 * * * *" },
-  // Rate counters expire on their own; this removes those of older versions, which never
-  // expire (store/migrations.ts says when it can go). Hourly: a run with nothing to do costs
-  // one list read, and Deno Deploy bills every run.
-  { pass: "rate_limit_sweep", name: "dcfs rate-limit sweep", schedule: "43 * * * *" },
 ];
 
 interface Background {
@@ -108,7 +101,7 @@ export function declareBackground(schedule: Scheduler): Background {
 }
 
 /**
- * The share of the time a retention or sweep pass may keep the store busy. SQLite takes
+ * The share of the time a retention pass may keep the store busy. SQLite takes
  * one writer at a time, so a pass that commits page after page, yielding only a turn of
  * the event loop between them, leaves requests that write waiting behind it; at a tenth
  * they barely notice it (docs/performance.md, "Cost as the store grows").
@@ -137,31 +130,4 @@ export function pacedPause(
 const _passes: Record<Pass, (deps: BackgroundDeps, signal: AbortSignal) => Promise<number>> = {
   review_notices: (deps, signal) => sendNotices(deps, signal),
   retention: (deps, signal) => retentionPass(deps, pacedPause(signal)),
-  rate_limit_sweep: (deps, signal) =>
-    removeLegacyRateCounters(deps.kv, Math.floor(deps.now() / WINDOW_MS), pacedPause(signal)),
 };
-
-/**
- * Indexes the submissions of a store written before the indexes (review/summary.ts), in
- * the background, a page at a time; later starts find the marker and stop at once. `stop`
- * ends it between pages; the next start goes on where it stopped.
- */
-export function indexOlderStoreInBackground(
-  kv: Deno.Kv,
-  log: Logger,
-): { stop(): Promise<void> } {
-  let stopping = false;
-  const pause = () =>
-    stopping ? Promise.reject(new Error("stopped")) : new Promise<void>((r) => setTimeout(r, 0));
-  const indexing = indexOlderSubmissions(kv, pause).then(
-    (indexed) => indexed && log({ level: "info", msg: "submissions indexed", indexed }),
-    (err) =>
-      stopping || log({ level: "warn", msg: "submission indexing failed", error: reason(err) }),
-  );
-  return {
-    async stop() {
-      stopping = true;
-      await indexing;
-    },
-  };
-}

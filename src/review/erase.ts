@@ -13,7 +13,6 @@ import { emailHasher, idsByEmail } from "../store/submission_index.ts";
 import { getSubmission, getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { CLI_ACTOR, ReviewError, type ReviewIo } from "./io.ts";
 import { decidedIdsBefore, eraseAll, retentionCutoff } from "./retention.ts";
-import { indexOlderSubmissions } from "./summary.ts";
 import { oneLine } from "./terminal.ts";
 
 type EraseIo = Pick<ReviewIo, "kv" | "now" | "out">;
@@ -45,7 +44,7 @@ export function eraseAudited(
   now: number,
   actor: AuditActor,
 ): Promise<Erased | null> {
-  return eraseSubmission(kv, id, now, (op) => {
+  return eraseSubmission(kv, id, (op) => {
     auditEntry(op, { ...actor, action: "erase", target: id, detail: null }, now);
   });
 }
@@ -68,7 +67,7 @@ export async function eraseByEmail(
   const found = await findByEmail(kv, email, limit === undefined ? undefined : limit + 1);
   const more = limit !== undefined && found.length > limit;
   const ids = found.slice(0, limit).map((r) => r.request_id);
-  const erased = await eraseAll(kv, ids, now, options.onErased);
+  const erased = await eraseAll(kv, ids, options.onErased);
   const detail = `${erased} submission${erased === 1 ? "" : "s"}`;
   await appendAudit(kv, { ...actor, action: "erase_email", target: null, detail }, now);
   return { erased, more };
@@ -94,7 +93,6 @@ export async function findByEmail(
   email: string,
   limit?: number,
 ): Promise<SubmissionRecord[]> {
-  await indexOlderSubmissions(kv);
   const hash = await emailHasher(kv);
   return await getSubmissions(kv, await idsByEmail(kv, hash(email), limit));
 }
@@ -125,7 +123,7 @@ async function _erase(
   ids: Iterable<string> | AsyncIterable<string>,
   what: string,
 ): Promise<void> {
-  const erased = await eraseAll(io.kv, ids, io.now(), (e) => io.out(_erasedLine(e)));
+  const erased = await eraseAll(io.kv, ids, (e) => io.out(_erasedLine(e)));
   io.out(`erased ${erased} submission${erased === 1 ? "" : "s"} ${what}`);
 }
 

@@ -13,7 +13,6 @@ import { idPagesNewestFirst } from "../store/submission_index.ts";
 import { getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { REVIEW_BACKOFF_MS } from "./notifier.ts";
 import type { ReviewIo } from "./io.ts";
-import { indexOlderSubmissions } from "./summary.ts";
 import { tableRow } from "./terminal.ts";
 
 /** Rows a page shows unless `--limit` says otherwise. */
@@ -146,8 +145,6 @@ export async function* listRows(kv: Deno.Kv, q: ListQuery): AsyncGenerator<ListP
 
 /** Lists a page (or, with `all`, every page) of submissions. */
 export async function listSubmissionsPage(io: ReviewIo, o: ListOptions): Promise<void> {
-  const indexed = await indexOlderSubmissions(io.kv);
-  if (indexed) io.err(`indexed ${indexed} older submissions (once per store)`);
   if (!o.json && io.store) io.err(`store: ${io.store}`);
   let shown = 0;
   let seen = 0;
@@ -234,9 +231,9 @@ function _cells(r: SubmissionRecord, notification: string): string[] {
     r.status,
     r.created_at,
     r.channel ?? "-",
-    r.summary?.company ?? "-",
-    r.summary?.contact ?? "-",
-    r.summary?.city ?? "-",
+    r.summary.company ?? "-",
+    r.summary.contact ?? "-",
+    r.summary.city ?? "-",
     r.service_id ?? "-",
     notification,
   ];

@@ -17,7 +17,6 @@
 import { createHmac } from "node:crypto";
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
-import { indexOutbox } from "../store/migrations.ts";
 import {
   dropOutbox,
   getOutboxEntry,
@@ -123,12 +122,10 @@ export function startReviewNotifier(
   const unwatch = _watchBacklog(deps);
   const loop = (async () => {
     let failures = 0;
-    for (let pass = 0; !stopping.signal.aborted; pass++) {
+    while (!stopping.signal.aborted) {
       woken = false;
       let wakeAt: number;
       try {
-        // Entries of a version before the due index get their key, once per store.
-        if (pass === 0) await indexOutbox(deps.kv);
         // No span per pass (mostly empty): each notice sent has its own.
         const { next } = await _pass(deps, stopping.signal);
         failures = 0;

@@ -11,7 +11,6 @@ import type { Logger } from "../http/log.ts";
 import { ERASE_BATCH, type Erased, eraseSubmissions } from "../store/erasure.ts";
 import { idPagesDecidedBefore } from "../store/submission_index.ts";
 import { DAY_MS } from "../time.ts";
-import { indexOlderSubmissions } from "./summary.ts";
 
 /** Submissions read and erased per page by purge and the retention pass. */
 const ERASE_PAGE = 100;
@@ -25,7 +24,6 @@ export async function* decidedIdsBefore(
   kv: Deno.Kv,
   before: number,
 ): AsyncGenerator<string> {
-  await indexOlderSubmissions(kv);
   for await (const ids of idPagesDecidedBefore(kv, before, ERASE_PAGE)) yield* ids;
 }
 
@@ -36,13 +34,12 @@ export async function* decidedIdsBefore(
 export async function eraseAll(
   kv: Deno.Kv,
   ids: Iterable<string> | AsyncIterable<string>,
-  now: number,
   onErased: (e: Erased) => void | Promise<void> = () => {},
 ): Promise<number> {
   let erased = 0;
   let batch: string[] = [];
   const flush = async () => {
-    for (const done of await eraseSubmissions(kv, batch, now)) {
+    for (const done of await eraseSubmissions(kv, batch)) {
       erased++;
       await onErased(done);
     }
@@ -88,7 +85,6 @@ export async function retentionPass(
   const erased = await eraseAll(
     deps.kv,
     decidedIdsBefore(deps.kv, retentionCutoff(now, days)),
-    now,
     async () => {
       if (++sincePause % ERASE_PAGE === 0) await pause();
     },

@@ -136,9 +136,9 @@ function _table(rows: readonly ListRow[]): Html {
           <td>${statusBadge(r.status)}</td>
           <td>${when(r.created_at)}</td>
           <td>${r.channel ?? "–"}</td>
-          <td>${cell(r.summary?.company)}</td>
-          <td>${cell(r.summary?.contact)}</td>
-          <td>${cell(r.summary?.city)}</td>
+          <td>${cell(r.summary.company)}</td>
+          <td>${cell(r.summary.contact)}</td>
+          <td>${cell(r.summary.city)}</td>
           <td>${r.service_id ?? "–"}</td>
           <td>${noticeBadge(notification)}</td>
         </tr>

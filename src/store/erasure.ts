@@ -18,7 +18,6 @@ import {
 } from "./keys.ts";
 import { isStoreUnavailable } from "./deadline.ts";
 import { KV_LIMITS } from "./limits.ts";
-import { findLegacyIdempotency } from "./migrations.ts";
 import { getOutboxEntry } from "./outbox.ts";
 import { retryLocked } from "./retry_locked.ts";
 import {
@@ -46,11 +45,10 @@ export interface Erased {
 export async function eraseSubmission(
   kv: Deno.Kv,
   id: string,
-  now: number = Date.now(),
   extra?: (op: Deno.AtomicOperation) => void,
 ): Promise<Erased | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
-    const plan = await _erasePlan(kv, id, now);
+    const plan = await _erasePlan(kv, id);
     if (!plan) return null;
     const op = kv.atomic();
     _addPlan(op, plan);
@@ -80,13 +78,12 @@ export const ERASE_BATCH = 25;
 export async function eraseSubmissions(
   kv: Deno.Kv,
   ids: readonly string[],
-  now: number = Date.now(),
 ): Promise<Erased[]> {
   const unique = new Set(ids);
   if (unique.size > ERASE_BATCH) throw new RangeError(`at most ${ERASE_BATCH} a commit`);
-  const plans = (await Promise.all([...unique].map((id) => _erasePlan(kv, id, now))))
+  const plans = (await Promise.all([...unique].map((id) => _erasePlan(kv, id))))
     .filter((p) => p !== null);
-  const erased = await Promise.all(_commitsOf(plans).map((group) => _eraseGroup(kv, group, now)));
+  const erased = await Promise.all(_commitsOf(plans).map((group) => _eraseGroup(kv, group)));
   return erased.flat();
 }
 
@@ -114,7 +111,7 @@ function _commitsOf(plans: readonly ErasePlan[]): ErasePlan[][] {
 }
 
 /** One commit for `plans`; when a check fails (or KV refuses it), each on its own. */
-async function _eraseGroup(kv: Deno.Kv, plans: ErasePlan[], now: number): Promise<Erased[]> {
+async function _eraseGroup(kv: Deno.Kv, plans: ErasePlan[]): Promise<Erased[]> {
   const op = kv.atomic();
   for (const plan of plans) _addPlan(op, plan);
   const together = await retryLocked(() => op.commit()).then((r) => r.ok, (err) => {
@@ -124,7 +121,7 @@ async function _eraseGroup(kv: Deno.Kv, plans: ErasePlan[], now: number): Promis
   if (together) return plans.map((p) => p.erased);
   const erased: Erased[] = [];
   for (const { erased: { request_id } } of plans) {
-    const done = await eraseSubmission(kv, request_id, now);
+    const done = await eraseSubmission(kv, request_id);
     if (done) erased.push(done);
   }
   return erased;
@@ -142,11 +139,11 @@ function _addPlan(op: Deno.AtomicOperation, plan: ErasePlan): void {
 }
 
 /** What erasing `id` reads, checks and deletes; null when there is no such submission. */
-async function _erasePlan(kv: Deno.Kv, id: string, now: number): Promise<ErasePlan | null> {
+async function _erasePlan(kv: Deno.Kv, id: string): Promise<ErasePlan | null> {
   const record = await getSubmission(kv, id);
   if (!record.value) return null;
   const outbox = await getOutboxEntry(kv, id);
-  const idem = await _idempotencyOf(kv, record.value, now);
+  const idem = await _idempotencyOf(kv, record.value);
   const checks: Deno.AtomicCheck[] = [record, outbox];
   const keys: Deno.KvKey[] = [record.key];
   for (let n = 0; n < record.value.payload.chunks; n++) keys.push(payloadKey(id, n));
@@ -165,16 +162,11 @@ async function _erasePlan(kv: Deno.Kv, id: string, now: number): Promise<ErasePl
   return { checks, keys, erased: { request_id: id, kind, created_at, keys: keys.length } };
 }
 
-/**
- * The idempotency entry that replays a submission, through its pointer key; for a record
- * stored before submissions said whether they had one, the search of migrations.ts.
- */
+/** The idempotency entry that replays a submission, through its pointer key. */
 async function _idempotencyOf(
   kv: Deno.Kv,
   record: SubmissionRecord,
-  now: number,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
-  if (record.idempotent === undefined) return await findLegacyIdempotency(kv, record, now);
   if (!record.idempotent) return null;
   const pointer = await retryLocked(() =>
     kv.get<Deno.KvKey>(idempotencyPointerKey(record.request_id))

@@ -11,7 +11,6 @@
  * | `["tokens", sha256(token)]`                        | the token, credentials.ts                     |
  * | `["revocations"]`                                  | the revocation marker, credentials.ts         |
  * | `["rate_counters", window, bucket, address]`       | a request count, rate_counters.ts             |
- * | `["rate", window, bucket, address]`                | an older version's count, migrations.ts       |
  * | `["submissions", request_id]`                      | the record, submissions.ts                    |
  * | `["submission_payloads", request_id, n]`           | chunk n of the request, submissions.ts        |
  * | `["idempotency", endpoint, address, key]`          | the first answer, submissions.ts              |
@@ -23,7 +22,6 @@
  * | `["submissions_decided", decided_ms, request_id]`  | index, submission_index.ts                    |
  * | `["submissions_by_email", email_hash, request_id]` | index, submission_index.ts                    |
  * | `["email_index_key"]`                              | the email hash's key, submission_index.ts     |
- * | `["migrations", name]`                             | a migration done, migrations.ts               |
  * | `["health"]`                                       | the ping of `/readyz`; on Deploy, once a start |
  * | `["staff_members", member_id]`                     | a staff member, staff.ts                      |
  * | `["staff_passkeys", credential_id]`                | a member's passkey, staff.ts                  |
@@ -55,21 +53,6 @@ export const rateCounterKey = (bucket: string, address: string, window: number):
   address,
 ];
 
-// The `Deno.KvU64` counters of versions before the check-and-set counters (summed, never
-// expiring), which migrations.ts removes. The window comes first, so finished ones are one range.
-
-export const legacyRateKey = (bucket: string, address: string, window: number): Deno.KvKey => [
-  "rate",
-  window,
-  bucket,
-  address,
-];
-/** Every legacy counter of a window before `currentWindow`. */
-export const finishedLegacyRateWindows = (currentWindow: number): Deno.KvListSelector => ({
-  prefix: ["rate"],
-  end: ["rate", currentWindow],
-});
-
 // Submissions (submissions.ts, erasure.ts)
 
 /** Who may replay an idempotent answer: the same endpoint, address and key. */
@@ -80,8 +63,6 @@ export interface IdempotencyScope {
 }
 
 export const submissionKey = (id: string): Deno.KvKey => ["submissions", id];
-/** Every submission record, by request id (the migrations of older stores read it). */
-export const allSubmissions = (): Deno.KvListSelector => ({ prefix: ["submissions"] });
 export const payloadKey = (id: string, n: number): Deno.KvKey => ["submission_payloads", id, n];
 export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
   "idempotency",
@@ -89,8 +70,6 @@ export const idempotencyRecordKey = (scope: IdempotencyScope): Deno.KvKey => [
   scope.address,
   scope.key,
 ];
-/** Every idempotency record (the search for a submission stored before its pointer). */
-export const allIdempotencyRecords = (): Deno.KvListSelector => ({ prefix: ["idempotency"] });
 export const idempotencyPointerKey = (id: string): Deno.KvKey => ["submission_idempotency", id];
 
 // The review outbox (outbox.ts)
@@ -154,14 +133,6 @@ export const withEmailHash = (emailHash: string): Deno.KvListSelector => ({
 });
 /** The random key of the email index's keyed hash, made once per store. */
 export const emailHashSecretKey = (): Deno.KvKey => ["email_index_key"];
-
-// Migrations of older stores (migrations.ts)
-
-/** Set to `1` once the migration `name` has run on this store. */
-export const migrationKey = (name: "submission_indexes" | "outbox_due_index"): Deno.KvKey => [
-  "migrations",
-  name,
-];
 
 // Readiness (open.ts)
 

@@ -45,9 +45,7 @@ interface DuePage {
  * Up to `limit` keys of the due index, earliest first, in one list read: the entries due
  * at `now`, and the time the first one not due yet is (so an idle notifier knows how long
  * it may sleep without a second read). An index key whose entry is gone or has moved on
- * (left by an older version of the service, which moved entries without their key) is
- * deleted here, checked against the entry, so it is never read twice; `indexOutbox`
- * (migrations.ts) gives the entry its key again.
+ * is deleted here, checked against the entry, so it is never read twice.
  */
 export async function listDueOutbox(kv: Deno.Kv, now: number, limit: number): Promise<DuePage> {
   const page = await retryLocked(() => Array.fromAsync(kv.list(allDue(), { limit })));

@@ -58,10 +58,10 @@ export interface SubmissionSummary {
 export interface SubmissionRecord {
   request_id: string;
   kind: SubmissionKind;
-  /** What `review list` shows, so it reads no payload. Absent on records not yet indexed. */
-  summary?: SubmissionSummary;
+  /** What `review list` shows, so it reads no payload. */
+  summary: SubmissionSummary;
   /** The keyed hash of its email (submission_index.ts), to find and erase its index key. */
-  email_hash?: string | null;
+  email_hash: string | null;
   /** Absent on records written before the field existed. */
   channel?: Channel;
   status: ReviewStatus;
@@ -88,8 +88,8 @@ export interface SubmissionRecord {
   } | null;
   /**
    * Whether an idempotency record replays this submission (for 24 h; its key is under
-   * {@linkcode idempotencyPointerKey}). Absent on records written before the field
-   * existed: an erasure then searches for one.
+   * {@linkcode idempotencyPointerKey}). Set by the commit that stores the record, from
+   * whether one is stored with it.
    */
   idempotent?: boolean;
 }

@@ -60,12 +60,12 @@ const cacheLookups = meter.createCounter("dcfs.cache.lookups", {
   unit: "{lookup}",
 });
 const passes = meter.createCounter("dcfs.background.runs", {
-  description: "Background passes run (notices, retention, rate-limit sweep), by outcome",
+  description: "Background passes run (notices, retention), by outcome",
   unit: "{run}",
 });
 const removed = meter.createCounter("dcfs.background.removed", {
   description:
-    "What scheduled passes removed or sent: erased submissions, swept counters, notices sent by the minute job",
+    "What scheduled passes removed or sent: erased submissions, notices sent by the minute job",
   unit: "{item}",
 });
 const noticesSent = meter.createCounter("dcfs.review.notices.sent", {
@@ -204,7 +204,7 @@ export function watchNoticeBacklog(read: () => Promise<Backlog | null>): () => v
 }
 
 /** The background passes, by the name their spans and metrics carry. */
-export type Pass = "review_notices" | "retention" | "rate_limit_sweep";
+export type Pass = "review_notices" | "retention";
 
 /**
  * Runs a background pass as a span of its own (`dcfs retention`), counting the run and

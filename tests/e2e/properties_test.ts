@@ -186,7 +186,7 @@ async function snapshot(kv: Deno.Kv): Promise<Snapshot> {
   const out: Snapshot = new Map();
   for await (const e of kv.list({ prefix: [] })) {
     // Store-wide bookkeeping, made once per store, belongs to no submission.
-    if (e.key[0] === "email_index_key" || e.key[0] === "migrations") continue;
+    if (e.key[0] === "email_index_key") continue;
     out.set(JSON.stringify(e.key, (_k, v) => typeof v === "bigint" ? String(v) : v), e);
   }
   return out;

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { legacyRateKey, rateCounterKey } from "../../src/store/keys.ts";
+import { rateCounterKey } from "../../src/store/keys.ts";
 import { WINDOW_MS } from "../../src/http/rate_limit.ts";
-import { removeLegacyRateCounters } from "../../src/store/migrations.ts";
 import { basic, createApp, registerClient } from "../_helpers.ts";
 
 const register = (app: Awaited<ReturnType<typeof createApp>>, address = "192.0.2.1") =>
@@ -176,24 +175,6 @@ Deno.test("counters expire on their own: each is set with expireIn to the end of
     assert.equal(typeof e.value, "number");
     assert.ok(!(e.value instanceof Deno.KvU64));
   }
-  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["rate"] })), []);
-});
-
-Deno.test("the legacy counters of older versions are removed, every finished window, not the current one", async () => {
-  await using app = await createApp();
-  const window = Math.floor(app.clock.now() / WINDOW_MS);
-  const finished = 12_345;
-  for (let i = 0; i < finished; i += 500) {
-    const op = app.kv.atomic();
-    for (let j = i; j < Math.min(i + 500, finished); j++) {
-      op.sum(legacyRateKey("submit", `198.51.${j >> 8}.${j & 255}`, window - 1 - (j % 3)), 1n);
-    }
-    assert.ok((await op.commit()).ok);
-  }
-  await app.kv.atomic().sum(legacyRateKey("submit", "192.0.2.1", window), 1n).commit();
-  assert.equal(await removeLegacyRateCounters(app.kv, window), finished);
-  const left = await Array.fromAsync(app.kv.list({ prefix: ["rate"] }));
-  assert.deepEqual(left.map((e) => e.key), [legacyRateKey("submit", "192.0.2.1", window)]);
 });
 
 Deno.test("a caller over its limit is refused from memory: no store write, the same 429", async (t) => {

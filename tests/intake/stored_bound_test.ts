@@ -276,6 +276,8 @@ Deno.test("a submission that cannot fit even trimmed is refused with 413, statin
   const record = {
     request_id: "quote_x",
     kind: "quote",
+    summary: { company: null, contact: null, city: null },
+    email_hash: null,
     status: "pending",
     created_at: "2026-11-22T00:00:00.000Z",
     payload: { chunks: 1, bytes: 3 },

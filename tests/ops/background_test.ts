@@ -6,7 +6,6 @@
 
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
-import { WINDOW_MS } from "../../src/http/rate_limit.ts";
 import {
   type BackgroundDeps,
   declareBackground,
@@ -14,8 +13,13 @@ import {
   SCHEDULES,
 } from "../../src/ops/background.ts";
 import { startReviewNotifier } from "../../src/review/notifier.ts";
-import { getSubmission, updateSubmission } from "../../src/store/submissions.ts";
-import { legacyRateKey } from "../../src/store/keys.ts";
+import {
+  getSubmission,
+  type SubmissionRecord,
+  updateSubmission,
+} from "../../src/store/submissions.ts";
+import { decidedIndexKey, submissionKey, timeIndexKey } from "../../src/store/keys.ts";
+import { newRequestId } from "../../src/intake/ids.ts";
 import { createHandler } from "../../src/app.ts";
 import { LEAD } from "../_fixtures.ts";
 import { catalog, createApp, post, type TestApp } from "../_helpers.ts";
@@ -53,18 +57,18 @@ async function submit(app: TestApp): Promise<string> {
   return (await res.json()).request_id;
 }
 
-Deno.test("the three jobs are declared before the store is there, each on its schedule", async () => {
+Deno.test("the two jobs are declared before the store is there, each on its schedule", async () => {
   const cron = fakeCron();
   const background = declareBackground(cron.schedule);
   assert.deepEqual(
     [...cron.jobs].map(([name, { schedule }]) => [name, schedule]),
     SCHEDULES.map((s) => [s.name, s.schedule]),
   );
-  assert.deepEqual(SCHEDULES.map((s) => s.schedule), ["*/5 * * * *", "17 * * * *", "43 * * * *"]);
+  assert.deepEqual(SCHEDULES.map((s) => s.schedule), ["*/5 * * * *", "17 * * * *"]);
   // A run that starts before the store is open waits for it.
   await using app = await createApp({ env: { RATE_LIMIT_SUBMIT: "0" } });
   let waited = false;
-  const early = cron.fire("dcfs rate-limit sweep").then(() => waited = true);
+  const early = cron.fire("dcfs retention").then(() => waited = true);
   await new Promise((r) => setTimeout(r, 20));
   assert.equal(waited, false);
   background.start(deps(app, {}));
@@ -72,7 +76,7 @@ Deno.test("the three jobs are declared before the store is there, each on its sc
   await background.stop();
 });
 
-Deno.test("under the schedules: a failed notice is retried by the minute job, retention and the sweep run on theirs", async () => {
+Deno.test("under the schedules: a failed notice is retried by the minute job, retention runs on its own", async () => {
   await using app = await createApp({
     env: { RATE_LIMIT_SUBMIT: "0", SUBMISSION_RETENTION_DAYS: "30" },
   });
@@ -106,20 +110,6 @@ Deno.test("under the schedules: a failed notice is retried by the minute job, re
     assert.deepEqual(sent, [id], "sent once");
     assert.ok((await getSubmission(app.kv, id)).value?.notified_at);
 
-    // The hourly tick removes the counters an older version left, which never expire;
-    // today's counters expire on their own and are not its business.
-    const window = Math.floor(app.clock.now() / WINDOW_MS);
-    await app.kv.atomic().sum(legacyRateKey("submit", "192.0.2.1", window - 1), 1n).commit();
-    const counters = await Array.fromAsync(app.kv.list({ prefix: ["rate_counters"] }));
-    assert.ok(counters.length > 0, "the submission counted against its limits");
-    app.clock.advance(WINDOW_MS);
-    await cron.fire("dcfs rate-limit sweep");
-    assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["rate"] })), []);
-    assert.equal(
-      (await Array.fromAsync(app.kv.list({ prefix: ["rate_counters"] }))).length,
-      counters.length,
-    );
-
     // Decided 31 days ago: the hourly retention job erases it.
     const approve = await getSubmission(app.kv, id);
     const decidedAt = new Date(app.clock.now()).toISOString();
@@ -143,7 +133,7 @@ Deno.test("under the schedules: a failed notice is retried by the minute job, re
 
 Deno.test("a failing pass is logged, and not thrown into the scheduler", async () => {
   await using app = await createApp();
-  const d = deps(app, {});
+  const d = deps(app, { SUBMISSION_RETENTION_DAYS: "30" });
   const broken = {
     ...d,
     kv: {
@@ -156,8 +146,8 @@ Deno.test("a failing pass is logged, and not thrown into the scheduler", async (
   const cron = fakeCron();
   const background = declareBackground(cron.schedule);
   background.start(broken);
-  await cron.fire("dcfs rate-limit sweep");
-  assert.ok(app.logs.some((l) => l.msg === "rate limit sweep failed" && l.level === "warn"));
+  await cron.fire("dcfs retention");
+  assert.ok(app.logs.some((l) => l.msg === "retention failed" && l.level === "warn"));
   await background.stop();
 });
 
@@ -198,17 +188,42 @@ Deno.test("a submission's notice is tried at once when the process is awake, not
   }
 });
 
-Deno.test("a pass never overlaps itself in one process, and a stop ends a sweep between pages", async () => {
-  await using app = await createApp();
-  const window = Math.floor(app.clock.now() / WINDOW_MS) - 1;
-  // 5,000 finished counters: ten pages of the sweep.
-  for (let i = 0; i < 5_000; i += 500) {
+/** `n` submissions decided `days` ago, written as the service stores them (record and indexes). */
+async function decidedLongAgo(app: TestApp, n: number, days: number): Promise<void> {
+  const at = app.clock.now() - days * DAY;
+  for (let i = 0; i < n; i += 300) {
     const op = app.kv.atomic();
-    for (let j = i; j < i + 500; j++) {
-      op.set(["rate", window, "token", `198.51.100.${j}`], new Deno.KvU64(1n));
+    for (let j = i; j < Math.min(n, i + 300); j++) {
+      const id = newRequestId("lead", at - j);
+      const created_at = new Date(at - j).toISOString();
+      const record: SubmissionRecord = {
+        request_id: id,
+        kind: "lead",
+        summary: { company: null, contact: null, city: null },
+        email_hash: null,
+        status: "approved",
+        created_at,
+        payload: { chunks: 0, bytes: 0 },
+        service_id: null,
+        covered: null,
+        budget_estimate: null,
+        notified_at: created_at,
+        decision: { status: "approved", decided_at: created_at, by: "test", note: null },
+        idempotent: false,
+      };
+      op.set(submissionKey(id), record).set(timeIndexKey(at - j, id), true)
+        .set(decidedIndexKey(at - j, id), true);
     }
-    await op.commit();
+    assert.ok((await op.commit()).ok);
   }
+}
+
+Deno.test("a pass never overlaps itself in one process, and a stop ends a retention pass between pages", async () => {
+  await using app = await createApp();
+  // 500 submissions past a 30-day retention: five pages of the pass.
+  await decidedLongAgo(app, 500, 31);
+  const count = async () =>
+    (await Array.fromAsync(app.kv.list({ prefix: ["submissions"] }))).length;
   let lists = 0;
   const counting = new Proxy(app.kv, {
     get(target, name) {
@@ -219,20 +234,20 @@ Deno.test("a pass never overlaps itself in one process, and a stop ends a sweep 
   });
   const cron = fakeCron();
   const background = declareBackground(cron.schedule);
-  background.start({ ...deps(app, {}), kv: counting });
+  background.start({ ...deps(app, { SUBMISSION_RETENTION_DAYS: "30" }), kv: counting });
   // The start-up run and a tick at once: one pass, joined.
-  const first = background.run("rate_limit_sweep");
-  const second = cron.fire("dcfs rate-limit sweep");
+  const first = background.run("retention");
+  const second = cron.fire("dcfs retention");
   await new Promise((r) => setTimeout(r, 0));
   const stopping = background.stop();
   await Promise.all([first, second, stopping]);
-  const left = (await Array.fromAsync(app.kv.list({ prefix: ["rate"] }))).length;
-  assert.ok(left > 0 && left < 5_000, `stopped between pages: ${left} counters left`);
-  assert.ok(lists <= 2, `${lists} pages listed: the two runs were one`);
+  const left = await count();
+  assert.ok(left > 0 && left < 500, `stopped between pages: ${left} submissions left`);
+  assert.equal(lists, 1, `${lists} pages listed: the two runs were one`);
   assert.ok(!app.logs.some((l) => l.level === "warn"), "a stop is not a failure");
   // Stopped: a tick does nothing.
-  await cron.fire("dcfs rate-limit sweep");
-  assert.equal((await Array.fromAsync(app.kv.list({ prefix: ["rate"] }))).length, left);
+  await cron.fire("dcfs retention");
+  assert.equal(await count(), left);
 });
 
 Deno.test("a paced rest ends at once on a stop", async () => {

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { newRequestId } from "../../src/intake/ids.ts";
-import { migrationKey, submissionKey, timeIndexKey } from "../../src/store/keys.ts";
+import { submissionKey, timeIndexKey } from "../../src/store/keys.ts";
 import type { SubmissionRecord } from "../../src/store/submissions.ts";
 import { reviewCli } from "../_service.ts";
 
@@ -45,8 +45,6 @@ Deno.test(`review list on ${TOTAL} submissions prints a page, and --all streams 
       }
       assert.ok((await op.commit()).ok);
     }
-    // Written by this version: nothing to index.
-    await kv.set(migrationKey("submission_indexes"), 1);
     kv.close();
 
     const page = await reviewCli(kvPath, "list");

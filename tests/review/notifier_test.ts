@@ -266,42 +266,6 @@ Deno.test("notices go out by due time: 110 failing leads never starve 3 later qu
   assert.ok(due.every((e) => e.key[1] === app.clock.now() + REVIEW_BACKOFF_MS[0]!));
 });
 
-Deno.test("an outbox written before the due index existed is indexed at start and delivered", async () => {
-  await using app = await createApp();
-  const id = await submit(app);
-  // As an older version left it: an outbox entry, and no due key or new-notice key.
-  for await (const e of app.kv.list({ prefix: ["review_due"] })) await app.kv.delete(e.key);
-  for await (const e of app.kv.list({ prefix: ["review_new"] })) await app.kv.delete(e.key);
-  assert.equal(await sendNotices(deps(app)), 0, "invisible without its index key");
-  await untilNotified(app, id, startReviewNotifier(deps(app), 10));
-  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
-});
-
-Deno.test("an entry an older instance moved without its due key is indexed again and delivered", async () => {
-  await using app = await createApp();
-  const id = await submit(app);
-  // An older version beside this one reschedules the notice and leaves the due key behind.
-  const [entry] = await outboxEntries(app.kv);
-  await app.kv.set(entry!.key, { ...entry!.value, next_attempt_at: app.clock.now() - 1 });
-  for await (const e of app.kv.list({ prefix: ["review_new"] })) await app.kv.delete(e.key);
-  assert.equal(await sendNotices(deps(app)), 0, "the stale key is dropped, the entry unseen");
-  assert.deepEqual(await Array.fromAsync(app.kv.list({ prefix: ["review_due"] })), []);
-  // The notifier re-indexes the outbox once per store, at its start.
-  await untilNotified(app, id, startReviewNotifier(deps(app), 1));
-});
-
-/** Waits (at most 10 s) for the notifier to mark `id` notified, then stops it. */
-async function untilNotified(app: TestApp, id: string, notifier: { stop(): Promise<void> }) {
-  try {
-    for (let i = 0; i < 1_000 && !(await getSubmission(app.kv, id)).value?.notified_at; i++) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  } finally {
-    await notifier.stop();
-  }
-  assert.ok((await getSubmission(app.kv, id)).value?.notified_at, `${id} was never notified`);
-}
-
 Deno.test("a stale due key (its entry gone) is dropped, not read again", async () => {
   await using app = await createApp();
   await app.kv.set(["review_due", app.clock.now(), "lead_01JDBX0000000000000000000"], true);
