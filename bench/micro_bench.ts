@@ -61,6 +61,7 @@ const ctx: Context = {
   requestId: "bench",
   address: "192.0.2.1",
   limiter: new RateLimiter(kv),
+  charges: [],
   cache: createStoreCache(kv),
   headers: new Map(),
   submitted: () => {},
