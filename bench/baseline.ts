@@ -25,7 +25,7 @@
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { loadCatalog } from "../src/catalog/catalog.ts";
-import { groupCommit } from "../src/store/group_commit.ts";
+import { Store } from "../src/store/store.ts";
 
 export const FLOORS = [
   "json",
@@ -74,7 +74,7 @@ async function floorHandler(floor: Floor): Promise<Handler> {
     return (req) => mcp.fetch(req);
   }
   const opened = await Deno.openKv(Deno.env.get("KV_PATH"));
-  const kv = floor === "kv-group-write" ? groupCommit(opened) : opened;
+  const kv = floor === "kv-group-write" ? new Store(opened, { local: true }) : opened;
   const record = { client_id: "floor", scopes: ["services:read"], expires_at: 0 };
   await kv.set(["tokens", "floor"], record);
   if (floor === "kv-read") {

@@ -23,6 +23,7 @@ import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
 import { RateLimiter } from "../src/http/rate_limit.ts";
+import { Store } from "../src/store/store.ts";
 import { compileRoutes, matchRoute } from "../src/http/router.ts";
 import { quoteInput } from "../src/intake/schemas.ts";
 
@@ -53,7 +54,7 @@ await storeToken(kv, digest(token), {
   expires_at: now + 900_000,
 }, (await getClient(kv, clientId)) as Deno.KvEntry<ClientRecord>);
 const ctx: Context = {
-  kv,
+  kv: new Store(kv),
   config,
   catalog,
   now: () => now,

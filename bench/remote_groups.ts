@@ -9,7 +9,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { GROUP_LIMITS, groupCommit, REMOTE_PIPELINE } from "../src/store/group_commit.ts";
+import { GROUP_LIMITS, GroupCommit, REMOTE_PIPELINE } from "../src/store/group_commit.ts";
 import { SQLITE_CHECKS } from "../src/store/limits.ts";
 import { remoteStore } from "../tests/_remote_store.ts";
 
@@ -41,7 +41,11 @@ const payload = new Uint8Array(2048);
 for (const shape of SHAPES) {
   const local = await Deno.openKv(":memory:");
   const far = remoteStore(local, { latencyMs, limits: { checks: shape.checks } });
-  const kv = groupCommit(far, { ...GROUP_LIMITS, checks: shape.checks, inFlight: shape.inFlight });
+  const kv = new GroupCommit((apply) => {
+    const op = far.atomic();
+    apply(op);
+    return op.commit();
+  }, { ...GROUP_LIMITS, checks: shape.checks, inFlight: shape.inFlight });
   far.mark();
   const started = performance.now();
   const results = await Promise.all(Array.from({ length: writes }, (_, i) => {

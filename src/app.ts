@@ -17,7 +17,8 @@ import { compileRoutes, matchRoute, respond } from "./http/router.ts";
 import { buildRoutes, notFound } from "./routes.ts";
 import { staffRoutes } from "./staff/routes.ts";
 import { createStoreCache } from "./store/cache.ts";
-import { groupCommit, groupLimitsFor } from "./store/group_commit.ts";
+import { isLocalStore } from "./store/limits.ts";
+import { Store } from "./store/store.ts";
 import { activeSpan, endRequest } from "./telemetry/metrics.ts";
 
 export type Handler = (
@@ -36,9 +37,10 @@ interface ServiceHandler extends Handler {
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
 export function createHandler(deps: Deps): ServiceHandler {
   const log = deps.log ?? createJsonLineLogger();
-  // Every write of a request joins a group commit (see store/group_commit.ts), sized for a
-  // local or a remote store; reads are direct. Every call has its deadline (store/deadline.ts).
-  const kv = groupCommit(deps.kv, groupLimitsFor(deps.kv, deps.config.kvPath));
+  // Deadlines, retries while locked and group commit (store/store.ts).
+  const kv = deps.kv instanceof Store
+    ? deps.kv
+    : new Store(deps.kv, { local: isLocalStore(deps.config.kvPath) });
   const shared = {
     kv,
     config: deps.config,

@@ -10,9 +10,14 @@ import { clientAddress } from "./http/client_address.ts";
 import type { Logger } from "./http/log.ts";
 import type { Charge, RateLimiter } from "./http/rate_limit.ts";
 import type { StoreCache } from "./store/cache.ts";
+import type { Store } from "./store/store.ts";
 
 export interface Deps {
-  kv: Deno.Kv;
+  /**
+   * The store: the `Store` main.ts opened, which its notifier shares, or a plain `Deno.Kv`
+   * (the tests), which the handler wraps in its own.
+   */
+  kv: Store | Deno.Kv;
   config: Config;
   catalog: Catalog;
   /** ms since the epoch; tests inject a fake clock. */
@@ -31,7 +36,7 @@ export interface Deps {
 }
 
 export interface Context {
-  readonly kv: Deno.Kv;
+  readonly kv: Store;
   readonly config: Config;
   readonly catalog: Catalog;
   readonly now: () => number;
@@ -60,7 +65,7 @@ type SharedContext = Omit<Context, "requestId" | "address" | "headers" | "charge
  * never parses it.
  */
 export class RequestContext implements Context {
-  readonly kv: Deno.Kv;
+  readonly kv: Store;
   readonly config: Config;
   readonly catalog: Catalog;
   readonly now: () => number;

@@ -11,6 +11,7 @@
  * module's top level, and stops an instance with SIGINT, killing it 5 s later.
  */
 
+import type { Kv, Store } from "./store/store.ts";
 import { createHandler } from "./app.ts";
 import { loadCatalog } from "./catalog/catalog.ts";
 import { type Config, ConfigError, ENV_NAMES, loadConfig } from "./config.ts";
@@ -81,7 +82,7 @@ function _loadConfig(): Config {
   }
 }
 
-async function _openStore(config: Config, platform: PlatformEnv): Promise<Deno.Kv> {
+async function _openStore(config: Config, platform: PlatformEnv): Promise<Store> {
   let path: string | undefined;
   try {
     path = storeLocation(config.kvPath, platform);
@@ -101,7 +102,7 @@ async function _openStore(config: Config, platform: PlatformEnv): Promise<Deno.K
  * On Deno Deploy, says loudly when the store is not the attached database: with none
  * attached, Deploy gives no error and every instance keeps its own data (ops/platform.ts).
  */
-async function _checkAttached(kv: Deno.Kv, log: Logger): Promise<void> {
+async function _checkAttached(kv: Kv, log: Logger): Promise<void> {
   try {
     if (await looksAttached(() => stampHealth(kv, Date.now()))) return;
     log({

@@ -10,6 +10,7 @@ import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
 import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
+import { Store } from "../src/store/store.ts";
 import { sendNotices } from "../src/review/notifier.ts";
 import { runReview } from "../src/review/cli.ts";
 import { keyBytes, type RemoteStore, remoteStore, valueBytes } from "./_remote_store.ts";
@@ -53,9 +54,10 @@ export interface AppOptions {
   env?: Record<string, string>;
   /**
    * Defaults to a fresh `:memory:` store, closed on dispose; far away (see
-   * {@linkcode REMOTE_STORE_VARIABLE}) when the test run asks for it.
+   * {@linkcode REMOTE_STORE_VARIABLE}) when the test run asks for it. A `Store` is handed to
+   * the handler as it is (its deadline's timings), and `kv` is then the store inside it.
    */
-  kv?: Deno.Kv;
+  kv?: Deno.Kv | Store;
   clock?: FakeClock;
   /** Defaults to the shipped catalog. */
   catalog?: Catalog;
@@ -79,12 +81,13 @@ export async function testStore(): Promise<Deno.Kv> {
 /** An app with its own in-memory KV and fake clock. Use with `await using`. */
 export async function createApp(options: AppOptions = {}): Promise<TestApp> {
   const config = loadConfig({ BASE_URL: "https://api.test", ...options.env });
-  const kv = options.kv ?? await testStore();
+  const given = options.kv ?? await testStore();
+  const kv = given instanceof Store ? given.kv : given;
   const clock = options.clock ?? new FakeClock();
   const logs: Record<string, unknown>[] = [];
   const served = options.catalog ?? catalog();
   const handler = createHandler({
-    kv,
+    kv: given,
     config,
     catalog: served,
     now: clock.now,

@@ -21,6 +21,7 @@
  * commits that take a place of a global cap: at most two a second by default.
  */
 
+import type { Kv } from "../store/store.ts";
 import { countRefusal } from "../telemetry/metrics.ts";
 import { commitOrReadBack, type Committed, commitWrite, type Write } from "../store/commits.ts";
 import { storeUnavailable } from "../store/deadline.ts";
@@ -38,7 +39,7 @@ const REMEMBERED = 100_000;
 
 /** What a rate limit needs of a request (a part of the request `Context`). */
 interface RateContext {
-  readonly kv: Deno.Kv;
+  readonly kv: Kv;
   readonly now: () => number;
   readonly address: string;
   readonly limiter: RateLimiter;
@@ -75,7 +76,7 @@ export class RateLimiter {
   /** Per counter: the end of the chain of commits waiting for it. */
   readonly #tails = new Map<string, Promise<void>>();
 
-  constructor(private readonly kv: Deno.Kv) {}
+  constructor(private readonly kv: Kv) {}
 
   seen(charge: Charge): Seen | undefined {
     return this.#window(charge.window).get(charge.id);

@@ -9,6 +9,7 @@
  * the measurements: docs/architecture.md, "Background work".
  */
 
+import type { Kv } from "../store/store.ts";
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
 import { retentionPass } from "../review/retention.ts";
@@ -16,7 +17,7 @@ import { abortableSleep, sendNotices } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 
 export interface BackgroundDeps {
-  kv: Deno.Kv;
+  kv: Kv;
   config: Config;
   now: () => number;
   log: Logger;

@@ -14,6 +14,7 @@
  * past that it exits 1 whatever is left.
  */
 
+import type { Store } from "../store/store.ts";
 import type { Logger } from "../http/log.ts";
 
 /** How long requests in flight may take to finish after the signal. */
@@ -27,7 +28,7 @@ const SHUTDOWN_MS = 300;
 interface DrainParts {
   handler: { readonly inFlight: number; idle(): Promise<void> };
   server: { shutdown(): Promise<void> };
-  kv: Deno.Kv;
+  kv: Store;
   /** Stops background work (at once, when the drain begins); each may return a promise. */
   background: (() => unknown)[];
 }

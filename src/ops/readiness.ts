@@ -9,9 +9,9 @@
  * docs/operations.md.
  */
 
+import type { Store } from "../store/store.ts";
 import type { Context } from "../context.ts";
 import { CACHE_CONTROL, json } from "../http/json.ts";
-import { breakerClosed } from "../store/deadline.ts";
 import { pingStore } from "../store/open.ts";
 
 /** An answer is reused this long (by the injected clock), and one check runs at a time. */
@@ -49,11 +49,11 @@ export function readinessEndpoint(): (req: Request, ctx: Context) => Promise<Res
  * the deadline passes, never a request that hangs. While the breaker is open the ping
  * fails at once, and may start the breaker's probe.
  */
-async function _ready(kv: Deno.Kv): Promise<boolean> {
+async function _ready(kv: Store): Promise<boolean> {
   try {
     await pingStore(kv);
   } catch {
     return false;
   }
-  return breakerClosed(kv);
+  return kv.breakerClosed;
 }

@@ -6,6 +6,7 @@
  * never by anything anonymous (`/readyz` says only ready or not).
  */
 
+import type { Kv } from "../store/store.ts";
 import { requestIdTime } from "../intake/ids.ts";
 import { countOutbox, firstOutboxIds } from "../store/outbox.ts";
 import { MINUTE_MS } from "../time.ts";
@@ -29,7 +30,7 @@ interface NoticeBacklog {
 
 /** Two point reads for the oldest, and a keys-only count of at most `cap` entries. */
 export async function noticeBacklog(
-  kv: Deno.Kv,
+  kv: Kv,
   now: number,
   cap = BACKLOG_COUNT_CAP,
 ): Promise<NoticeBacklog> {

@@ -10,6 +10,7 @@
  * dispatched.
  */
 
+import type { Kv } from "../store/store.ts";
 import { type AuditActor, auditEntry, type AuditFact } from "../store/staff_audit.ts";
 import {
   getSubmission,
@@ -48,7 +49,7 @@ interface DecisionRequest {
 }
 
 /** Records a decision; returns the record as it now is, or throws {@linkcode DecisionRefused}. */
-export async function decide(kv: Deno.Kv, d: DecisionRequest): Promise<SubmissionRecord> {
+export async function decide(kv: Kv, d: DecisionRequest): Promise<SubmissionRecord> {
   if (d.note !== undefined && d.note.length > NOTE_MAX) {
     throw new DecisionRefused("invalid", `note must be at most ${NOTE_MAX} characters`);
   }

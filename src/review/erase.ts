@@ -7,6 +7,7 @@
  * {@linkcode eraseByEmail}): each writes its audit entry, naming the CLI or the member.
  */
 
+import type { Kv } from "../store/store.ts";
 import { type Erased, eraseSubmission } from "../store/erasure.ts";
 import { appendAudit, type AuditActor, auditEntry } from "../store/staff_audit.ts";
 import { emailHasher, idsByEmail } from "../store/submission_index.ts";
@@ -39,7 +40,7 @@ export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): P
  * console's erase form); null when there is no such submission.
  */
 export function eraseAudited(
-  kv: Deno.Kv,
+  kv: Kv,
   id: string,
   now: number,
   actor: AuditActor,
@@ -57,7 +58,7 @@ export function eraseAudited(
  * Returns the count, and whether more have the address.
  */
 export async function eraseByEmail(
-  kv: Deno.Kv,
+  kv: Kv,
   email: string,
   now: number,
   actor: AuditActor,
@@ -89,7 +90,7 @@ export async function purge(io: EraseIo, before: number, dryRun: boolean): Promi
  * dry run lists.
  */
 export async function findByEmail(
-  kv: Deno.Kv,
+  kv: Kv,
   email: string,
   limit?: number,
 ): Promise<SubmissionRecord[]> {
@@ -98,7 +99,7 @@ export async function findByEmail(
 }
 
 /** The submissions of `decidedIdsBefore`, for a dry run that shows each. */
-async function* _decidedBefore(kv: Deno.Kv, before: number): AsyncGenerator<SubmissionRecord> {
+async function* _decidedBefore(kv: Kv, before: number): AsyncGenerator<SubmissionRecord> {
   for await (const id of decidedIdsBefore(kv, before)) {
     const record = (await getSubmission(kv, id)).value;
     if (record) yield record;

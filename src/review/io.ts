@@ -4,9 +4,11 @@
  * exits 2, and who the audit trail says the CLI is.
  */
 
+import type { Kv } from "../store/store.ts";
+
 /** The store, the clock and the two output streams of one CLI run. */
 export interface ReviewIo {
-  kv: Deno.Kv;
+  kv: Kv;
   now: () => number;
   out: (line: string) => void;
   err: (line: string) => void;

@@ -7,6 +7,7 @@
  * {@linkcode listRows} reads the pages for the CLI and the console's queue alike.
  */
 
+import type { Kv } from "../store/store.ts";
 import { isRequestId, requestIdTime } from "../intake/ids.ts";
 import { getOutboxEntries, type OutboxEntry } from "../store/outbox.ts";
 import { idPagesNewestFirst } from "../store/submission_index.ts";
@@ -113,7 +114,7 @@ export function parseListQuery(
  * within each page, each with its notice's state: what `review list` prints and the
  * console's queue shows. Stops once `limit` rows were given, unless `all`.
  */
-export async function* listRows(kv: Deno.Kv, q: ListQuery): AsyncGenerator<ListPage> {
+export async function* listRows(kv: Kv, q: ListQuery): AsyncGenerator<ListPage> {
   let shown = 0;
   let read = 0;
   for await (const ids of idPagesNewestFirst(kv, Math.min(q.limit, 200), q.before)) {

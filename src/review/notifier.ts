@@ -14,6 +14,7 @@
  * skew bound is {@linkcode MAX_CLOCK_SKEW_MS}'s (docs/architecture.md, "Background work").
  */
 
+import type { Kv } from "../store/store.ts";
 import { createHmac } from "node:crypto";
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
@@ -32,7 +33,7 @@ import { noticeBacklog } from "./backlog.ts";
 import { MINUTE_MS } from "../time.ts";
 
 export interface NotifierDeps {
-  kv: Deno.Kv;
+  kv: Kv;
   config: Config;
   now: () => number;
   log: Logger;

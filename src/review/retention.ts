@@ -6,6 +6,7 @@
  * with everything that points to it (store/erasure.ts).
  */
 
+import type { Kv } from "../store/store.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../http/log.ts";
 import { ERASE_BATCH, type Erased, eraseSubmissions } from "../store/erasure.ts";
@@ -21,7 +22,7 @@ const ERASE_PAGE = 100;
  * (an erasure reads each record itself, to check it).
  */
 export async function* decidedIdsBefore(
-  kv: Deno.Kv,
+  kv: Kv,
   before: number,
 ): AsyncGenerator<string> {
   for await (const ids of idPagesDecidedBefore(kv, before, ERASE_PAGE)) yield* ids;
@@ -32,7 +33,7 @@ export async function* decidedIdsBefore(
  * everything that points to it; those already gone are left out.
  */
 export async function eraseAll(
-  kv: Deno.Kv,
+  kv: Kv,
   ids: Iterable<string> | AsyncIterable<string>,
   onErased: (e: Erased) => void | Promise<void> = () => {},
 ): Promise<number> {
@@ -59,7 +60,7 @@ export function retentionCutoff(now: number, days: number): number {
 }
 
 interface RetentionDeps {
-  kv: Deno.Kv;
+  kv: Kv;
   config: Config;
   now: () => number;
   log: Logger;

@@ -8,6 +8,7 @@
  * override, a line separator) shows as its `\uXXXX` escape on either surface.
  */
 
+import type { Kv } from "../store/store.ts";
 import type { BudgetEstimate } from "../pricing/budget.ts";
 import { getOutboxEntry, type OutboxEntry } from "../store/outbox.ts";
 import {
@@ -33,7 +34,7 @@ export interface SubmissionView {
 export type Fact = readonly [label: string, text: string];
 
 /** Reads a submission, its request and its notice; null when there is none. */
-export async function readSubmission(kv: Deno.Kv, id: string): Promise<SubmissionView | null> {
+export async function readSubmission(kv: Kv, id: string): Promise<SubmissionView | null> {
   const entry = await getSubmission(kv, id);
   if (!entry.value) return null;
   const record = entry.value;

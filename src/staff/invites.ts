@@ -10,6 +10,7 @@
  * it in the commit that stores the new member.
  */
 
+import type { Kv } from "../store/store.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 import { digest, randomCredential } from "../oauth/secrets.ts";
 import { createInvite } from "../store/staff.ts";
@@ -52,7 +53,7 @@ export const NAME_RULE =
  * the link (shown once: it is not kept) and when it expires.
  */
 export async function inviteMember(
-  kv: Deno.Kv,
+  kv: Kv,
   invite: { name: string; invitedBy: string; baseUrl: string; now: number },
   fact: AuditFact,
 ): Promise<{ link: string; expiresAt: number }> {

@@ -26,6 +26,7 @@
  * Expiry is still decided by each record's `expires_at` against the clock, per request.
  */
 
+import type { Kv } from "./store.ts";
 import { type ClientRecord, getClient, getToken, type TokenRecord } from "./credentials.ts";
 import { revocationKey } from "./keys.ts";
 import { emailHasher } from "./submission_index.ts";
@@ -54,7 +55,7 @@ export interface StoreCache {
   emailHasher(): Promise<(email: string) => string>;
 }
 
-export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCache {
+export function createStoreCache(kv: Kv, entries = CACHE_ENTRIES): StoreCache {
   const stats = { hits: 0, misses: 0, markerReads: 0 };
   let current: Promise<string | null> | undefined;
   let waiting: Promise<string | null> | undefined;
@@ -96,7 +97,7 @@ export function createStoreCache(kv: Deno.Kv, entries = CACHE_ENTRIES): StoreCac
 
 /** The token record for a digest, from the cache as `freshness` allows, else the store. */
 export function cachedToken(
-  kv: Deno.Kv,
+  kv: Kv,
   cache: StoreCache,
   tokenHash: string,
   freshness: Freshness = "exact",
@@ -106,7 +107,7 @@ export function cachedToken(
 
 /** The client entry for an id, from the cache as `freshness` allows, else the store. */
 export function cachedClient(
-  kv: Deno.Kv,
+  kv: Kv,
   cache: StoreCache,
   clientId: string,
   freshness: Freshness = "exact",
@@ -124,7 +125,7 @@ export function cachedClient(
  * again and refuses its tokens, without finding or deleting them.
  */
 export async function exactToken(
-  kv: Deno.Kv,
+  kv: Kv,
   cache: StoreCache,
   tokenHash: string,
 ): Promise<{ token: TokenRecord; client: ClientRecord | null } | null> {

@@ -8,7 +8,7 @@
  * secret's digest, a token key holding our record, a submission key holding our id).
  */
 
-import { retryLocked } from "./retry_locked.ts";
+import type { Atomic, Kv } from "./store.ts";
 
 /** What a write's commit reads back after `ok: false`, and how it tells it landed. */
 interface Proof {
@@ -18,7 +18,7 @@ interface Proof {
 
 /** A write: its checks and mutations, added to an atomic operation, and its proof. */
 export interface Write {
-  write(op: Deno.AtomicOperation): void;
+  write(op: Atomic): void;
   readonly proof: Proof;
 }
 
@@ -38,22 +38,22 @@ export type Committed =
  * answer lost and the re-send refused) and, if not, what changed.
  */
 export async function commitOrReadBack(
-  kv: Deno.Kv,
-  build: (op: Deno.AtomicOperation) => void,
+  kv: Kv,
+  build: (op: Atomic) => void,
   keys: readonly Deno.KvKey[],
 ): Promise<
   { ok: true; versionstamp: string } | { ok: false; entries: Deno.KvEntryMaybe<unknown>[] }
 > {
   const op = kv.atomic();
   build(op);
-  const res = await retryLocked(() => op.commit());
+  const res = await op.commit();
   if (res.ok) return { ok: true, versionstamp: res.versionstamp };
-  const entries = keys.length ? await retryLocked(() => kv.getMany([...keys])) : [];
+  const entries = keys.length ? await kv.getMany([...keys]) : [];
   return { ok: false, entries };
 }
 
 /** Commits one write alone, and tells whether it landed (see {@linkcode commitOrReadBack}). */
-export async function commitWrite(kv: Deno.Kv, write: Write): Promise<Committed> {
+export async function commitWrite(kv: Kv, write: Write): Promise<Committed> {
   const res = await commitOrReadBack(kv, write.write, write.proof.keys);
   if (res.ok) return { ok: true, versionstamp: res.versionstamp, readBack: null };
   if (write.proof.landed(res.entries)) {

@@ -10,10 +10,10 @@
  *   client disabled: its versionstamp tells a cache that a record may be gone (cache.ts)
  */
 
+import type { Atomic, Kv } from "./store.ts";
 import type { Scope } from "../oauth/scopes.ts";
 import { commitWrite, type Write } from "./commits.ts";
 import { clientKey, revocationKey, tokenKey } from "./keys.ts";
-import { retryLocked } from "./retry_locked.ts";
 
 export interface ClientRecord {
   /** base64url SHA-256 of the client secret; the secret itself is never stored. */
@@ -61,7 +61,7 @@ export function newClient(clientId: string, record: ClientRecord): Write & { key
 
 /** Stores a new client alone (the service commits it with its rate counts: registration.ts). */
 export async function createClient(
-  kv: Deno.Kv,
+  kv: Kv,
   clientId: string,
   record: ClientRecord,
 ): Promise<void> {
@@ -70,8 +70,8 @@ export async function createClient(
   }
 }
 
-export function getClient(kv: Deno.Kv, clientId: string): Promise<Deno.KvEntryMaybe<ClientRecord>> {
-  return retryLocked(() => kv.get<ClientRecord>(clientKey(clientId)));
+export function getClient(kv: Kv, clientId: string): Promise<Deno.KvEntryMaybe<ClientRecord>> {
+  return kv.get<ClientRecord>(clientKey(clientId));
 }
 
 /**
@@ -113,7 +113,7 @@ function _sameToken(value: unknown, record: TokenRecord): boolean {
 
 /** Stores a token alone (the service commits it with its rate counts: token.ts). */
 export async function storeToken(
-  kv: Deno.Kv,
+  kv: Kv,
   tokenHash: string,
   record: TokenRecord,
   client: Deno.KvEntry<ClientRecord>,
@@ -126,8 +126,8 @@ function _ttl(expiresAt: number, now: number): number {
   return Math.max(1, expiresAt - now);
 }
 
-export async function getToken(kv: Deno.Kv, tokenHash: string): Promise<TokenRecord | null> {
-  return (await retryLocked(() => kv.get<TokenRecord>(tokenKey(tokenHash)))).value;
+export async function getToken(kv: Kv, tokenHash: string): Promise<TokenRecord | null> {
+  return (await kv.get<TokenRecord>(tokenKey(tokenHash))).value;
 }
 
 /**
@@ -158,10 +158,10 @@ export function tokenRevocation(tokenHash: string, client: Deno.KvEntry<ClientRe
  * whether it was disabled already; null when there is no such client.
  */
 export async function disableClient(
-  kv: Deno.Kv,
+  kv: Kv,
   clientId: string,
   now: number,
-  extra?: (op: Deno.AtomicOperation) => void,
+  extra?: (op: Atomic) => void,
 ): Promise<{ record: ClientRecord; already: boolean } | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const entry = await getClient(kv, clientId);
@@ -176,7 +176,7 @@ export async function disableClient(
       .set(entry.key, next, { expireIn: _ttl(next.expires_at, now) })
       .sum(revocationKey(), 1n);
     extra?.(op);
-    const res = await retryLocked(() => op.commit());
+    const res = await op.commit();
     if (res.ok) return { record: next, already: false };
   }
   throw new Error(`${clientId} kept changing while it was being disabled`);

@@ -1,20 +1,17 @@
 /**
  * @module
- * Every store call under a deadline, with a circuit breaker behind it. `withDeadline(kv)`
- * returns the same `Deno.Kv` in which every round trip (a `get`, a `getMany`, each
- * `next()` of a list, a commit, `set`, `delete`, `enqueue`) must answer within
- * {@linkcode STORE_DEADLINE_MS}, or fails with `503 temporarily_unavailable` and a
- * `Retry-After`: an `HttpError`, so every route renders it in its own style and an MCP tool
- * returns it as a tool error. A request never hangs on the store, and never becomes a 500
- * because of it.
+ * A store's deadline and circuit breaker ({@linkcode Deadline}), which `Store` (store.ts)
+ * puts every round trip under: a `get`, a `getMany`, each `next()` of a list, a commit
+ * must answer within {@linkcode STORE_DEADLINE_MS}, or fail with `503
+ * temporarily_unavailable` and a `Retry-After`: an `HttpError`, so every route renders it
+ * in its own style and an MCP tool returns it as a tool error. A request never hangs on the
+ * store, and never becomes a 500 because of it.
  *
  * Why at the store and not in each call: Deno's KV Connect client (Deno Deploy's KV, a
  * self-hosted denokv) retries transport errors and 5xx answers without end, so an outage
- * is a call that never answers, not an error. Put on the store object, the deadline covers
- * every call whoever makes it (a flow, the token cache's marker read, group commit's own
- * commit, the notifier, the review CLI), and each page of a long list gets its own.
- * `openStore` (open.ts) and `groupCommit` (group_commit.ts) both apply it; applying it
- * twice keeps the first.
+ * is a call that never answers, not an error. Put on the store, the deadline covers every
+ * call whoever makes it (a flow, the token cache's marker read, a group commit, the
+ * notifier, the review CLI), and each page of a long list gets its own.
  *
  * **The breaker.** A call that misses its deadline opens it: from then on every call
  * fails at once, without reaching the store, so an outage does not pile up calls that are
@@ -29,7 +26,6 @@
 
 import { HttpError } from "../http/errors.ts";
 import { countStoreUnavailable } from "../telemetry/metrics.ts";
-import { healthKey } from "./keys.ts";
 
 /**
  * How long one store round trip may take. A healthy remote store answers a strong read in
@@ -52,18 +48,11 @@ const RETRY_AFTER_S = 2;
 /** The error code of a store that did not answer in time, in both error styles. */
 export const STORE_UNAVAILABLE = "temporarily_unavailable";
 
-/** Deadline and breaker timings (tests shorten them), and what the store is. */
+/** Deadline and breaker timings; tests shorten them. */
 export interface DeadlineOptions {
   deadlineMs?: number;
   probeAfterMs?: number;
-  /**
-   * Whether the store is a local SQLite file or `:memory:`, as `openStore` knows from the
-   * path it opened; read back by {@linkcode storeIsLocal} (group commit sizes its groups by it).
-   */
-  local?: boolean;
 }
-
-const GUARD = Symbol("store deadline");
 
 /**
  * The 503 a request gets when the store does not answer in time, or, with another
@@ -88,8 +77,8 @@ interface Pending {
   reject(err: unknown): void;
 }
 
-/** One store's deadline and breaker. */
-class Guard {
+/** One store's deadline and breaker; `probe` is the cheap read that closes the breaker. */
+export class Deadline {
   readonly #deadlineMs: number;
   readonly #probeAfterMs: number;
   /** Calls in flight in start order, which is deadline order: all share one deadline. */
@@ -99,22 +88,20 @@ class Guard {
   #probing = false;
   #lastProbe = 0;
 
-  readonly local: boolean | undefined;
-
-  constructor(private readonly kv: Deno.Kv, options: DeadlineOptions) {
+  constructor(private readonly probe: () => Promise<unknown>, options: DeadlineOptions = {}) {
     this.#deadlineMs = options.deadlineMs ?? STORE_DEADLINE_MS;
     this.#probeAfterMs = options.probeAfterMs ?? PROBE_AFTER_MS;
-    this.local = options.local;
   }
 
-  get open(): boolean {
-    return this.#open;
+  /** Whether calls reach the store: the breaker is closed. */
+  get closed(): boolean {
+    return !this.#open;
   }
 
   /** `call()`, failed at once while the breaker is open, else under the deadline. */
   run<T>(call: () => Promise<T>): Promise<T> {
     if (this.#open) {
-      this.#probe();
+      this.#startProbe();
       countStoreUnavailable("breaker");
       return Promise.reject(storeUnavailable());
     }
@@ -169,70 +156,14 @@ class Guard {
   };
 
   /** One probe at a time, at most one per {@linkcode PROBE_AFTER_MS}. */
-  #probe(): void {
+  #startProbe(): void {
     const now = performance.now();
     if (this.#probing || now - this.#lastProbe < this.#probeAfterMs) return;
     this.#probing = true;
     this.#lastProbe = now;
-    this.#track(() => this.kv.get(healthKey())).then(
+    this.#track(this.probe).then(
       () => this.#open = false,
       () => {},
     ).finally(() => this.#probing = false);
   }
-}
-
-/**
- * `kv` with every round trip under the deadline and the breaker (see the module
- * documentation). A store that already has them is returned as it is.
- */
-export function withDeadline(kv: Deno.Kv, options: DeadlineOptions = {}): Deno.Kv {
-  if ((kv as { [GUARD]?: Guard })[GUARD]) return kv;
-  const guard = new Guard(kv, options);
-  const wrapped: Record<PropertyKey, unknown> = {
-    [GUARD]: guard,
-    get: (key: Deno.KvKey, o?: { consistency?: Deno.KvConsistencyLevel }) =>
-      guard.run(() => kv.get(key, o)),
-    getMany: (keys: Deno.KvKey[], o?: { consistency?: Deno.KvConsistencyLevel }) =>
-      guard.run(() => kv.getMany(keys, o)),
-    set: (key: Deno.KvKey, value: unknown, o?: { expireIn?: number }) =>
-      guard.run(() => kv.set(key, value, o)),
-    delete: (key: Deno.KvKey) => guard.run(() => kv.delete(key)),
-    enqueue: (value: unknown, o?: Parameters<Deno.Kv["enqueue"]>[1]) =>
-      guard.run(() => kv.enqueue(value, o)),
-    atomic: () => {
-      const op = kv.atomic();
-      const commit = op.commit.bind(op);
-      op.commit = () => guard.run(commit);
-      return op;
-    },
-    list: (selector: Deno.KvListSelector, o?: Deno.KvListOptions) => {
-      const iter = kv.list(selector, o);
-      const next = iter.next.bind(iter);
-      iter.next = () => guard.run(next);
-      return iter;
-    },
-  };
-  return new Proxy(kv, {
-    get(target, prop) {
-      if (Object.hasOwn(wrapped, prop)) return wrapped[prop];
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
-/**
- * Whether the store's breaker is closed: calls reach it. A store without the deadline
- * always counts as closed.
- */
-export function breakerClosed(kv: Deno.Kv): boolean {
-  return !(kv as { [GUARD]?: Guard })[GUARD]?.open;
-}
-
-/**
- * Whether the store is local SQLite, as `openStore` recorded it from the path it opened;
- * `undefined` for a store it did not open (a test's, or one opened elsewhere).
- */
-export function storeIsLocal(kv: Deno.Kv): boolean | undefined {
-  return (kv as { [GUARD]?: Guard })[GUARD]?.local;
 }

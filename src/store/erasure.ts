@@ -7,6 +7,7 @@
  * business (review/retention.ts).
  */
 
+import type { Atomic, Kv } from "./store.ts";
 import {
   decidedIndexKey,
   dueKey,
@@ -19,7 +20,6 @@ import {
 import { isStoreUnavailable } from "./deadline.ts";
 import { KV_LIMITS } from "./limits.ts";
 import { getOutboxEntry } from "./outbox.ts";
-import { retryLocked } from "./retry_locked.ts";
 import {
   getSubmission,
   type IdempotencyRecord,
@@ -43,9 +43,9 @@ export interface Erased {
  * submission.
  */
 export async function eraseSubmission(
-  kv: Deno.Kv,
+  kv: Kv,
   id: string,
-  extra?: (op: Deno.AtomicOperation) => void,
+  extra?: (op: Atomic) => void,
 ): Promise<Erased | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const plan = await _erasePlan(kv, id);
@@ -53,7 +53,7 @@ export async function eraseSubmission(
     const op = kv.atomic();
     _addPlan(op, plan);
     extra?.(op);
-    if ((await retryLocked(() => op.commit())).ok) return plan.erased;
+    if ((await op.commit()).ok) return plan.erased;
   }
   throw new Error(`${id} kept changing while it was being erased`);
 }
@@ -76,7 +76,7 @@ export const ERASE_BATCH = 25;
  * above all. Those already gone are left out.
  */
 export async function eraseSubmissions(
-  kv: Deno.Kv,
+  kv: Kv,
   ids: readonly string[],
 ): Promise<Erased[]> {
   const unique = new Set(ids);
@@ -111,10 +111,10 @@ function _commitsOf(plans: readonly ErasePlan[]): ErasePlan[][] {
 }
 
 /** One commit for `plans`; when a check fails (or KV refuses it), each on its own. */
-async function _eraseGroup(kv: Deno.Kv, plans: ErasePlan[]): Promise<Erased[]> {
+async function _eraseGroup(kv: Kv, plans: ErasePlan[]): Promise<Erased[]> {
   const op = kv.atomic();
   for (const plan of plans) _addPlan(op, plan);
-  const together = await retryLocked(() => op.commit()).then((r) => r.ok, (err) => {
+  const together = await op.commit().then((r) => r.ok, (err) => {
     if (isStoreUnavailable(err)) throw err; // alone, each would only wait again
     return false;
   });
@@ -133,13 +133,13 @@ interface ErasePlan {
   erased: Erased;
 }
 
-function _addPlan(op: Deno.AtomicOperation, plan: ErasePlan): void {
+function _addPlan(op: Atomic, plan: ErasePlan): void {
   for (const check of plan.checks) op.check(check);
   for (const key of plan.keys) op.delete(key);
 }
 
 /** What erasing `id` reads, checks and deletes; null when there is no such submission. */
-async function _erasePlan(kv: Deno.Kv, id: string): Promise<ErasePlan | null> {
+async function _erasePlan(kv: Kv, id: string): Promise<ErasePlan | null> {
   const record = await getSubmission(kv, id);
   if (!record.value) return null;
   const outbox = await getOutboxEntry(kv, id);
@@ -164,13 +164,11 @@ async function _erasePlan(kv: Deno.Kv, id: string): Promise<ErasePlan | null> {
 
 /** The idempotency entry that replays a submission, through its pointer key. */
 async function _idempotencyOf(
-  kv: Deno.Kv,
+  kv: Kv,
   record: SubmissionRecord,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
   if (!record.idempotent) return null;
-  const pointer = await retryLocked(() =>
-    kv.get<Deno.KvKey>(idempotencyPointerKey(record.request_id))
-  );
+  const pointer = await kv.get<Deno.KvKey>(idempotencyPointerKey(record.request_id));
   const key = pointer.value;
-  return key ? await retryLocked(() => kv.get<IdempotencyRecord>(key)) : null;
+  return key ? await kv.get<IdempotencyRecord>(key) : null;
 }

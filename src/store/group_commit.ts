@@ -1,11 +1,9 @@
 /**
  * @module
- * Group commit for Deno KV. Every KV commit on a file ends in an `fsync`, so one commit
- * per request caps every write path, however many requests arrive at once; rows that share
- * a commit cost a fraction of one each (docs/performance.md, "The store layer").
- *
- * `groupCommit(kv)` returns the same `Deno.Kv` with one change: an atomic operation's
- * `commit()` joins the next group instead of committing on its own.
+ * Group commit for Deno KV ({@linkcode GroupCommit}, which `Store`'s `atomic()` uses, store.ts).
+ * Every KV commit on a file ends in an `fsync`, so one commit per request caps every write
+ * path, however many requests arrive at once; rows that share a commit cost a fraction of
+ * one each (docs/performance.md, "The store layer").
  *
  * - **No timer.** When no commit is in flight, a write commits at once, alone. Writes
  *   that arrive while {@linkcode PIPELINE} groups are in flight ({@linkcode REMOTE_PIPELINE}
@@ -15,7 +13,7 @@
  *   holds its writes succeeded, so a request answered `200` or `202` survives a SIGKILL
  *   just as before.
  * - **Within KV's limits** (limits.ts). A group is cut before it would pass 1,000
- *   mutations, 10 checks (100 on a local SQLite store: {@linkcode groupLimitsFor}), the
+ *   mutations, 10 checks (100 on a local SQLite store: {@linkcode groupLimits}), the
  *   800 KiB mutation size or the 80 KiB of keys it writes (both counted with a margin, and
  *   only once a group is big enough to come near them).
  * - **Each learns its own outcome.** A group whose checks fail, or whose commit throws,
@@ -28,16 +26,14 @@
  *   check against a key another group writes fails and is retried by its caller, as it
  *   would without grouping.
  *
- * Reads, `list`, `watch` and everything else go straight to the store.
- *
  * One difference from KV's own atomic operation, not reachable from the service's
  * writes: a value is serialised at `commit()`, not at `set()` (do not change it in
  * between).
  */
 
 import { recordCommit } from "../telemetry/metrics.ts";
-import { isStoreUnavailable, storeIsLocal, withDeadline } from "./deadline.ts";
-import { isLocalStore, KV_LIMITS, SQLITE_CHECKS } from "./limits.ts";
+import { isStoreUnavailable } from "./deadline.ts";
+import { KV_LIMITS, SQLITE_CHECKS } from "./limits.ts";
 
 /**
  * Groups in flight at once on a local store. SQLite applies them one after the other;
@@ -78,13 +74,12 @@ export const GROUP_LIMITS: Readonly<GroupLimits> = {
 };
 
 /**
- * The limits of a group on `kv`: on local SQLite, 100 checks, so that a burst of
+ * The limits of a group on a local SQLite store (`local`): 100 checks, so that a burst of
  * submissions (3 checks each) shares one `fsync` 33 at a time instead of 3; elsewhere 10
- * checks, and {@linkcode REMOTE_PIPELINE} groups in flight. Local is what `openStore`
- * recorded from the path it opened (deadline.ts, `storeIsLocal`), else what `kvPath` says.
+ * checks, and {@linkcode REMOTE_PIPELINE} groups in flight.
  */
-export function groupLimitsFor(kv: Deno.Kv, kvPath?: string): Readonly<GroupLimits> {
-  return (storeIsLocal(kv) ?? isLocalStore(kvPath))
+export function groupLimits(local: boolean): Readonly<GroupLimits> {
+  return local
     ? { ...GROUP_LIMITS, checks: SQLITE_CHECKS }
     : { ...GROUP_LIMITS, inFlight: REMOTE_PIPELINE };
 }
@@ -119,40 +114,40 @@ interface GroupStats {
   split: number;
 }
 
-/** `kv` with group commit (see the module documentation), its groups within `limits`. */
-export function groupCommit(
-  store: Deno.Kv,
-  limits: Readonly<GroupLimits> = GROUP_LIMITS,
-): Deno.Kv & { groupStats: GroupStats } {
-  // Every call, a group's own commit included, under the deadline (deadline.ts): a commit
-  // that never answers fails and frees its place in the pipeline.
-  const kv = withDeadline(store);
-  const queue: Member[] = [];
-  const stats: GroupStats = { commits: 0, writes: 0, split: 0 };
-  let inFlight = 0;
+/** Commits one atomic operation built by `apply`: a `Store`'s raw commit, under its deadline. */
+type CommitNow = (
+  apply: (op: Deno.AtomicOperation) => void,
+) => Promise<Deno.KvCommitResult | Deno.KvCommitError>;
 
-  const flush = () => {
-    while (queue.length && inFlight < limits.inFlight) {
-      inFlight++;
-      void _commitGroup(kv, _takeGroup(queue, limits), stats).finally(() => {
-        inFlight--;
-        flush();
+/** The writes of one store, committed in groups (see the module documentation). */
+export class GroupCommit {
+  readonly stats: GroupStats = { commits: 0, writes: 0, split: 0 };
+  readonly #queue: Member[] = [];
+  #inFlight = 0;
+
+  constructor(
+    private readonly commitNow: CommitNow,
+    private readonly limits: Readonly<GroupLimits> = GROUP_LIMITS,
+  ) {}
+
+  /** An atomic operation whose `commit()` joins the next group. */
+  atomic(): GroupedAtomic {
+    return new GroupedAtomic((member) => {
+      this.#queue.push(member);
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    while (this.#queue.length && this.#inFlight < this.limits.inFlight) {
+      this.#inFlight++;
+      const group = _takeGroup(this.#queue, this.limits);
+      void _commitGroup(this.commitNow, group, this.stats).finally(() => {
+        this.#inFlight--;
+        this.#flush();
       });
     }
-  };
-  const enqueue = (member: Member) => {
-    queue.push(member);
-    flush();
-  };
-
-  return new Proxy(kv, {
-    get(target, prop) {
-      if (prop === "groupStats") return stats;
-      if (prop === "atomic") return () => new GroupedAtomic(enqueue);
-      const value = Reflect.get(target, prop);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  }) as Deno.Kv & { groupStats: GroupStats };
+  }
 }
 
 /** The members of the next group, taken off the queue within the limits. */
@@ -208,14 +203,18 @@ function _addWritten(written: Set<string>, member: Member) {
   for (const m of member.mutations) written.add(_id(m.key));
 }
 
-async function _commitGroup(kv: Deno.Kv, group: Member[], stats: GroupStats): Promise<void> {
+async function _commitGroup(
+  commitNow: CommitNow,
+  group: Member[],
+  stats: GroupStats,
+): Promise<void> {
   stats.commits++;
   stats.writes += group.length;
   let result: Deno.KvCommitResult | Deno.KvCommitError | undefined;
   let error: unknown;
   const started = performance.now();
   try {
-    result = await _apply(kv.atomic(), group).commit();
+    result = await commitNow((op) => _apply(op, group));
   } catch (err) {
     error = err;
   }
@@ -239,14 +238,14 @@ async function _commitGroup(kv: Deno.Kv, group: Member[], stats: GroupStats): Pr
   stats.split++;
   for (const m of group) {
     try {
-      m.resolve(await _apply(kv.atomic(), [m]).commit());
+      m.resolve(await commitNow((op) => _apply(op, [m])));
     } catch (err) {
       m.reject(err);
     }
   }
 }
 
-function _apply(op: Deno.AtomicOperation, group: Member[]): Deno.AtomicOperation {
+function _apply(op: Deno.AtomicOperation, group: Member[]): void {
   for (const m of group) {
     for (const c of m.checks) op.check(c);
     for (const x of m.mutations) {
@@ -256,11 +255,10 @@ function _apply(op: Deno.AtomicOperation, group: Member[]): Deno.AtomicOperation
       else op.sum(x.key, x.value);
     }
   }
-  return op;
 }
 
-/** The atomic operation handed out by `groupCommit`: it records, and `commit()` enqueues. */
-class GroupedAtomic {
+/** The atomic operation `GroupCommit` hands out: it records, and `commit()` enqueues. */
+export class GroupedAtomic {
   #checks: Deno.AtomicCheck[] = [];
   #mutations: Mutation[] = [];
 
@@ -286,11 +284,7 @@ class GroupedAtomic {
     return this;
   }
 
-  /**
-   * Joins the next group. As with KV's own atomic operation, a second call commits the
-   * same operation again: `retryLocked` (retry_locked.ts) does that after "database is locked", when
-   * the first commit did not happen.
-   */
+  /** Joins the next group. As with KV's own atomic operation, a second call commits it again. */
   commit(): Promise<Deno.KvCommitResult | Deno.KvCommitError> {
     const checks = [...this.#checks];
     const mutations = [...this.#mutations];

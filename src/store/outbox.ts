@@ -13,8 +13,10 @@
  *   goes first whatever the backlog; deleted when the notice is first claimed
  */
 
+import type { Kv } from "./store.ts";
 import { allDue, allNewNotices, dueKey, newNoticeKey, outboxKey, outboxOfKind } from "./keys.ts";
-import { getEach, retryLocked } from "./retry_locked.ts";
+import { getEach } from "./pages.ts";
+import { retryLocked } from "./retry_locked.ts";
 
 /** A review notification waiting to be sent (transactional outbox). */
 export interface OutboxEntry {
@@ -47,7 +49,7 @@ interface DuePage {
  * it may sleep without a second read). An index key whose entry is gone or has moved on
  * is deleted here, checked against the entry, so it is never read twice.
  */
-export async function listDueOutbox(kv: Deno.Kv, now: number, limit: number): Promise<DuePage> {
+export async function listDueOutbox(kv: Kv, now: number, limit: number): Promise<DuePage> {
   const page = await retryLocked(() => Array.fromAsync(kv.list(allDue(), { limit })));
   const firstLater = page.findIndex(({ key }) => Number(key[1]) > now);
   const dueKeys = firstLater < 0 ? page : page.slice(0, firstLater);
@@ -64,7 +66,7 @@ export async function listDueOutbox(kv: Deno.Kv, now: number, limit: number): Pr
  * A lane key whose entry is gone or was tried meanwhile is deleted here.
  */
 export async function listNewOutbox(
-  kv: Deno.Kv,
+  kv: Kv,
   limit: number,
 ): Promise<Deno.KvEntry<OutboxEntry>[]> {
   const lane = await retryLocked(() =>
@@ -79,7 +81,7 @@ export async function listNewOutbox(
  * does not match it is deleted, checked against the entry, so it is never read twice.
  */
 async function _indexed(
-  kv: Deno.Kv,
+  kv: Kv,
   index: readonly Deno.KvEntry<unknown>[],
   current: (entry: OutboxEntry, indexKey: Deno.KvKey) => boolean,
 ): Promise<Deno.KvEntry<OutboxEntry>[]> {
@@ -89,9 +91,8 @@ async function _indexed(
     const key = index[i]!.key;
     if (entry.value && current(entry.value, key)) out.push(entry as Deno.KvEntry<OutboxEntry>);
     else {
-      await retryLocked(() =>
-        kv.atomic().check({ key: entry.key, versionstamp: entry.versionstamp }).delete(key).commit()
-      );
+      await kv.atomic().check({ key: entry.key, versionstamp: entry.versionstamp }).delete(key)
+        .commit();
     }
   }
   return out;
@@ -102,7 +103,7 @@ async function _indexed(
  * their time (intake/ids.ts), so the oldest waiting notice is one of these: two reads of
  * one key each, whatever the backlog.
  */
-export async function firstOutboxIds(kv: Deno.Kv): Promise<string[]> {
+export async function firstOutboxIds(kv: Kv): Promise<string[]> {
   const ids: string[] = [];
   for (const kind of ["lead", "quote"] satisfies OutboxEntry["kind"][]) {
     const [first] = await retryLocked(() =>
@@ -114,7 +115,7 @@ export async function firstOutboxIds(kv: Deno.Kv): Promise<string[]> {
 }
 
 /** How many notices wait, counted up to `cap` through the due index (small keys). */
-export async function countOutbox(kv: Deno.Kv, cap: number): Promise<number> {
+export async function countOutbox(kv: Kv, cap: number): Promise<number> {
   let n = 0;
   await retryLocked(async () => {
     n = 0;
@@ -123,13 +124,13 @@ export async function countOutbox(kv: Deno.Kv, cap: number): Promise<number> {
   return n;
 }
 
-export function getOutboxEntry(kv: Deno.Kv, id: string): Promise<Deno.KvEntryMaybe<OutboxEntry>> {
-  return retryLocked(() => kv.get<OutboxEntry>(outboxKey(id)));
+export function getOutboxEntry(kv: Kv, id: string): Promise<Deno.KvEntryMaybe<OutboxEntry>> {
+  return kv.get<OutboxEntry>(outboxKey(id));
 }
 
 /** The outbox entries of `ids`, in that order, in one round trip. */
 export function getOutboxEntries(
-  kv: Deno.Kv,
+  kv: Kv,
   ids: readonly string[],
 ): Promise<Deno.KvEntryMaybe<OutboxEntry>[]> {
   return getEach<OutboxEntry>(kv, ids.map(outboxKey));
@@ -141,7 +142,7 @@ export function getOutboxEntries(
  * instance changed it first.
  */
 export async function updateOutbox(
-  kv: Deno.Kv,
+  kv: Kv,
   entry: Deno.KvEntry<OutboxEntry>,
   next: OutboxEntry,
 ): Promise<Deno.KvEntry<OutboxEntry> | null> {
@@ -151,13 +152,11 @@ export async function updateOutbox(
   if (entry.value.attempts === 0 && next.attempts > 0) {
     op.delete(newNoticeKey(entry.value.next_attempt_at, entry.value.request_id));
   }
-  const res = await retryLocked(() => op.set(dueKey(next), true).commit());
+  const res = await op.set(dueKey(next), true).commit();
   return res.ok ? { key: entry.key, value: next, versionstamp: res.versionstamp } : null;
 }
 
 /** Drops an outbox entry whose submission no longer exists. */
-export async function dropOutbox(kv: Deno.Kv, outbox: Deno.KvEntry<OutboxEntry>): Promise<void> {
-  await retryLocked(() =>
-    kv.atomic().check(outbox).delete(outbox.key).delete(dueKey(outbox.value)).commit()
-  );
+export async function dropOutbox(kv: Kv, outbox: Deno.KvEntry<OutboxEntry>): Promise<void> {
+  await kv.atomic().check(outbox).delete(outbox.key).delete(dueKey(outbox.value)).commit();
 }

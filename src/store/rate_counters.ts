@@ -9,8 +9,8 @@
  *   window after its own
  */
 
+import type { Atomic, Kv } from "./store.ts";
 import { MINUTE_MS } from "../time.ts";
-import { retryLocked } from "./retry_locked.ts";
 
 /** Length of one rate-limit window. */
 export const WINDOW_MS = MINUTE_MS;
@@ -20,10 +20,10 @@ export const WINDOW_MS = MINUTE_MS;
  * against the versionstamp read, and a stale read only fails that check.
  */
 export function readCounters(
-  kv: Deno.Kv,
+  kv: Kv,
   keys: readonly Deno.KvKey[],
 ): Promise<Deno.KvEntryMaybe<number>[]> {
-  return retryLocked(() => kv.getMany<number[]>(keys, { consistency: "eventual" }));
+  return kv.getMany<number[]>(keys, { consistency: "eventual" });
 }
 
 /**
@@ -32,7 +32,7 @@ export function readCounters(
  * minute behind still finds it, and nothing has to sweep it.
  */
 export function countIn(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   key: Deno.KvKey,
   seen: { n: number; versionstamp: string | null },
   window: number,

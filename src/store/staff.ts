@@ -21,6 +21,7 @@
  * also deletes the member's passkeys and sessions, page by page.
  */
 
+import type { Atomic, Kv } from "./store.ts";
 import { commitWrite, type Write } from "./commits.ts";
 import {
   allStaffMembers,
@@ -36,7 +37,6 @@ import {
   staffSessionKey,
 } from "./keys.ts";
 import { KV_LIMITS } from "./limits.ts";
-import { retryLocked } from "./retry_locked.ts";
 
 export interface StaffMember {
   member_id: string;
@@ -95,20 +95,20 @@ export type Ceremony =
     name: string;
   };
 
-export function getMember(kv: Deno.Kv, memberId: string): Promise<StaffMember | null> {
+export function getMember(kv: Kv, memberId: string): Promise<StaffMember | null> {
   return getMemberEntry(kv, memberId).then((e) => e.value);
 }
 
 /** A member's entry, for a commit that must check the member is still there. */
 export function getMemberEntry(
-  kv: Deno.Kv,
+  kv: Kv,
   memberId: string,
 ): Promise<Deno.KvEntryMaybe<StaffMember>> {
-  return retryLocked(() => kv.get<StaffMember>(staffMemberKey(memberId)));
+  return kv.get<StaffMember>(staffMemberKey(memberId));
 }
 
 /** Every staff member (a handful: a page of the store's largest list). */
-export async function listMembers(kv: Deno.Kv): Promise<StaffMember[]> {
+export async function listMembers(kv: Kv): Promise<StaffMember[]> {
   const out: StaffMember[] = [];
   const iter = kv.list<StaffMember>(allStaffMembers(), { limit: KV_LIMITS.mutations });
   for await (const e of iter) out.push(e.value);
@@ -116,7 +116,7 @@ export async function listMembers(kv: Deno.Kv): Promise<StaffMember[]> {
 }
 
 /** Whether anyone has enrolled: the console's sign-in is off until someone has. */
-export async function anyMember(kv: Deno.Kv): Promise<boolean> {
+export async function anyMember(kv: Kv): Promise<boolean> {
   const iter = kv.list(allStaffMembers(), { limit: 1 });
   for await (const _ of iter) return true;
   return false;
@@ -130,16 +130,14 @@ export async function anyMember(kv: Deno.Kv): Promise<boolean> {
  * Null when either is missing or they disagree.
  */
 export async function getSession(
-  kv: Deno.Kv,
+  kv: Kv,
   sessionHash: string,
   memberId: string,
 ): Promise<{ entry: Deno.KvEntry<StaffSession>; member: StaffMember } | null> {
-  const [session, member] = await retryLocked(() =>
-    kv.getMany<[StaffSession, StaffMember]>([
-      staffSessionKey(sessionHash),
-      staffMemberKey(memberId),
-    ])
-  );
+  const [session, member] = await kv.getMany<[StaffSession, StaffMember]>([
+    staffSessionKey(sessionHash),
+    staffMemberKey(memberId),
+  ]);
   if (!session.value || !member.value || session.value.member_id !== memberId) return null;
   return { entry: session as Deno.KvEntry<StaffSession>, member: member.value };
 }
@@ -163,52 +161,50 @@ export function newSession(sessionHash: string, session: StaffSession): Write {
 
 /** Records a request seen, unless the session changed (a sign-out) meanwhile. */
 export async function touchSession(
-  kv: Deno.Kv,
+  kv: Kv,
   entry: Deno.KvEntry<StaffSession>,
   now: number,
 ): Promise<void> {
   const expireIn = Math.max(1, entry.value.expires_at - now);
-  await retryLocked(() =>
-    kv.atomic().check(entry).set(entry.key, { ...entry.value, seen_at: now }, { expireIn })
-      .commit()
-  );
+  await kv.atomic().check(entry).set(entry.key, { ...entry.value, seen_at: now }, { expireIn })
+    .commit();
 }
 
 /** Ends one session (sign-out, or one past its end); `extra` joins the commit (an audit entry). */
 export async function endSession(
-  kv: Deno.Kv,
+  kv: Kv,
   sessionHash: string,
   memberId: string,
-  extra?: (op: Deno.AtomicOperation) => void,
+  extra?: (op: Atomic) => void,
 ) {
   const op = kv.atomic().delete(staffSessionKey(sessionHash))
     .delete(memberSessionKey(memberId, sessionHash));
   extra?.(op);
-  await retryLocked(() => op.commit());
+  await op.commit();
 }
 
 // Members and passkeys
 
 /** The passkey of a credential id, as a sign-in presents it. */
 export function getPasskey(
-  kv: Deno.Kv,
+  kv: Kv,
   credentialId: string,
 ): Promise<Deno.KvEntryMaybe<StaffPasskey>> {
-  return retryLocked(() => kv.get<StaffPasskey>(staffPasskeyKey(credentialId)));
+  return kv.get<StaffPasskey>(staffPasskeyKey(credentialId));
 }
 
 /** A member's passkeys (at most a page: a member adds a few). */
-export async function passkeysOfMember(kv: Deno.Kv, memberId: string): Promise<StaffPasskey[]> {
+export async function passkeysOfMember(kv: Kv, memberId: string): Promise<StaffPasskey[]> {
   const ids: string[] = [];
   for await (const e of kv.list(passkeysOf(memberId), { limit: KV_LIMITS.getMany })) {
     ids.push(String(e.key.at(-1)));
   }
-  const entries = await retryLocked(() => kv.getMany<StaffPasskey[]>(ids.map(staffPasskeyKey)));
+  const entries = await kv.getMany<StaffPasskey[]>(ids.map(staffPasskeyKey));
   return entries.flatMap((e) => e.value ? [e.value] : []);
 }
 
 /** The mutations that store a new member with a first passkey (checked to be new). */
-export function addMember(op: Deno.AtomicOperation, member: StaffMember, passkey: StaffPasskey) {
+export function addMember(op: Atomic, member: StaffMember, passkey: StaffPasskey) {
   const key = staffMemberKey(member.member_id);
   const pk = staffPasskeyKey(passkey.credential_id);
   op.check({ key, versionstamp: null }, { key: pk, versionstamp: null })
@@ -222,7 +218,7 @@ export function addMember(op: Deno.AtomicOperation, member: StaffMember, passkey
  * changed meanwhile (another sign-in with it, or a replay): the commit then fails.
  */
 export function setCounter(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   entry: Deno.KvEntry<StaffPasskey>,
   counter: number,
 ) {
@@ -240,19 +236,19 @@ type Removal = "removed" | "absent" | "alone";
  * cannot leave nobody: `"alone"` when `keep` is gone. `"absent"` when there was no member.
  */
 export async function removeMember(
-  kv: Deno.Kv,
+  kv: Kv,
   memberId: string,
-  options: { keep?: string; extra?: (op: Deno.AtomicOperation) => void } = {},
+  options: { keep?: string; extra?: (op: Atomic) => void } = {},
 ): Promise<Removal> {
   const keys = [staffMemberKey(memberId), ...(options.keep ? [staffMemberKey(options.keep)] : [])];
   for (;;) {
-    const [entry, kept] = await retryLocked(() => kv.getMany<StaffMember[]>(keys));
+    const [entry, kept] = await kv.getMany<StaffMember[]>(keys);
     if (!entry?.value) return "absent";
     if (kept && !kept.value) return "alone";
     const op = kv.atomic().check(entry).delete(entry.key);
     if (kept) op.check(kept);
     options.extra?.(op);
-    if ((await retryLocked(() => op.commit())).ok) break;
+    if ((await op.commit()).ok) break;
   }
   await _deleteIndexed(kv, passkeysOf(memberId), staffPasskeyKey);
   await _deleteIndexed(kv, sessionsOf(memberId), staffSessionKey);
@@ -261,7 +257,7 @@ export async function removeMember(
 
 /** Deletes every key an index lists and the index entries, half a commit's mutations at once. */
 async function _deleteIndexed(
-  kv: Deno.Kv,
+  kv: Kv,
   index: Deno.KvListSelector,
   target: (id: string) => Deno.KvKey,
 ): Promise<void> {
@@ -272,7 +268,7 @@ async function _deleteIndexed(
     if (!keys.length) return;
     const op = kv.atomic();
     for (const k of keys) op.delete(k).delete(target(String(k.at(-1))));
-    await retryLocked(() => op.commit());
+    await op.commit();
   }
 }
 
@@ -280,10 +276,10 @@ async function _deleteIndexed(
 
 /** Stores an invite under its digest, expiring with it. */
 export async function createInvite(
-  kv: Deno.Kv,
+  kv: Kv,
   inviteHash: string,
   invite: StaffInvite,
-  extra?: (op: Deno.AtomicOperation) => void,
+  extra?: (op: Atomic) => void,
 ): Promise<void> {
   const key = staffInviteKey(inviteHash);
   const write: Write = {
@@ -306,7 +302,7 @@ export async function createInvite(
  * invites with them.
  */
 export function spendInvite(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   entry: Deno.KvEntry<StaffInvite>,
   inviter?: Deno.KvEntry<StaffMember>,
 ) {
@@ -315,23 +311,23 @@ export function spendInvite(
 }
 
 export function getInvite(
-  kv: Deno.Kv,
+  kv: Kv,
   inviteHash: string,
 ): Promise<Deno.KvEntryMaybe<StaffInvite>> {
-  return retryLocked(() => kv.get<StaffInvite>(staffInviteKey(inviteHash)));
+  return kv.get<StaffInvite>(staffInviteKey(inviteHash));
 }
 
 /** Whether an enrolment code (by its digest) was spent already. */
 export function getSpentCode(
-  kv: Deno.Kv,
+  kv: Kv,
   codeHash: string,
 ): Promise<Deno.KvEntryMaybe<{ spent_at: number; member_id: string }>> {
-  return retryLocked(() => kv.get(spentCodeKey(codeHash)));
+  return kv.get(spentCodeKey(codeHash));
 }
 
 /** Records an enrolment code as spent: the commit fails if it was spent already. */
 export function spendCode(
-  op: Deno.AtomicOperation,
+  op: Atomic,
   codeHash: string,
   spent: { spent_at: number; member_id: string },
 ) {
@@ -358,16 +354,16 @@ export function beginCeremony(challengeHash: string, ceremony: Ceremony, now: nu
 }
 
 export function getCeremony(
-  kv: Deno.Kv,
+  kv: Kv,
   challengeHash: string,
 ): Promise<Deno.KvEntryMaybe<Ceremony>> {
-  return retryLocked(() => kv.get<Ceremony>(ceremonyKey(challengeHash)));
+  return kv.get<Ceremony>(ceremonyKey(challengeHash));
 }
 
 /**
  * The mutations that spend a ceremony, in the commit of what it made (a member, a session):
  * a second answer to the same challenge (a replay) finds it gone, or fails this check.
  */
-export function spendCeremony(op: Deno.AtomicOperation, entry: Deno.KvEntry<Ceremony>) {
+export function spendCeremony(op: Atomic, entry: Deno.KvEntry<Ceremony>) {
   op.check(entry).delete(entry.key);
 }

@@ -12,6 +12,7 @@
  *   target: the history of one submission (or client, or member) without reading the trail.
  */
 
+import type { Atomic, Kv } from "./store.ts";
 import { DAY_MS } from "../time.ts";
 import { auditBefore, auditKey, auditOf, auditOfKey } from "./keys.ts";
 import { retryLocked } from "./retry_locked.ts";
@@ -57,7 +58,7 @@ export type AuditFact = Omit<AuditEntry, "at" | "entry_id">;
 export type AuditActor = Pick<AuditFact, "member_id" | "actor" | "session">;
 
 /** Adds the entry of `fact` at `now` to a commit. */
-export function auditEntry(op: Deno.AtomicOperation, fact: AuditFact, now: number): void {
+export function auditEntry(op: Atomic, fact: AuditFact, now: number): void {
   const entry: AuditEntry = { at: now, entry_id: crypto.randomUUID(), ...fact };
   op.set(auditKey(now, entry.entry_id), entry, { expireIn: AUDIT_RETENTION_MS });
   if (entry.target !== null) {
@@ -68,10 +69,10 @@ export function auditEntry(op: Deno.AtomicOperation, fact: AuditFact, now: numbe
 }
 
 /** Writes the entry of an action that was not one commit (an erasure by email). */
-export async function appendAudit(kv: Deno.Kv, fact: AuditFact, now: number): Promise<void> {
+export async function appendAudit(kv: Kv, fact: AuditFact, now: number): Promise<void> {
   const op = kv.atomic();
   auditEntry(op, fact, now);
-  await retryLocked(() => op.commit());
+  await op.commit();
 }
 
 /**
@@ -79,7 +80,7 @@ export async function appendAudit(kv: Deno.Kv, fact: AuditFact, now: number): Pr
  * Entries past their retention that KV still returns are left out.
  */
 export async function listAudit(
-  kv: Deno.Kv,
+  kv: Kv,
   now: number,
   limit: number,
   before?: { atMs: number; id: string },
@@ -92,7 +93,7 @@ export async function listAudit(
  * index by target: what one submission's history shows, whatever the trail's length.
  */
 export async function listAuditOf(
-  kv: Deno.Kv,
+  kv: Kv,
   target: string,
   now: number,
   limit: number,
@@ -102,7 +103,7 @@ export async function listAuditOf(
 
 /** Up to `limit` entries of `selector`, newest first, those past their retention left out. */
 async function _newestFirst(
-  kv: Deno.Kv,
+  kv: Kv,
   selector: Deno.KvListSelector,
   now: number,
   limit: number,

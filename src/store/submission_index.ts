@@ -12,6 +12,7 @@
  * - `["email_index_key"]` → the random key of that hash, made once per store
  */
 
+import type { Kv } from "./store.ts";
 import { createHmac } from "node:crypto";
 import { decidedBefore, emailHashSecretKey, submittedBefore, withEmailHash } from "./keys.ts";
 import { pagesOf } from "./pages.ts";
@@ -23,13 +24,13 @@ import { retryLocked } from "./retry_locked.ts";
  * addresses made elsewhere matches it. Emails compare trimmed and case-insensitively: what
  * a person would call the same address.
  */
-export async function emailHasher(kv: Deno.Kv): Promise<(email: string) => string> {
+export async function emailHasher(kv: Kv): Promise<(email: string) => string> {
   const secretKey = emailHashSecretKey();
-  let entry = await retryLocked(() => kv.get<Uint8Array>(secretKey));
+  let entry = await kv.get<Uint8Array>(secretKey);
   if (!entry.value) {
     const fresh = crypto.getRandomValues(new Uint8Array(32));
-    await retryLocked(() => kv.atomic().check(entry).set(secretKey, fresh).commit());
-    entry = await retryLocked(() => kv.get<Uint8Array>(secretKey)); // ours, or a racer's
+    await kv.atomic().check(entry).set(secretKey, fresh).commit();
+    entry = await kv.get<Uint8Array>(secretKey); // ours, or a racer's
   }
   const key = entry.value!;
   return (email) =>
@@ -41,7 +42,7 @@ export async function emailHasher(kv: Deno.Kv): Promise<(email: string) => strin
  * time and id), only those older than it.
  */
 export async function* idPagesNewestFirst(
-  kv: Deno.Kv,
+  kv: Kv,
   pageSize: number,
   before?: { createdMs: number; id: string },
 ): AsyncGenerator<string[]> {
@@ -52,7 +53,7 @@ export async function* idPagesNewestFirst(
 
 /** The ids of submissions decided before `beforeMs`, earliest decision first, a page at a time. */
 export async function* idPagesDecidedBefore(
-  kv: Deno.Kv,
+  kv: Kv,
   beforeMs: number,
   pageSize: number,
 ): AsyncGenerator<string[]> {
@@ -63,7 +64,7 @@ export async function* idPagesDecidedBefore(
 
 /** The ids of the submissions whose email hashes to `emailHash`, in id order; `limit` at most. */
 export async function idsByEmail(
-  kv: Deno.Kv,
+  kv: Kv,
   emailHash: string,
   limit?: number,
 ): Promise<string[]> {

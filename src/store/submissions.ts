@@ -13,6 +13,7 @@
  *   finds it (not in the record, which would keep the address as long as the submission)
  */
 
+import type { Atomic, Kv } from "./store.ts";
 import type { BudgetEstimate } from "../pricing/budget.ts";
 import { DAY_MS, MINUTE_MS } from "../time.ts";
 import {
@@ -30,7 +31,7 @@ import {
 } from "./keys.ts";
 import type { Write } from "./commits.ts";
 import type { OutboxEntry } from "./outbox.ts";
-import { getEach, retryLocked } from "./retry_locked.ts";
+import { getEach } from "./pages.ts";
 import { rowBytes } from "./row_bytes.ts";
 import { REASON_MAX_CHARS } from "../http/log.ts";
 
@@ -150,7 +151,7 @@ export function newSubmission(sub: NewSubmission): Write {
   };
 }
 
-function _submissionOp(op: Deno.AtomicOperation, sub: NewSubmission): void {
+function _submissionOp(op: Atomic, sub: NewSubmission): void {
   const id = sub.record.request_id;
   op.check({ key: submissionKey(id), versionstamp: null })
     .check({ key: outboxKey(id), versionstamp: null });
@@ -243,30 +244,30 @@ export function answerText(answer: unknown): string {
  * commit that follows checks its versionstamp, and a stale read only fails that check.
  */
 export function getIdempotency(
-  kv: Deno.Kv,
+  kv: Kv,
   scope: IdempotencyScope,
   consistency: Deno.KvConsistencyLevel = "strong",
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
-  return retryLocked(() => kv.get<IdempotencyRecord>(idempotencyRecordKey(scope), { consistency }));
+  return kv.get<IdempotencyRecord>(idempotencyRecordKey(scope), { consistency });
 }
 
 export function getSubmission(
-  kv: Deno.Kv,
+  kv: Kv,
   id: string,
 ): Promise<Deno.KvEntryMaybe<SubmissionRecord>> {
-  return retryLocked(() => kv.get<SubmissionRecord>(submissionKey(id)));
+  return kv.get<SubmissionRecord>(submissionKey(id));
 }
 
 /** Reassembles the submitted JSON text of a submission (at most a few chunks: one getMany). */
 export async function getSubmissionPayload(
-  kv: Deno.Kv,
+  kv: Kv,
   record: SubmissionRecord,
 ): Promise<string> {
   const keys = Array.from(
     { length: record.payload.chunks },
     (_, n) => payloadKey(record.request_id, n),
   );
-  const entries = await retryLocked(() => kv.getMany<Uint8Array[]>(keys));
+  const entries = await kv.getMany<Uint8Array[]>(keys);
   const bytes = new Uint8Array(record.payload.bytes);
   let offset = 0;
   for (const [n, e] of entries.entries()) {
@@ -279,7 +280,7 @@ export async function getSubmissionPayload(
 
 /** The records of `ids`, in that order, in one round trip; those erased meanwhile are left out. */
 export async function getSubmissions(
-  kv: Deno.Kv,
+  kv: Kv,
   ids: readonly string[],
 ): Promise<SubmissionRecord[]> {
   const entries = await getEach<SubmissionRecord>(kv, ids.map(submissionKey));
@@ -292,10 +293,10 @@ export async function getSubmissions(
  * the commit (a staff action's audit entry), so both land or neither.
  */
 export async function updateSubmission(
-  kv: Deno.Kv,
+  kv: Kv,
   entry: Deno.KvEntry<SubmissionRecord>,
   next: SubmissionRecord,
-  extra?: (op: Deno.AtomicOperation) => void,
+  extra?: (op: Atomic) => void,
 ): Promise<boolean> {
   const op = kv.atomic().check(entry).set(entry.key, next);
   extra?.(op);
@@ -306,7 +307,7 @@ export async function updateSubmission(
     if (was) op.delete(decidedIndexKey(Date.parse(was), next.request_id));
     if (now) op.set(decidedIndexKey(Date.parse(now), next.request_id), true);
   }
-  return (await retryLocked(() => op.commit())).ok;
+  return (await op.commit()).ok;
 }
 
 /**
@@ -314,19 +315,17 @@ export async function updateSubmission(
  * both checked; false when either changed meanwhile.
  */
 export async function completeOutbox(
-  kv: Deno.Kv,
+  kv: Kv,
   outbox: Deno.KvEntry<OutboxEntry>,
   submission: Deno.KvEntry<SubmissionRecord>,
   notifiedAt: string,
   via: NotifiedVia,
 ): Promise<boolean> {
   const notified = { ...submission.value, notified_at: notifiedAt, notified_via: via };
-  const res = await retryLocked(() =>
-    kv.atomic().check(outbox).check(submission)
-      .delete(outbox.key)
-      .delete(dueKey(outbox.value))
-      .set(submission.key, notified)
-      .commit()
-  );
+  const res = await kv.atomic().check(outbox).check(submission)
+    .delete(outbox.key)
+    .delete(dueKey(outbox.value))
+    .set(submission.key, notified)
+    .commit();
   return res.ok;
 }

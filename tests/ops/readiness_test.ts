@@ -11,7 +11,8 @@ import { remoteStore } from "../_remote_store.ts";
 import { startService } from "../_service.ts";
 import { READY_CACHE_MS } from "../../src/ops/readiness.ts";
 import { NOTICE_STALE_MS } from "../../src/review/backlog.ts";
-import { breakerClosed, STORE_DEADLINE_MS, withDeadline } from "../../src/store/deadline.ts";
+import { STORE_DEADLINE_MS } from "../../src/store/deadline.ts";
+import { Store } from "../../src/store/store.ts";
 
 Deno.test("GET /healthz answers 200 from the process alone, even with the store closed", async () => {
   const kv = await Deno.openKv(":memory:");
@@ -70,11 +71,11 @@ Deno.test("GET /readyz answers 503 when the store is closed, and when it does no
 Deno.test("GET /readyz is 503 while the store's breaker is open, and 200 once a probe closes it", async () => {
   const local = await Deno.openKv(":memory:");
   const store = remoteStore(local);
-  const kv = withDeadline(store, { deadlineMs: 200, probeAfterMs: 100 });
+  const kv = new Store(store, { deadlineMs: 200, probeAfterMs: 100 });
   await using app = await createApp({ kv });
   store.faults.hang(1);
   assert.equal((await post(app, "/api/v1/intake", LEAD)).status, 503); // the miss opens it
-  assert.equal(breakerClosed(kv), false);
+  assert.equal(kv.breakerClosed, false);
   const ready = async () => {
     app.clock.advance(READY_CACHE_MS);
     const res = await app.request("/readyz");
@@ -84,7 +85,7 @@ Deno.test("GET /readyz is 503 while the store's breaker is open, and 200 once a 
   assert.equal(await ready(), 503, "the store answers again, but the breaker is open");
   await new Promise((r) => setTimeout(r, 100));
   assert.equal(await ready(), 503, "this check sends the probe, and answers at once");
-  for (let i = 0; i < 100 && !breakerClosed(kv); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 100 && !kv.breakerClosed; i++) await new Promise((r) => setTimeout(r, 10));
   assert.equal(await ready(), 200);
   local.close();
 });

@@ -9,6 +9,8 @@ import { loadConfig } from "../../src/config.ts";
 import { newRequestId } from "../../src/intake/ids.ts";
 import { getSubmission, type SubmissionRecord } from "../../src/store/submissions.ts";
 import { submissionKey } from "../../src/store/keys.ts";
+import { openStore } from "../../src/store/open.ts";
+import type { Kv } from "../../src/store/store.ts";
 import { runReview } from "../../src/review/cli.ts";
 import { REVIEW_BACKOFF_MS, sendNotices } from "../../src/review/notifier.ts";
 import { createApp, FakeClock } from "../_helpers.ts";
@@ -101,7 +103,7 @@ interface Run {
 }
 
 /** Runs one CLI command in-process, capturing its output lines. */
-async function review(kv: Deno.Kv, ...args: string[]): Promise<Run> {
+async function review(kv: Kv, ...args: string[]): Promise<Run> {
   const out: string[] = [];
   const err: string[] = [];
   const code = await runReview(args, {
@@ -601,7 +603,7 @@ Deno.test("review CLI answers exit 2 with the usage for bad usage", async (t) =>
 });
 
 /** Races an approve against a reject on one fresh pending submission and checks the outcome. */
-async function race(store: Store, kvA: Deno.Kv, kvB: Deno.Kv): Promise<void> {
+async function race(store: Store, kvA: Kv, kvB: Kv): Promise<void> {
   const id = String((await store.submit("lead")).request_id);
   const [approve, reject] = await Promise.all([
     review(kvA, "approve", id, "--by", "A"),
@@ -626,17 +628,18 @@ Deno.test("review CLI: of two concurrent decisions on one pending submission exa
 });
 
 Deno.test("review CLI: when two reviewers' processes decide at once, the loser exits 1 instead of crashing", async (t) => {
-  // A second handle on the same file stands in for a second reviewer's process. Deno KV's
-  // SQLite backend throws "database is locked" for a checked commit that raced another
-  // connection's write, instead of answering { ok: false }: runReview rejects with that
-  // TypeError (an uncaught stack trace in the real CLI) rather than returning 1.
+  // Two stores opened on the same file as the CLI opens one (openStore) stand in for two
+  // reviewers' processes. Deno KV's SQLite backend throws "database is locked" for a
+  // checked commit that raced another connection's write, instead of answering
+  // { ok: false }: the Store retries it, so the loser learns it lost and exits 1.
   await using store = await tempStore();
-  const other = await Deno.openKv(store.path);
+  const [mine, other] = [await openStore(store.path), await openStore(store.path)];
   try {
     for (let round = 1; round <= 10; round++) {
-      await t.step(`round ${round}`, () => race(store, store.kv, other));
+      await t.step(`round ${round}`, () => race(store, mine, other));
     }
   } finally {
+    mine.close();
     other.close();
   }
 });

@@ -6,12 +6,12 @@
 import assert from "node:assert/strict";
 import { runReview } from "../../src/review/cli.ts";
 import { NOTICE_STALE_MS } from "../../src/review/backlog.ts";
-import { withDeadline } from "../../src/store/deadline.ts";
+import { type Kv, Store } from "../../src/store/store.ts";
 import { createApp, post } from "../_helpers.ts";
 import { LEAD, QUOTE } from "../_fixtures.ts";
 import { remoteStore } from "../_remote_store.ts";
 
-function io(kv: Deno.Kv, now: () => number) {
+function io(kv: Kv, now: () => number) {
   const out: string[] = [];
   const err: string[] = [];
   return {
@@ -53,7 +53,7 @@ Deno.test("review notices: how many wait, how old the oldest is, and when that i
 Deno.test("review CLI: a store that does not answer ends the run with exit 1 and a plain message", async () => {
   const local = await Deno.openKv(":memory:");
   const store = remoteStore(local);
-  const run = io(withDeadline(store, { deadlineMs: 200 }), Date.now);
+  const run = io(new Store(store, { deadlineMs: 200 }), Date.now);
   store.faults.hang();
   assert.equal(await runReview(["notices"], run.io), 1);
   assert.deepEqual(run.out, []);

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { openStore } from "../../src/store/open.ts";
 import { createHmac } from "node:crypto";
 import { loadConfig } from "../../src/config.ts";
 import { getSubmission } from "../../src/store/submissions.ts";
@@ -194,16 +195,17 @@ Deno.test("a webhook redirect is a failure and is not followed", async () => {
 Deno.test("two instances polling one store deliver each notice exactly once", async () => {
   await using hook = receiver();
   const dir = await Deno.makeTempDir({ prefix: "dcfs-notify-" });
-  const kvA = await Deno.openKv(`${dir}/kv.sqlite3`);
-  const kvB = await Deno.openKv(`${dir}/kv.sqlite3`);
+  // As each instance opens it (openStore): two connections to one file, retried while locked.
+  const kvA = await openStore(`${dir}/kv.sqlite3`);
+  const kvB = await openStore(`${dir}/kv.sqlite3`);
   try {
     await using a = await createApp({ kv: kvA, env: { RATE_LIMIT_SUBMIT: "0" } });
     await using b = await createApp({ kv: kvB, clock: a.clock });
     for (let i = 0; i < 20; i++) await submit(i % 2 ? a : b);
     const env = { REVIEW_WEBHOOK_URL: hook.url };
     const [fromA, fromB] = await Promise.all([
-      sendNotices(deps(a, env)),
-      sendNotices(deps(b, env)),
+      sendNotices({ ...deps(a, env), kv: kvA }),
+      sendNotices({ ...deps(b, env), kv: kvB }),
     ]);
     assert.equal(fromA + fromB, 20);
     assert.equal(hook.hits.length, 20);

@@ -1,23 +1,22 @@
 /**
- * Every store call under a deadline, and the breaker behind it (src/store/deadline.ts):
- * on the far-away test store with its faults, alone, under group commit, and through the
- * handler (REST, OAuth, MCP, a real port). Timings are only generous bounds: a deadline
+ * Every store call under a deadline, and the breaker behind it (src/store/deadline.ts, as
+ * `Store` applies them): on the far-away test store with its faults, alone, under group
+ * commit, and through the handler (REST, OAuth, MCP, a real port). Timings are only generous bounds: a deadline
  * never fires early, and "at once" is checked by what the store saw, not by the clock.
  */
 
 import assert from "node:assert/strict";
 import { HttpError } from "../../src/http/errors.ts";
 import {
-  breakerClosed,
   type DeadlineOptions,
   isStoreUnavailable,
   PROBE_AFTER_MS,
   STORE_DEADLINE_MS,
   STORE_UNAVAILABLE,
-  withDeadline,
 } from "../../src/store/deadline.ts";
-import { groupCommit, PIPELINE } from "../../src/store/group_commit.ts";
+import { PIPELINE } from "../../src/store/group_commit.ts";
 import { openStore } from "../../src/store/open.ts";
+import { Store } from "../../src/store/store.ts";
 import { type RemoteStore, remoteStore } from "../_remote_store.ts";
 import {
   createApp,
@@ -56,7 +55,7 @@ async function unavailable(call: Promise<unknown>): Promise<HttpError> {
 
 Deno.test("deadline: a call that answers in time is untouched; one that hangs fails with 503 after it", async () => {
   using store = await remote();
-  const kv = withDeadline(store, SHORT);
+  const kv = new Store(store, SHORT);
   await kv.set(["a"], 1);
   assert.equal((await kv.get(["a"])).value, 1);
   store.faults.hang(1);
@@ -67,13 +66,13 @@ Deno.test("deadline: a call that answers in time is untouched; one that hangs fa
   assert.equal(err.status, 503);
   assert.equal(err.code, STORE_UNAVAILABLE);
   assert.equal(err.headers.get("retry-after"), "2");
-  assert.equal(breakerClosed(kv), false, "the miss opened the breaker");
+  assert.equal(kv.breakerClosed, false, "the miss opened the breaker");
   store.faults.heal();
 });
 
 Deno.test("deadline: while the breaker is open calls fail at once, without reaching the store", async () => {
   using store = await remote();
-  const kv = withDeadline(store, { deadlineMs: 200, probeAfterMs: 60_000 });
+  const kv = new Store(store, { deadlineMs: 200, probeAfterMs: 60_000 });
   store.faults.hang(1);
   await unavailable(kv.get(["a"]));
   store.faults.heal();
@@ -88,7 +87,7 @@ Deno.test("deadline: while the breaker is open calls fail at once, without reach
 
 Deno.test("deadline: one probe at a time closes the breaker once the store answers again", async () => {
   using store = await remote();
-  const kv = withDeadline(store, SHORT);
+  const kv = new Store(store, SHORT);
   store.faults.hang(1);
   await unavailable(kv.get(["a"]));
   // Still down: the probe misses too, and the breaker stays open.
@@ -98,13 +97,13 @@ Deno.test("deadline: one probe at a time closes the breaker once the store answe
   await Promise.all(Array.from({ length: 20 }, () => unavailable(kv.get(["a"]))));
   assert.equal(store.stats.get - before, 1, "twenty calls, one probe");
   await sleep(SHORT.deadlineMs! + 50);
-  assert.equal(breakerClosed(kv), false);
+  assert.equal(kv.breakerClosed, false);
   // Back: the next probe closes it, and calls reach the store again.
   store.faults.heal();
   await sleep(SHORT.probeAfterMs!);
   await unavailable(kv.get(["a"])); // fails at once, and sends the probe
-  for (let i = 0; i < 100 && !breakerClosed(kv); i++) await sleep(10);
-  assert.equal(breakerClosed(kv), true);
+  for (let i = 0; i < 100 && !kv.breakerClosed; i++) await sleep(10);
+  assert.equal(kv.breakerClosed, true);
   assert.ok((await kv.set(["a"], 1)).ok);
 });
 
@@ -113,7 +112,7 @@ Deno.test("deadline: each page of a list has its own deadline", async () => {
   const op = store.local.atomic();
   for (let i = 0; i < 150; i++) op.set(["p", i], i);
   await op.commit();
-  const kv = withDeadline(store, SHORT);
+  const kv = new Store(store, SHORT);
   const iter = kv.list({ prefix: ["p"] }); // pages of 100
   const seen: unknown[] = [];
   const err = await (async () => {
@@ -131,15 +130,22 @@ Deno.test("deadline: each page of a list has its own deadline", async () => {
   store.faults.heal();
 });
 
-Deno.test("deadline: applied once, whoever wraps the store again", async () => {
+Deno.test("deadline: the handler keeps the Store it is given, so its notifier and requests share one breaker", async () => {
   using store = await remote();
-  const kv = withDeadline(store, SHORT);
-  assert.equal(withDeadline(kv), kv);
-  const grouped = groupCommit(kv);
-  assert.equal(withDeadline(grouped), grouped);
+  const kv = new Store(store, { deadlineMs: 200, probeAfterMs: 60_000 });
+  await using app = await createApp({ kv, env: RATE_LIMITS_OFF });
+  store.faults.hang(1);
+  await unavailable(kv.get(["a"])); // a call outside the handler opens the breaker...
+  store.faults.heal();
+  const sent = store.stats.get + store.stats.commit;
+  const res = await post(app, "/api/v1/intake", LEAD); // ...and the handler's call fails at once
+  assert.equal(res.status, 503);
+  await res.body?.cancel();
+  assert.equal(store.stats.get + store.stats.commit, sent, "nothing reached the store");
   const opened = await openStore(":memory:");
   try {
-    assert.equal(withDeadline(opened), opened, "openStore's store has its deadline already");
+    assert.ok(opened instanceof Store, "openStore opens a Store");
+    assert.equal(opened.local, true);
   } finally {
     opened.close();
   }
@@ -149,7 +155,7 @@ Deno.test("deadline: applied once, whoever wraps the store again", async () => {
 
 Deno.test("group commit: a hung commit frees its place in the pipeline; its group is not retried member by member", async () => {
   using store = await remote();
-  const kv = groupCommit(withDeadline(store, SHORT));
+  const kv = new Store(store, { ...SHORT, local: true }); // PIPELINE groups in flight
   store.faults.hang(PIPELINE);
   const writes = Array.from(
     { length: PIPELINE + 5 },
@@ -160,7 +166,7 @@ Deno.test("group commit: a hung commit frees its place in the pipeline; its grou
   store.faults.heal();
   await sleep(SHORT.probeAfterMs!);
   await unavailable(kv.atomic().set(["x"], 1).commit()); // sends the probe
-  for (let i = 0; i < 100 && !breakerClosed(kv); i++) await sleep(10);
+  for (let i = 0; i < 100 && !kv.breakerClosed; i++) await sleep(10);
   // Later writes go through: nothing holds the pipeline.
   const later = await Promise.all(
     Array.from({ length: 10 }, (_, i) => kv.atomic().set(["later", i], i).commit()),
@@ -170,7 +176,7 @@ Deno.test("group commit: a hung commit frees its place in the pipeline; its grou
 
 Deno.test("through the handler: a store that does not answer is a 503 with Retry-After in each route's style, never a 500", async () => {
   using store = await remote();
-  await using app = await createApp({ kv: withDeadline(store, SHORT) });
+  await using app = await createApp({ kv: new Store(store, SHORT) });
   const client = await registerClient(app, "services:read");
   const token = await issueToken(app, client, "services:read");
   store.faults.hang();
@@ -206,7 +212,7 @@ Deno.test("through the handler: a store that does not answer is a 503 with Retry
 
 Deno.test("through MCP: a tool that needs the store returns the 503 as a tool error with retry_after_s", async () => {
   using store = await remote();
-  await using app = await createApp({ kv: withDeadline(store, SHORT), env: RATE_LIMITS_OFF });
+  await using app = await createApp({ kv: new Store(store, SHORT), env: RATE_LIMITS_OFF });
   store.faults.hang();
   const tool = await mcpToolCall(app, "get_request_status", {
     request_id: "lead_01JBX9F3R6T6Z3D9A8B7C6D5E4",
@@ -236,29 +242,26 @@ Deno.test("through a real port, with the shipped deadline: a hung store answers 
   store.faults.heal();
 });
 
-Deno.test("every store the service uses has the deadline: only openStore opens one, and only src/store/ calls it", () => {
+Deno.test("every store the service uses is a Store: only openStore opens one, and only src/store/ calls it", () => {
   const kvCall = /(^|\.)kv\.(get|getMany|list|atomic|set|delete|enqueue|watch|listenQueue)$/;
   const calls = filesUnder("src").filter((f) => f.endsWith(".ts")).flatMap((f) => memberCalls(f));
   assert.deepEqual(
     calls.filter((c) => c.callee === "Deno.openKv").map((c) => c.file),
     ["src/store/open.ts"],
   );
-  const open = Deno.readTextFileSync("src/store/open.ts");
   assert.match(
-    open,
-    /const kv = await retryLocked\(\(\) => Deno\.openKv\(path\)\);\n\s+return withDeadline\(kv, /,
+    Deno.readTextFileSync("src/store/open.ts"),
+    /const kv = await retryLocked\(\(\) => Deno\.openKv\(path\)\);\n\s+return new Store\(kv, /,
   );
   // Outside the store layer nothing calls a store: every call is a store module's, on the
-  // store handed in (openStore's, or createHandler's under groupCommit, both with the deadline).
+  // store handed in: a Store (store.ts), openStore's or the one createHandler wraps.
   assert.deepEqual(
     calls.filter((c) => kvCall.test(c.callee) && !c.file.startsWith("src/store/"))
       .map((c) => `${c.file}:${c.line} ${c.callee}`),
     [],
   );
-  const app = Deno.readTextFileSync("src/app.ts");
-  assert.match(app, /const kv = groupCommit\(deps\.kv, /);
   assert.match(
-    Deno.readTextFileSync("src/store/group_commit.ts"),
-    /const kv = withDeadline\(store\)/,
+    Deno.readTextFileSync("src/app.ts"),
+    /const kv = deps\.kv instanceof Store\s+\? deps\.kv\s+: new Store\(deps\.kv, /,
   );
 });

@@ -7,27 +7,32 @@
 import assert from "node:assert/strict";
 import {
   GROUP_LIMITS,
-  groupCommit,
-  groupLimitsFor,
+  GroupCommit,
+  groupLimits,
   PIPELINE,
   REMOTE_PIPELINE,
 } from "../../src/store/group_commit.ts";
-import { KV_LIMITS, SQLITE_CHECKS } from "../../src/store/limits.ts";
-import { withDeadline } from "../../src/store/deadline.ts";
+import { isLocalStore, KV_LIMITS, SQLITE_CHECKS } from "../../src/store/limits.ts";
 import { openStore } from "../../src/store/open.ts";
+import { type Kv, Store } from "../../src/store/store.ts";
 import { remoteStore } from "../_remote_store.ts";
+
+/** Group commit over `raw` within `limits`, committing as `Store` does. */
+function grouped(raw: Deno.Kv, limits = GROUP_LIMITS) {
+  const group = new GroupCommit((apply) => {
+    const op = raw.atomic();
+    apply(op);
+    return op.commit();
+  }, limits);
+  return { atomic: () => group.atomic(), groupStats: group.stats };
+}
 
 async function store() {
   const raw = await Deno.openKv(":memory:");
-  const kv = groupCommit(raw);
-  return {
-    kv,
-    raw,
-    [Symbol.dispose]: () => raw.close(),
-  };
+  return { kv: grouped(raw), raw, [Symbol.dispose]: () => raw.close() };
 }
 
-const setOne = (kv: Deno.Kv, key: Deno.KvKey, value: unknown = 1) =>
+const setOne = (kv: Pick<Kv, "atomic">, key: Deno.KvKey, value: unknown = 1) =>
   kv.atomic().set(key, value).commit();
 
 Deno.test("group commit: a write with nothing in flight commits at once, alone", async () => {
@@ -126,7 +131,7 @@ Deno.test("group commit: two writes that check the same key never both pass", as
 Deno.test("group commit: reads see a write once its commit has resolved", async () => {
   using s = await store();
   await Promise.all(Array.from({ length: 10 }, (_, i) => setOne(s.kv, ["r", i], i)));
-  const entries = await s.kv.getMany(Array.from({ length: 10 }, (_, i) => ["r", i]));
+  const entries = await s.raw.getMany(Array.from({ length: 10 }, (_, i) => ["r", i]));
   assert.deepEqual(entries.map((e) => e.value), Array.from({ length: 10 }, (_, i) => i));
 });
 
@@ -143,7 +148,7 @@ Deno.test("group commit: a second commit() commits again, as KV's own does", asy
 async function remote() {
   const local = await Deno.openKv(":memory:");
   const far = remoteStore(local, { latencyMs: 1 });
-  return { far, kv: groupCommit(far), [Symbol.dispose]: () => local.close() };
+  return { far, kv: grouped(far), [Symbol.dispose]: () => local.close() };
 }
 
 Deno.test("group commit: a group holds at most 10 checks, as denokv allows", async () => {
@@ -177,7 +182,7 @@ Deno.test("group commit: a group is cut before its keys pass 80 KiB", async () =
 Deno.test("group commit: on a remote store, 16 groups fly at once", async () => {
   const local = await Deno.openKv(":memory:");
   const far = remoteStore(local, { latencyMs: 20 });
-  const kv = groupCommit(far, groupLimitsFor(far));
+  const kv = new Store(far); // remote: KV_PATH unset is Deno Deploy's KV
   far.mark();
   const n = REMOTE_PIPELINE + 10;
   const results = await Promise.all(
@@ -194,23 +199,23 @@ Deno.test("group commit: 100 checks a group only on a local SQLite store, as ope
   assert.equal(GROUP_LIMITS.checks, KV_LIMITS.checks);
   assert.ok(GROUP_LIMITS.keyBytes < KV_LIMITS.keyBytes);
   assert.ok(GROUP_LIMITS.bytes < KV_LIMITS.mutationBytes);
+  assert.equal(groupLimits(true).checks, SQLITE_CHECKS);
+  assert.equal(groupLimits(true).inFlight, PIPELINE);
+  assert.equal(groupLimits(false).checks, 10, "Deno Deploy's KV, KV Connect");
+  assert.equal(groupLimits(false).inFlight, REMOTE_PIPELINE);
   const dir = await Deno.makeTempDir();
   try {
     const file = await openStore(`${dir}/kv.sqlite3`);
     const memory = await openStore(":memory:");
-    assert.equal(groupLimitsFor(file).checks, SQLITE_CHECKS);
-    assert.equal(groupLimitsFor(file).inFlight, PIPELINE);
-    assert.equal(groupLimitsFor(memory).checks, SQLITE_CHECKS);
+    assert.equal(file.local, true);
+    assert.equal(memory.local, true);
     file.close();
     memory.close();
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
-  // A store openStore did not open: by KV_PATH, and remote when it is unset (Deploy's KV).
-  using raw = await Deno.openKv(":memory:");
-  assert.equal(groupLimitsFor(raw).checks, 10, "Deno Deploy's KV");
-  assert.equal(groupLimitsFor(raw).inFlight, REMOTE_PIPELINE);
-  assert.equal(groupLimitsFor(raw, "https://kv.example.com/db").checks, 10, "KV Connect");
-  assert.equal(groupLimitsFor(raw, "/var/lib/dcfs/kv.sqlite3").checks, SQLITE_CHECKS);
-  assert.equal(groupLimitsFor(withDeadline(raw, { local: false }), ":memory:").checks, 10);
+  // By KV_PATH: remote when it is unset (Deploy's KV) or a URL (KV Connect).
+  assert.equal(isLocalStore(undefined), false);
+  assert.equal(isLocalStore("https://kv.example.com/db"), false);
+  assert.equal(isLocalStore("/var/lib/dcfs/kv.sqlite3"), true);
 });

@@ -9,7 +9,7 @@ import { remoteStore } from "../_remote_store.ts";
 import { dueKey, newNoticeKey, outboxKey, submissionKey } from "../../src/store/keys.ts";
 import { listDueOutbox, listNewOutbox, type OutboxEntry } from "../../src/store/outbox.ts";
 import { getSubmissions } from "../../src/store/submissions.ts";
-import { getEach } from "../../src/store/retry_locked.ts";
+import { getEach } from "../../src/store/pages.ts";
 
 const ids = (n: number) =>
   Array.from({ length: n }, (_, i) => `lead_${String(i).padStart(26, "0")}`);

@@ -12,7 +12,7 @@ import {
   STORE_LIMITS,
   valueBytes,
 } from "../_remote_store.ts";
-import { groupCommit } from "../../src/store/group_commit.ts";
+import { Store } from "../../src/store/store.ts";
 
 async function open(options: Parameters<typeof remoteStore>[1] = {}) {
   const local = await Deno.openKv(":memory:");
@@ -130,7 +130,7 @@ Deno.test("remote store: a list costs one trip a batch, with Deno's batches and 
 
 Deno.test("remote store: a group commit over it commits a group in one trip", async () => {
   using kv = await open({ latencyMs: 20 });
-  const grouped = groupCommit(kv);
+  const grouped = new Store(kv, { local: true }); // two groups in flight
   kv.mark();
   const results = await Promise.all(
     Array.from({ length: 10 }, (_, i) => grouped.atomic().set(["g", i], i).commit()),
