@@ -7,7 +7,12 @@
 
 import { type Context, type Deps, RequestContext } from "./context.ts";
 import { logRequest, requestLabels } from "./http/access_log.ts";
-import { type Admission, createAdmission, unavailable } from "./http/admission.ts";
+import {
+  countedInFlight,
+  createAdmission,
+  type ServiceHandler,
+  unavailable,
+} from "./http/admission.ts";
 import { errorResponse, HttpError, internalError, unexpectedErrorFields } from "./http/errors.ts";
 import { createJsonLineLogger } from "./http/log.ts";
 import { STAFF_PATHS } from "./http/paths.ts";
@@ -20,19 +25,6 @@ import { createStoreCache } from "./store/cache.ts";
 import { isLocalStore } from "./store/limits.ts";
 import { Store } from "./store/store.ts";
 import { activeSpan, endRequest } from "./telemetry/metrics.ts";
-
-export type Handler = (
-  req: Request,
-  info?: Deno.ServeHandlerInfo,
-) => Response | Promise<Response>;
-
-/** The service's handler, which also knows how many requests it is handling. */
-interface ServiceHandler extends Handler {
-  /** Requests being handled now (admitted or being refused). */
-  readonly inFlight: number;
-  /** Resolves once no request is being handled, e.g. to finish a drain. */
-  idle(): Promise<void>;
-}
 
 /** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
 export function createHandler(deps: Deps): ServiceHandler {
@@ -104,33 +96,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     return (deps.cut ? _orCut(answer, deps.cut) : answer).then(finish);
   };
 
-  return _inFlightCounted(handle, admission);
-}
-
-/**
- * `handle`, with every request counted in flight from its arrival until its answer is
- * complete, refused or not; synchronous answers stay synchronous.
- */
-function _inFlightCounted(handle: Handler, admission: Admission): ServiceHandler {
-  const handler = (req: Request, info?: Deno.ServeHandlerInfo) => {
-    admission.arrive();
-    let out: Response | Promise<Response>;
-    try {
-      out = handle(req, info);
-    } catch (err) {
-      admission.depart();
-      throw err;
-    }
-    if (out instanceof Response) {
-      admission.depart();
-      return out;
-    }
-    return out.finally(() => admission.depart());
-  };
-  return Object.defineProperties(handler, {
-    inFlight: { get: () => admission.inFlight },
-    idle: { value: () => admission.idle() },
-  }) as ServiceHandler;
+  return countedInFlight(handle, admission);
 }
 
 /** Headers every answer carries: those a handler left in the context, and the request id. */

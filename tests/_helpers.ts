@@ -5,7 +5,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createHandler, type Handler } from "../src/app.ts";
+import { createHandler } from "../src/app.ts";
+import type { Handler } from "../src/http/admission.ts";
 import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
 import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";

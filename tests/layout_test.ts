@@ -2,8 +2,9 @@
  * The layout of `src/` as docs/architecture.md promises it: no import cycle (type-only
  * imports included), a code map that names every file and only files that exist, a key
  * table that names every key prefix, feature folders with at most six files beside them,
- * no module over 400 lines (the app's inline script aside), no function over 80
- * (declarative tables aside), and no export that nothing outside its module uses.
+ * no module over 400 lines (the app's inline script aside), entry points that only wire
+ * (main.ts and app.ts kept short), no function over 80 (declarative tables aside), and no
+ * export that nothing outside its module uses.
  */
 import assert from "node:assert/strict";
 import { dirname, join, normalize, relative } from "node:path";
@@ -23,6 +24,11 @@ const TABLES: Readonly<Record<string, string>> = {
   "src/openapi/operations/mcp.ts mcpOperations": "the MCP tag's operations",
 };
 const MAX_TOP_FILES = 6;
+/**
+ * The entry points only wire (STYLE.md, "The entry point only wires"): what they do beyond
+ * that belongs in a module whose name says so.
+ */
+const ENTRY_POINTS: Readonly<Record<string, number>> = { "src/main.ts": 120, "src/app.ts": 160 };
 /**
  * Modules allowed to be longer: one thing a length limit would split (STYLE.md, "A size
  * rule never forces a tool").
@@ -190,6 +196,17 @@ Deno.test(`no module under src/ is over ${MAX_LINES} lines, the named exceptions
   const stale = Object.keys(LONG_MODULES)
     .filter((id) => !sizes.some((f) => f.file === id && f.lines > MAX_LINES));
   assert.deepEqual({ stale_exceptions: stale }, { stale_exceptions: [] });
+});
+
+Deno.test("the entry points only wire: main.ts at most 120 lines, app.ts at most 160", () => {
+  const over = Object.entries(ENTRY_POINTS)
+    .map(([file, max]) => ({
+      file,
+      max,
+      lines: Deno.readTextFileSync(file).split("\n").length - 1,
+    }))
+    .filter((f) => f.lines > f.max);
+  assert.deepEqual(over, []);
 });
 
 Deno.test(`no function under src/ is over ${MAX_FUNCTION_LINES} lines, declarative tables aside`, () => {

@@ -6,7 +6,9 @@
  * one address (an IPv6 /64, see client_address.ts) holds at most `ADDRESS_SHARE` of it
  * and writes at most `1 - READ_RESERVE`, so callers at their limits cannot starve others
  * and reads always find places. `GET /healthz` has `HEALTH_RESERVE` places of its own, so
- * a liveness probe of a busy instance still answers.
+ * a liveness probe of a busy instance still answers. {@linkcode countedInFlight} counts
+ * every request of the handler in flight, refused or not, so a drain knows when all are
+ * answered.
  */
 
 import { countRefusal } from "../telemetry/metrics.ts";
@@ -29,7 +31,7 @@ interface Caller {
 }
 
 /** The places of one handler's requests. */
-export interface Admission {
+interface Admission {
   /** Requests being handled now (admitted or being refused). */
   readonly inFlight: number;
   /** Resolves once no request is being handled, e.g. to finish a drain. */
@@ -127,4 +129,43 @@ export function unavailable(code: string, message: string, close = false): Respo
   const headers: Record<string, string> = { "Retry-After": "1" };
   if (close) headers["Connection"] = "close";
   return errorResponse(new HttpError(503, code, message, { headers }), "api");
+}
+
+export type Handler = (
+  req: Request,
+  info?: Deno.ServeHandlerInfo,
+) => Response | Promise<Response>;
+
+/** The service's handler, which also knows how many requests it is handling. */
+export interface ServiceHandler extends Handler {
+  /** Requests being handled now (admitted or being refused). */
+  readonly inFlight: number;
+  /** Resolves once no request is being handled, e.g. to finish a drain. */
+  idle(): Promise<void>;
+}
+
+/**
+ * `handle`, with every request counted in flight from its arrival until its answer is
+ * complete, refused or not; synchronous answers stay synchronous.
+ */
+export function countedInFlight(handle: Handler, admission: Admission): ServiceHandler {
+  const handler = (req: Request, info?: Deno.ServeHandlerInfo) => {
+    admission.arrive();
+    let out: Response | Promise<Response>;
+    try {
+      out = handle(req, info);
+    } catch (err) {
+      admission.depart();
+      throw err;
+    }
+    if (out instanceof Response) {
+      admission.depart();
+      return out;
+    }
+    return out.finally(() => admission.depart());
+  };
+  return Object.defineProperties(handler, {
+    inFlight: { get: () => admission.inFlight },
+    idle: { value: () => admission.idle() },
+  }) as ServiceHandler;
 }
