@@ -190,7 +190,7 @@ function listItem(r: SubmissionRecord, notification: string) {
     kind: r.kind,
     status: r.status,
     created_at: r.created_at,
-    channel: r.channel ?? null,
+    channel: r.channel,
     service_id: r.service_id,
     covered: r.covered,
     notification,
@@ -202,20 +202,18 @@ function listItem(r: SubmissionRecord, notification: string) {
 
 /**
  * `sent` (the webhook answered 2xx); `logged` (no webhook was configured: the notice was
- * only logged); `notified` (by a version that did not record which); `pending` (not tried
- * yet, or being sent); `retrying` after a failed attempt; `failing` once every backoff
- * step has failed (it is still retried every 10 minutes).
+ * only logged); `pending` (not tried yet, or being sent); `retrying` after a failed
+ * attempt; `failing` once every backoff step has failed (it is still retried every 10
+ * minutes).
  */
 export function notificationState(
   record: SubmissionRecord,
   outbox: OutboxEntry | undefined,
 ): string {
-  if (record.notified_at) return _NOTIFIED[record.notified_via ?? ""] ?? "notified";
+  if (record.notified_at) return record.notified_via === "log" ? "logged" : "sent";
   if (!outbox?.last_error) return "pending";
   return outbox.attempts >= REVIEW_BACKOFF_MS.length ? "failing" : "retrying";
 }
-
-const _NOTIFIED: Readonly<Record<string, string>> = { webhook: "sent", log: "logged" };
 
 const _URGENCY_RANK: Readonly<Record<string, number>> = { emergency: 0, asap: 1 };
 
@@ -231,7 +229,7 @@ function _cells(r: SubmissionRecord, notification: string): string[] {
     r.kind,
     r.status,
     r.created_at,
-    r.channel ?? "-",
+    r.channel,
     r.summary.company ?? "-",
     r.summary.contact ?? "-",
     r.summary.city ?? "-",

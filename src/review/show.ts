@@ -70,7 +70,7 @@ export function recordFacts(v: SubmissionView): Fact[] {
   const channel = record.channel;
   const facts: Fact[] = [
     ["created", record.created_at],
-    ["via", channel && Object.hasOwn(_CHANNELS, channel) ? _CHANNELS[channel]! : "not recorded"],
+    ["via", _CHANNELS[channel] ?? channel],
     [
       "notification",
       `${notification}${
@@ -93,7 +93,6 @@ export function recordFacts(v: SubmissionView): Fact[] {
 /** What `show` adds to a notification state that alone could mislead. */
 const _NOTIFIED_NOTE: Readonly<Record<string, string>> = {
   logged: "; no webhook was configured",
-  notified: "; channel not recorded",
 };
 
 const _CHANNELS: Readonly<Record<string, string>> = {

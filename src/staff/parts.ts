@@ -100,7 +100,7 @@ export function fieldForm(f: {
 
 const _URGENT = { emergency: "Emergency", asap: "ASAP" } as const;
 const _STATUSES = new Set(["pending", "approved", "rejected"]);
-const _NOTICES = new Set(["sent", "logged", "notified", "pending", "retrying", "failing"]);
+const _NOTICES = new Set(["sent", "logged", "pending", "retrying", "failing"]);
 
 /** `<kind>-<value>` for a value of the set, `<kind>-other` for anything else. */
 function _known(value: string, known: ReadonlySet<string>, kind: string): string {

@@ -135,7 +135,7 @@ function _table(rows: readonly ListRow[]): Html {
           <td>${r.kind}</td>
           <td>${statusBadge(r.status)}</td>
           <td>${when(r.created_at)}</td>
-          <td>${r.channel ?? "–"}</td>
+          <td>${r.channel}</td>
           <td>${cell(r.summary.company)}</td>
           <td>${cell(r.summary.contact)}</td>
           <td>${cell(r.summary.city)}</td>

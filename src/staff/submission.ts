@@ -97,7 +97,7 @@ function _history(view: SubmissionView, audit: readonly AuditEntry[]): Html {
   const events: Event[] = [
     {
       at: Date.parse(r.created_at),
-      what: html`Received via ${r.channel ?? "a channel not recorded"}`,
+      what: html`Received via ${r.channel}`,
     },
   ];
   if (r.notified_at) {

@@ -63,8 +63,7 @@ export interface SubmissionRecord {
   summary: SubmissionSummary;
   /** The keyed hash of its email (submission_index.ts), to find and erase its index key. */
   email_hash: string | null;
-  /** Absent on records written before the field existed. */
-  channel?: Channel;
+  channel: Channel;
   status: ReviewStatus;
   /** ISO 8601 */
   created_at: string;
@@ -79,7 +78,7 @@ export interface SubmissionRecord {
   budget_estimate: BudgetEstimate | null;
   /** ISO 8601; set once the review notification went out (webhook or log). */
   notified_at: string | null;
-  /** How it went out (set with `notified_at`); absent on records notified before the field existed. */
+  /** How it went out: set with `notified_at`, absent until then. */
   notified_via?: NotifiedVia;
   decision: {
     status: Exclude<ReviewStatus, "pending">;

@@ -65,7 +65,7 @@ const passes = meter.createCounter("dcfs.background.runs", {
 });
 const removed = meter.createCounter("dcfs.background.removed", {
   description:
-    "What scheduled passes removed or sent: erased submissions, notices sent by the minute job",
+    "What scheduled passes removed or sent: erased submissions, notices sent by the notices job",
   unit: "{item}",
 });
 const noticesSent = meter.createCounter("dcfs.review.notices.sent", {

@@ -276,6 +276,7 @@ Deno.test("a submission that cannot fit even trimmed is refused with 413, statin
   const record = {
     request_id: "quote_x",
     kind: "quote",
+    channel: "api",
     summary: { company: null, contact: null, city: null },
     email_hash: null,
     status: "pending",

@@ -199,6 +199,7 @@ async function decidedLongAgo(app: TestApp, n: number, days: number): Promise<vo
       const record: SubmissionRecord = {
         request_id: id,
         kind: "lead",
+        channel: "api",
         summary: { company: null, contact: null, city: null },
         email_hash: null,
         status: "approved",

@@ -351,20 +351,6 @@ Deno.test("review CLI show prints the stored request, its estimate and the notif
     assert.equal(item.notified_via, "log");
   });
 
-  await t.step("a record notified before the channel was recorded says so", async () => {
-    const { notified_via: _via, ...older } = await stored(kv, lead);
-    await kv.set(submissionKey(lead), older);
-    assert.equal(JSON.parse(await ok(kv, "show", lead, "--json")).notification, "notified");
-    assert.ok((await ok(kv, "show", lead)).includes(
-      "notification: notified (2026-11-22T00:05:00.000Z; channel not recorded)",
-    ));
-    const item = JSON.parse(await ok(kv, "list", "--json")).find(
-      (i: { request_id: string }) => i.request_id === lead,
-    );
-    assert.equal(item.notification, "notified");
-    assert.equal(item.notified_via, null);
-  });
-
   await t.step(
     "notification: retrying, then failing, while the webhook keeps failing",
     async () => {
