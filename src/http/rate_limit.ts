@@ -163,8 +163,7 @@ export function reserveGlobal(ctx: RateContext, bucket: string, limit: number): 
 
 /**
  * Reads the counters this request owes, and those of the global `buckets` it may reserve, that
- * this instance has not seen: one eventual read, started beside the request's own reads. It
- * never rejects: the commit reads again.
+ * this instance has not seen, in one eventual read beside its own; the commit reads again.
  */
 export function readCounts(
   ctx: RateContext,
