@@ -1,0 +1,45 @@
+/**
+ * The rate limiter attacked (docs/architecture.md, "Rate limits"): bursts across instances
+ * that race each other over a far-away store. Counts, not times.
+ */
+
+import assert from "node:assert/strict";
+import { type RemoteStore, remoteStore } from "../_remote_store.ts";
+import { createApp, revokeRequest, type TestApp } from "../_helpers.ts";
+import { register, token } from "../_flows.ts";
+import { rateCounterKey } from "../../src/store/keys.ts";
+import { WINDOW_MS } from "../../src/http/rate_limit.ts";
+
+async function farAway(): Promise<RemoteStore & AsyncDisposable> {
+  const local = await Deno.openKv(":memory:");
+  const kv = remoteStore(local, { latencyMs: 2 });
+  return Object.assign(kv, { [Symbol.asyncDispose]: () => Promise.resolve(local.close()) });
+}
+
+const tally = (statuses: number[]) =>
+  statuses.reduce<Record<number, number>>((t, s) => (t[s] = (t[s] ?? 0) + 1, t), {});
+
+async function counted(app: TestApp, kv: RemoteStore, bucket: string, address: string) {
+  const window = Math.floor(app.clock.now() / WINDOW_MS);
+  return (await kv.local.get<number>(rateCounterKey(bucket, address, window))).value ?? 0;
+}
+
+Deno.test("two instances revoking one token at once from one address admit at most the limit", async () => {
+  await using kv = await farAway();
+  const env = { RATE_LIMIT_REVOKE: "3" };
+  await using a = await createApp({ kv, env });
+  await using b = await createApp({ kv, env, clock: a.clock });
+  const client = await register(a, "192.0.2.1");
+  const accessToken = await token(a, client, "192.0.2.1");
+  const statuses = await Promise.all(
+    Array.from(
+      { length: 30 },
+      (_, i) =>
+        revokeRequest(i % 2 ? a : b, client, accessToken, "198.51.100.40").then(async (r) => (
+          await r.body?.cancel(), r.status
+        )),
+    ),
+  );
+  assert.deepEqual(tally(statuses), { 200: 3, 429: 27 });
+  assert.equal(await counted(a, kv, "revoke", "198.51.100.40"), 3);
+});
