@@ -246,11 +246,14 @@ function _charge(ctx: RateContext, bucket: string, limit: number, global: boolea
   return { bucket, limit, window, global, key, id, status: "open" };
 }
 
-/** Opens a charge of this request, or refuses it at once when its counter refused before. */
+/**
+ * Opens a charge of this request, or refuses it at once when its counter refused before (kept
+ * among the charges all the same, so that its headers stay: see `_counted`).
+ */
 function _open(ctx: RateContext, bucket: string, limit: number, global: boolean): Charge {
   const charge = _charge(ctx, bucket, limit, global);
-  if (ctx.limiter.seen(charge)?.refused) throw _refuse(ctx, charge);
   ctx.charges.push(charge);
+  if (ctx.limiter.seen(charge)?.refused) throw _refuse(ctx, charge);
   return charge;
 }
 

@@ -19,6 +19,15 @@ async function farAway(): Promise<RemoteStore & AsyncDisposable> {
 const tally = (statuses: number[]) =>
   statuses.reduce<Record<number, number>>((t, s) => (t[s] = (t[s] ?? 0) + 1, t), {});
 
+function registration(app: TestApp, address: string): Promise<Response> {
+  return app.request("/agent/identity", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: '{"type":"anonymous"}',
+    address,
+  });
+}
+
 async function counted(app: TestApp, kv: RemoteStore, bucket: string, address: string) {
   const window = Math.floor(app.clock.now() / WINDOW_MS);
   return (await kv.local.get<number>(rateCounterKey(bucket, address, window))).value ?? 0;
@@ -42,4 +51,26 @@ Deno.test("two instances revoking one token at once from one address admit at mo
   );
   assert.deepEqual(tally(statuses), { 200: 3, 429: 27 });
   assert.equal(await counted(a, kv, "revoke", "198.51.100.40"), 3);
+});
+
+Deno.test("a global cap refusing from memory answers the same 429 as its first refusal", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_REGISTER_GLOBAL: "1" } });
+  const answers = [];
+  for (const address of ["192.0.2.1", "192.0.2.2", "192.0.2.3"]) {
+    const res = await registration(app, address);
+    const { status, headers } = res;
+    answers.push([
+      status,
+      headers.get("ratelimit-policy"),
+      headers.get("ratelimit"),
+      await res.text(),
+    ]);
+  }
+  assert.equal(answers[0]![0], 201);
+  assert.deepEqual(answers[1]!.slice(0, 3), [
+    429,
+    `"register_all";q=1;w=60`,
+    `"register_all";r=0;t=60`,
+  ]);
+  assert.deepEqual(answers[2], answers[1], "the refusal from memory");
 });
