@@ -161,6 +161,20 @@ export function reserveGlobal(ctx: RateContext, bucket: string, limit: number): 
   if (limit > 0) _open(ctx, bucket, limit, true);
 }
 
+/** Whether a cap on all callers together refused this request. */
+export function globalRefused(ctx: RateContext): boolean {
+  return ctx.charges.some((c) => c.global && c.status === "refused");
+}
+
+/**
+ * Withdraws the request's places of global caps, refused or not, once its write proved not
+ * needed (a submission's first answer, found to replay): the request is then counted and
+ * answered as if no cap had been asked. A cap that refused stays remembered full.
+ */
+export function withdrawGlobal(ctx: RateContext): void {
+  for (const c of ctx.charges) if (c.global && c.status !== "counted") c.status = "dropped";
+}
+
 /**
  * Reads the counters this request owes, and those of the global `buckets` it may reserve, that
  * this instance has not seen, in one eventual read beside its own; the commit reads again.
@@ -260,7 +274,7 @@ function _open(ctx: RateContext, bucket: string, limit: number, global: boolean)
 /** Marks a commit's charges counted, with the headers of the caller's own budget. */
 function _counted(ctx: RateContext, owed: readonly Charge[], seen: readonly Seen[]): void {
   // Once a global limit refused the request, its headers stay: they say what refused it.
-  const refused = ctx.charges.some((c) => c.global && c.status === "refused");
+  const refused = globalRefused(ctx);
   owed.forEach((c, i) => {
     c.status = "counted";
     if (!c.global && !refused) _headers(ctx, c, seen[i]!.n + 1);

@@ -31,7 +31,14 @@ import {
   replayScope,
 } from "./idempotency.ts";
 import { summaryOf } from "../review/summary.ts";
-import { commitCounted, rateLimited, readCounts, reserveGlobal } from "../http/rate_limit.ts";
+import {
+  commitCounted,
+  globalRefused,
+  rateLimited,
+  readCounts,
+  reserveGlobal,
+  withdrawGlobal,
+} from "../http/rate_limit.ts";
 import {
   checkNesting,
   checkPropertyCount,
@@ -316,7 +323,8 @@ async function _record(
  * Commits the submission, or answers with the first answer to the same request. A
  * concurrent request with the same key, or KV expiring a stale key between our read and
  * our commit, fails the check; it looks again (strongly) and retries a few times. A replay
- * stores nothing, so only a submission about to be stored takes a place of the global limit.
+ * stores nothing, so only a submission about to be stored takes a place of the global limit,
+ * and one the full limit refuses looks strongly for an answer to replay first.
  */
 async function _commitOrReplay(
   ctx: Context,
@@ -329,9 +337,20 @@ async function _commitOrReplay(
   for (let attempt = 0; attempt < 3; attempt++) {
     if (attempt > 0) earlier = await findEarlier(ctx, looked.scope, "strong");
     if ("answer" in earlier) return _replayed(earlier.answer);
-    if (attempt === 0) reserveGlobal(ctx, "submit_all", ctx.config.rateLimits.submitGlobal);
     const idempotency = { ...write.idempotency, versionstamp: earlier.staleVersion };
-    if ((await commitCounted(ctx, newSubmission({ ...write, idempotency }))).ok) {
+    let done;
+    try {
+      if (attempt === 0) reserveGlobal(ctx, "submit_all", ctx.config.rateLimits.submitGlobal);
+      done = await commitCounted(ctx, newSubmission({ ...write, idempotency }));
+    } catch (err) {
+      // The first look was eventual: a replay it missed is not refused.
+      if (!globalRefused(ctx)) throw err;
+      const strong = await findEarlier(ctx, looked.scope, "strong");
+      if (!("answer" in strong)) throw err;
+      withdrawGlobal(ctx);
+      return _replayed(strong.answer);
+    }
+    if (done.ok) {
       countSubmission(sub.kind, sub.channel);
       ctx.submitted();
       return { result, replayed: false };

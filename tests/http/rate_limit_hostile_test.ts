@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type RemoteStore, remoteStore } from "../_remote_store.ts";
 import { createApp, revokeRequest, type TestApp } from "../_helpers.ts";
+import { LEAD } from "../_fixtures.ts";
 import { register, token } from "../_flows.ts";
 import { rateCounterKey } from "../../src/store/keys.ts";
 import { WINDOW_MS } from "../../src/http/rate_limit.ts";
@@ -73,4 +74,56 @@ Deno.test("a global cap refusing from memory answers the same 429 as its first r
     `"register_all";r=0;t=60`,
   ]);
   assert.deepEqual(answers[2], answers[1], "the refusal from memory");
+});
+
+/** A replica that has seen nothing: every eventual read finds every key absent. */
+function staleReplica(kv: Deno.Kv): Deno.Kv {
+  const absent = (key: Deno.KvKey) => ({ key, value: null, versionstamp: null });
+  return new Proxy(kv, {
+    get(target, prop) {
+      if (prop === "get") {
+        return (key: Deno.KvKey, o?: { consistency?: Deno.KvConsistencyLevel }) =>
+          o?.consistency === "eventual" ? Promise.resolve(absent(key)) : target.get(key, o);
+      }
+      if (prop === "getMany") {
+        return (keys: Deno.KvKey[], o?: { consistency?: Deno.KvConsistencyLevel }) =>
+          o?.consistency === "eventual"
+            ? Promise.resolve(keys.map(absent))
+            : target.getMany(keys, o);
+      }
+      const value = Reflect.get(target, prop);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+Deno.test("a submission sent again once the global cap is full is replayed, not refused, on an instance whose replica is stale", async () => {
+  await using kv = await farAway();
+  const env = { RATE_LIMIT_SUBMIT_GLOBAL: "1" };
+  await using first = await createApp({ kv, env });
+  await using stale = await createApp({ kv: staleReplica(kv), env, clock: first.clock });
+  const send = (app: TestApp, key?: string) =>
+    app.request("/api/v1/intake", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...key ? { "Idempotency-Key": key } : {} },
+      body: JSON.stringify(LEAD),
+      address: "198.51.100.70",
+    });
+  const stored = await send(first, "full-1");
+  assert.equal(stored.status, 202);
+  const id = (await stored.json()).request_id;
+  for (const attempt of [1, 2]) {
+    const again = await send(stale, "full-1");
+    assert.equal(again.status, 202, `attempt ${attempt}: ${await again.clone().text()}`);
+    assert.deepEqual([(await again.json()).request_id, again.headers.get("idempotent-replayed")], [
+      id,
+      "true",
+    ]);
+    // Answered as a replay found at once is: with the caller's own budget, not the cap's.
+    assert.match(again.headers.get("ratelimit-policy")!, /^"submit";/);
+  }
+  const other = await send(stale, "full-2"); // a new submission: the cap is full
+  assert.equal(other.status, 429);
+  await other.body?.cancel();
+  assert.equal(await counted(first, kv, "submit_all", "*"), 1);
 });
