@@ -97,8 +97,7 @@ Deno.test("the global cap is never passed across two instances: 40 registrations
   );
   const admitted = statuses.filter((s) => s === 201).length;
   assert.deepEqual(tally(statuses), { 201: admitted, 429: 40 - admitted });
-  // Never more than the cap; places leased and not used are lost with the window, at most
-  // LEASE_MAX - 1 per instance (http/rate_limit.ts). Here every place leased was used.
+  // Exactly the cap: every place is taken in the commit of the registration that uses it.
   assert.equal(admitted, 9);
   assert.equal(await counter(kv.local, a.clock, "register_all", "*"), 9);
   assert.equal((await Array.fromAsync(kv.local.list({ prefix: ["clients"] }))).length, 9);
