@@ -1,14 +1,25 @@
 /**
- * The rate limiter attacked (docs/architecture.md, "Rate limits"): bursts across instances
- * that race each other over a far-away store. Counts, not times.
+ * The rate limiter attacked (docs/architecture.md, "Rate limits"): bursts through instances
+ * that race each other over a far-away store, with lost answers, a stale replica and a commit
+ * that hangs. First what broke (each fixed in the commit that added its test), then what
+ * held. Counts, not times.
  */
 
 import assert from "node:assert/strict";
 import { type RemoteStore, remoteStore } from "../_remote_store.ts";
-import { createApp, revokeRequest, type TestApp } from "../_helpers.ts";
+import {
+  createApp,
+  FakeClock,
+  mcpPost,
+  mcpResult,
+  mcpToolRequest,
+  revokeRequest,
+  type TestApp,
+} from "../_helpers.ts";
 import { LEAD } from "../_fixtures.ts";
 import { register, token } from "../_flows.ts";
 import { rateCounterKey } from "../../src/store/keys.ts";
+import { Store } from "../../src/store/store.ts";
 import { WINDOW_MS } from "../../src/http/rate_limit.ts";
 
 async function farAway(): Promise<RemoteStore & AsyncDisposable> {
@@ -17,8 +28,8 @@ async function farAway(): Promise<RemoteStore & AsyncDisposable> {
   return Object.assign(kv, { [Symbol.asyncDispose]: () => Promise.resolve(local.close()) });
 }
 
-const tally = (statuses: number[]) =>
-  statuses.reduce<Record<number, number>>((t, s) => (t[s] = (t[s] ?? 0) + 1, t), {});
+const tally = (outcomes: (number | string)[]) =>
+  outcomes.reduce<Record<string, number>>((t, s) => (t[s] = (t[s] ?? 0) + 1, t), {});
 
 function registration(app: TestApp, address: string): Promise<Response> {
   return app.request("/agent/identity", {
@@ -29,9 +40,11 @@ function registration(app: TestApp, address: string): Promise<Response> {
   });
 }
 
-async function counted(app: TestApp, kv: RemoteStore, bucket: string, address: string) {
+/** A counter as the store holds it (behind the far-away store's latency and faults). */
+async function counted(app: TestApp, kv: Deno.Kv, bucket: string, address: string) {
   const window = Math.floor(app.clock.now() / WINDOW_MS);
-  return (await kv.local.get<number>(rateCounterKey(bucket, address, window))).value ?? 0;
+  const store = (kv as Partial<RemoteStore>).local ?? kv;
+  return (await store.get<number>(rateCounterKey(bucket, address, window))).value ?? 0;
 }
 
 Deno.test("two instances revoking one token at once from one address admit at most the limit", async () => {
@@ -126,4 +139,143 @@ Deno.test("a submission sent again once the global cap is full is replayed, not 
   assert.equal(other.status, 429);
   await other.body?.cancel();
   assert.equal(await counted(first, kv, "submit_all", "*"), 1);
+});
+
+// What held.
+
+/** A response's status, its body dropped. */
+const statusOf = (res: Promise<Response>) =>
+  res.then(async (r) => (await r.body?.cancel(), r.status));
+
+Deno.test("a commit that hangs while holding a counter's chain: the queue behind it gets 503, and the address is served once the store answers", async () => {
+  await using kv = await farAway();
+  const store = new Store(kv, { deadlineMs: 300, probeAfterMs: 200 });
+  await using app = await createApp({ kv: store, env: { RATE_LIMIT_REGISTER: "20" } });
+  const address = "198.51.100.41";
+  assert.equal(await statusOf(registration(app, address)), 201); // the counter known: the next commit is all
+  kv.faults.hang(1);
+  const statuses = await Promise.all(
+    Array.from({ length: 8 }, () => statusOf(registration(app, address))),
+  );
+  assert.deepEqual(tally(statuses), { 503: 8 });
+  kv.faults.heal(); // the hung commit lands now, unanswered
+  for (let i = 0; i < 100 && !store.breakerClosed; i++) {
+    await statusOf(registration(app, "192.0.2.99")); // drives the probe
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(store.breakerClosed);
+  assert.equal(await statusOf(registration(app, address)), 201);
+  assert.equal(await counted(app, kv, "register", address), 3);
+});
+
+/** What an MCP submit_lead call came to: admitted, refused by which limit, or else. */
+async function mcpLead(app: TestApp, address: string, n: number): Promise<string> {
+  const res = await mcpToolRequest(
+    app,
+    "submit_lead",
+    { ...LEAD, description: `lead ${n}` },
+    address,
+  );
+  const text = await res.text();
+  if (res.status !== 200) return `${res.status} ${JSON.parse(text).error}`;
+  const result = mcpResult(text);
+  if (!result.isError) return "stored";
+  const { error, message } = result.structuredContent as { error: string; message: string };
+  return error === "rate_limited"
+    ? `${error} ${/all callers/.test(message) ? "*" : "address"}`
+    : error;
+}
+
+Deno.test("MCP submissions from three addresses through three instances, answers lost: every counter holds, every stored lead counted", async () => {
+  await using kv = await farAway();
+  const env = { RATE_LIMIT_MCP: "6", RATE_LIMIT_SUBMIT: "4", RATE_LIMIT_SUBMIT_GLOBAL: "7" };
+  const clock = new FakeClock();
+  await using a = await createApp({ kv, env, clock });
+  await using b = await createApp({ kv, env, clock });
+  await using c = await createApp({ kv, env, clock });
+  const apps = [a, b, c];
+  const addresses = ["198.51.100.50", "198.51.100.51", "198.51.100.52"];
+  kv.faults.lostAnswer(4);
+  const outcomes = await Promise.all(
+    Array.from({ length: 36 }, (_, i) => mcpLead(apps[i % 3]!, addresses[(i >> 2) % 3]!, i)),
+  );
+  kv.faults.heal();
+  const stored = outcomes.filter((o) => o === "stored").length;
+  assert.equal(stored, 7, JSON.stringify(tally(outcomes)));
+  assert.equal((await Array.fromAsync(kv.local.list({ prefix: ["submissions"] }))).length, 7);
+  assert.ok(await counted(a, kv, "submit_all", "*") >= 7);
+  assert.ok(await counted(a, kv, "submit_all", "*") <= 7 + 4);
+  for (const address of addresses) {
+    const mcp = await counted(a, kv, "mcp", address);
+    const submit = await counted(a, kv, "submit", address);
+    assert.ok(mcp <= 6 + 4 && submit <= 4 + 4, `${address}: mcp ${mcp}, submit ${submit}`);
+  }
+  // Per address: at most 6 MCP calls admitted, of which at most 4 reached the submit limit.
+  const byAddress = addresses.map((_, k) => outcomes.filter((_, i) => (i >> 2) % 3 === k));
+  for (const mine of byAddress) {
+    assert.ok(mine.filter((o) => !o.startsWith("429")).length <= 6, JSON.stringify(mine));
+    assert.ok(mine.filter((o) => o === "stored" || o === "rate_limited *").length <= 4);
+  }
+});
+
+Deno.test("one Idempotency-Key sent 12 times at once through two instances: one lead stored, one place of the global cap, every request counted", async () => {
+  await using kv = await farAway();
+  const env = { RATE_LIMIT_SUBMIT: "12", RATE_LIMIT_SUBMIT_GLOBAL: "3" };
+  await using a = await createApp({ kv, env });
+  await using b = await createApp({ kv, env, clock: a.clock });
+  const address = "198.51.100.60";
+  const send = (app: TestApp) =>
+    app.request("/api/v1/intake", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "Idempotency-Key": "race-1" },
+      body: JSON.stringify(LEAD),
+      address,
+    }).then(async (r) => [r.status, (await r.json()).request_id]);
+  const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => send(i % 2 ? a : b)));
+  assert.deepEqual(
+    new Set(answers.map(([status]) => status)),
+    new Set([202]),
+    JSON.stringify(answers),
+  );
+  assert.equal(new Set(answers.map(([, id]) => id)).size, 1);
+  assert.equal((await Array.fromAsync(kv.local.list({ prefix: ["submissions"] }))).length, 1);
+  assert.equal(await counted(a, kv, "submit_all", "*"), 1);
+  assert.equal(await counted(a, kv, "submit", address), 12);
+});
+
+const MODERN_ENVELOPE = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "1" },
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+Deno.test("MCP calls of both protocol eras at once, from 20 addresses, each run with their own context: every one admitted at a limit of one", async () => {
+  await using app = await createApp({ env: { RATE_LIMIT_MCP: "1", RATE_LIMIT_SUBMIT: "1" } });
+  const call = async (i: number) => {
+    const modern = i % 2 === 0;
+    const params = {
+      name: "submit_lead",
+      arguments: { ...LEAD, description: `from ${i}` },
+      ...modern ? { _meta: MODERN_ENVELOPE } : {},
+    };
+    const headers: Record<string, string> = modern
+      ? {
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "submit_lead",
+      }
+      : { "MCP-Protocol-Version": "2025-11-25" };
+    const res = await mcpPost(
+      app,
+      { jsonrpc: "2.0", id: i, method: "tools/call", params },
+      headers,
+      `198.51.100.${100 + i}`,
+    );
+    return [res.status, mcpResult(await res.text()).structuredContent.ok];
+  };
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => call(i)));
+  assert.deepEqual(answers, Array.from({ length: 20 }, () => [200, true]));
+  for (let i = 0; i < 20; i++) {
+    assert.equal(await counted(app, app.kv, "submit", `198.51.100.${100 + i}`), 1);
+  }
 });
