@@ -279,3 +279,15 @@ Deno.test("MCP calls of both protocol eras at once, from 20 addresses, each run 
     assert.equal(await counted(app, app.kv, "submit", `198.51.100.${100 + i}`), 1);
   }
 });
+
+Deno.test("one commit of a counter in flight per instance: 30 registrations at once from one address, 30 commits and no read-back", async () => {
+  await using kv = await farAway();
+  await using app = await createApp({ kv, env: { RATE_LIMIT_REGISTER: "30" } });
+  kv.mark();
+  const statuses = await Promise.all(
+    Array.from({ length: 30 }, () => statusOf(registration(app, "198.51.100.80"))),
+  );
+  assert.deepEqual(tally(statuses), { 201: 30 });
+  const { commit, getMany, eventual } = kv.sinceMark();
+  assert.deepEqual({ commit, strongReads: getMany - eventual }, { commit: 30, strongReads: 0 });
+});
