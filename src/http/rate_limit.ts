@@ -1,24 +1,21 @@
 /**
  * @module
- * The rate limiter: fixed one-minute windows counted in KV, so that every instance sharing
- * the store shares the count, at no round trip of its own on the way to a write. Headers
- * follow the IETF httpapi RateLimit draft (draft-ietf-httpapi-ratelimit-headers).
+ * The rate limiter: fixed one-minute windows counted in KV, shared by every instance on the
+ * store, at no round trip of its own on the way to a write. Headers follow the IETF httpapi
+ * RateLimit draft (draft-ietf-httpapi-ratelimit-headers). A limit has one counter per window
+ * (store/rate_counters.ts; address `*` for a cap on all callers together), written only by
+ * check-and-set. A request owes each of its limits a count ({@linkcode Charge}), added to the
+ * commit of its write ({@linkcode commitCounted}) or, when it writes nothing, committed alone
+ * at its end ({@linkcode rateLimited}). A full counter refuses with 429, writes nothing, and
+ * refuses from memory for the rest of its window. The guarantees: docs/architecture.md,
+ * "Rate limits".
  *
- * A limit owns one counter per window (store/rate_counters.ts; the address `*` for a cap on
- * all callers together), written only by check-and-set. A request owes each of its limits a
- * count ({@linkcode Charge}): {@linkcode commitCounted} adds them to the commit of its write,
- * each checked against the counter as read, and a request that writes nothing is counted
- * alone when it ends ({@linkcode rateLimited}). A full counter refuses with 429, writes
- * nothing, and refuses from memory for the rest of its window. The guarantees are in
- * docs/architecture.md, "Rate limits".
- *
- * **One commit of a counter in flight per instance.** Requests counting one counter wait for
- * each other here (a promise chain per counter), each then committing against the state the
- * one before wrote, instead of all but one failing their check and reading again. Measured
- * on a store 2 ms away (tests/_remote_store.ts), 30 registrations at once from one address
- * take 30 commits with the chain, and 289 commits and 289 read-backs without it; 60 take 60
- * against 1,162, and a request past 64 conflicts gets a 503. The chain also orders the
- * commits that take a place of a global cap: at most two a second by default.
+ * **One commit of a counter in flight per instance** (a promise chain per counter): each
+ * commits against the state the one before wrote, instead of all but one failing their check
+ * and reading again. On a store 2 ms away, 30 registrations at once from one address take 30
+ * commits with the chain, 289 commits and 289 read-backs without it (60: 60 against 1,162,
+ * and a request past 64 conflicts gets a 503). The chain also orders the commits that take a
+ * place of a global cap: at most two a second by default.
  */
 
 import type { Kv } from "../store/store.ts";
@@ -33,7 +30,6 @@ export { WINDOW_MS };
 
 /** Commits tried while counters keep changing under a request, before it is refused with 503. */
 const MAX_ATTEMPTS = 64;
-
 /** Counters an instance remembers per window; past it the oldest is forgotten (then read again). */
 const REMEMBERED = 100_000;
 
@@ -43,10 +39,8 @@ interface RateContext {
   readonly now: () => number;
   readonly address: string;
   readonly limiter: RateLimiter;
-  /** The counts this request owes, in the order its limits were opened. */
-  readonly charges: Charge[];
-  /** Headers added to the final response (the RateLimit fields). */
-  readonly headers: Map<string, string>;
+  readonly charges: Charge[]; // the counts it owes, in the order its limits were opened
+  readonly headers: Map<string, string>; // added to the final response
 }
 
 /** One count a request owes: to its address's counter, or to a global cap's. */
@@ -56,8 +50,7 @@ export interface Charge {
   readonly window: number;
   readonly global: boolean;
   readonly key: Deno.KvKey;
-  /** The counter's name in this instance's memory. */
-  readonly id: string;
+  readonly id: string; // the counter's name in this instance's memory
   /** `dropped`: opened after a charge that refused the request, or a global one never needed. */
   status: "open" | "counted" | "refused" | "dropped";
 }
@@ -69,12 +62,10 @@ interface Seen {
   refused?: true; // by this instance: the next requests are refused from memory
 }
 
-/** What one instance knows of the counters: one per handler, so tests and instances each have their own. */
+/** What one instance knows of the counters: one per handler (each test or instance its own). */
 export class RateLimiter {
-  /** Counters as last seen, per window: this one and the one before. */
-  readonly #windows = new Map<number, Map<string, Seen>>();
-  /** Per counter: the end of the chain of commits waiting for it. */
-  readonly #tails = new Map<string, Promise<void>>();
+  readonly #windows = new Map<number, Map<string, Seen>>(); // this window's and the last's
+  readonly #tails = new Map<string, Promise<void>>(); // per counter, the end of its chain
 
   constructor(private readonly kv: Kv) {}
 
@@ -153,7 +144,7 @@ export async function rateLimited<T>(
 async function _settle(ctx: RateContext, own: Charge): Promise<void> {
   for (const c of ctx.charges) if (c.global && c.status === "open") c.status = "dropped";
   if (_owed(ctx).length) await commitCounted(ctx);
-  if (own.status === "refused") throw _refusal(ctx, own);
+  if (own.status === "refused") throw _refuse(ctx, own, true);
 }
 
 /** A place of the global cap `bucket` for a write about to be stored, counted in its commit. */
@@ -161,16 +152,12 @@ export function reserveGlobal(ctx: RateContext, bucket: string, limit: number): 
   if (limit > 0) _open(ctx, bucket, limit, true);
 }
 
-/** Whether a cap on all callers together refused this request. */
+/** Whether a cap on all callers together refused this request (its headers then stay). */
 export function globalRefused(ctx: RateContext): boolean {
   return ctx.charges.some((c) => c.global && c.status === "refused");
 }
 
-/**
- * Withdraws the request's places of global caps, refused or not, once its write proved not
- * needed (a submission's first answer, found to replay): the request is then counted and
- * answered as if no cap had been asked. A cap that refused stays remembered full.
- */
+/** Withdraws the request's places of global caps, refused or not: its write proved not needed. */
 export function withdrawGlobal(ctx: RateContext): void {
   for (const c of ctx.charges) if (c.global && c.status !== "counted") c.status = "dropped";
 }
@@ -229,9 +216,7 @@ async function _commitOnce(
   const keys = owed.map((c) => c.key);
   const res = await commitOrReadBack(ctx.kv, (op) => {
     write?.write(op);
-    owed.forEach((c, i) => {
-      countIn(op, c.key, seen[i]!, c.window, ctx.now());
-    });
+    owed.forEach((c, i) => countIn(op, c.key, seen[i]!, c.window, ctx.now()));
   }, [...keys, ...(write?.proof.keys ?? [])]);
   if (res.ok) {
     owed.forEach((c, i) => limiter.saw(c, { value: seen[i]!.n + 1, ...res }));
@@ -255,9 +240,8 @@ function _owed(ctx: RateContext): Charge[] {
 function _charge(ctx: RateContext, bucket: string, limit: number, global: boolean): Charge {
   const window = Math.floor(ctx.now() / WINDOW_MS);
   const address = global ? "*" : ctx.address;
-  const id = `${window}\u0000${bucket}\u0000${address}`;
   const key = rateCounterKey(bucket, address, window);
-  return { bucket, limit, window, global, key, id, status: "open" };
+  return { bucket, limit, window, global, key, id: key.join("\u0000"), status: "open" };
 }
 
 /**
@@ -273,7 +257,6 @@ function _open(ctx: RateContext, bucket: string, limit: number, global: boolean)
 
 /** Marks a commit's charges counted, with the headers of the caller's own budget. */
 function _counted(ctx: RateContext, owed: readonly Charge[], seen: readonly Seen[]): void {
-  // Once a global limit refused the request, its headers stay: they say what refused it.
   const refused = globalRefused(ctx);
   owed.forEach((c, i) => {
     c.status = "counted";
@@ -281,17 +264,17 @@ function _counted(ctx: RateContext, owed: readonly Charge[], seen: readonly Seen
   });
 }
 
-/** 429 for `charge`, remembered for the rest of its window so the next ones cost nothing. */
-function _refuse(ctx: RateContext, charge: Charge): HttpError {
-  const seen = ctx.limiter.seen(charge);
-  if (seen) seen.refused = true;
-  charge.status = "refused";
-  countRefusal("rate_limited", charge.bucket);
-  return _refusal(ctx, charge);
-}
-
-/** The 429 of a charge that refused the request, with its headers. */
-function _refusal(ctx: RateContext, charge: Charge): HttpError {
+/**
+ * The 429 of `charge`, with its headers. The first time it is remembered for the rest of its
+ * window, so the next ones cost nothing; `_settle` gives it again with its headers.
+ */
+function _refuse(ctx: RateContext, charge: Charge, again = false): HttpError {
+  if (!again) {
+    const seen = ctx.limiter.seen(charge);
+    if (seen) seen.refused = true;
+    charge.status = "refused";
+    countRefusal("rate_limited", charge.bucket);
+  }
   const reset = _headers(ctx, charge, charge.limit + 1);
   // RFC 6585 §4: 429 Too Many Requests, with Retry-After (RFC 9110 §10.2.3).
   const who = charge.global ? "from all callers together" : "from one address";

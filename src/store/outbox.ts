@@ -16,7 +16,6 @@
 import type { Kv } from "./store.ts";
 import { allDue, allNewNotices, dueKey, newNoticeKey, outboxKey, outboxOfKind } from "./keys.ts";
 import { getEach } from "./pages.ts";
-import { retryLocked } from "./retry_locked.ts";
 
 /** A review notification waiting to be sent (transactional outbox). */
 export interface OutboxEntry {
@@ -50,7 +49,7 @@ interface DuePage {
  * is deleted here, checked against the entry, so it is never read twice.
  */
 export async function listDueOutbox(kv: Kv, now: number, limit: number): Promise<DuePage> {
-  const page = await retryLocked(() => Array.fromAsync(kv.list(allDue(), { limit })));
+  const page = await Array.fromAsync(kv.list(allDue(), { limit }));
   const firstLater = page.findIndex(({ key }) => Number(key[1]) > now);
   const dueKeys = firstLater < 0 ? page : page.slice(0, firstLater);
   return {
@@ -69,9 +68,7 @@ export async function listNewOutbox(
   kv: Kv,
   limit: number,
 ): Promise<Deno.KvEntry<OutboxEntry>[]> {
-  const lane = await retryLocked(() =>
-    Array.fromAsync(kv.list(allNewNotices(), { limit, reverse: true }))
-  );
+  const lane = await Array.fromAsync(kv.list(allNewNotices(), { limit, reverse: true }));
   return await _indexed(kv, lane, (entry) => entry.attempts === 0);
 }
 
@@ -106,9 +103,7 @@ async function _indexed(
 export async function firstOutboxIds(kv: Kv): Promise<string[]> {
   const ids: string[] = [];
   for (const kind of ["lead", "quote"] satisfies OutboxEntry["kind"][]) {
-    const [first] = await retryLocked(() =>
-      Array.fromAsync(kv.list(outboxOfKind(kind), { limit: 1 }))
-    );
+    const [first] = await Array.fromAsync(kv.list(outboxOfKind(kind), { limit: 1 }));
     if (first) ids.push(String(first.key[1]));
   }
   return ids;
@@ -117,10 +112,7 @@ export async function firstOutboxIds(kv: Kv): Promise<string[]> {
 /** How many notices wait, counted up to `cap` through the due index (small keys). */
 export async function countOutbox(kv: Kv, cap: number): Promise<number> {
   let n = 0;
-  await retryLocked(async () => {
-    n = 0;
-    for await (const _ of kv.list(allDue(), { limit: cap, batchSize: 500 })) n++;
-  });
+  for await (const _ of kv.list(allDue(), { limit: cap, batchSize: 500 })) n++;
   return n;
 }
 

@@ -6,11 +6,9 @@
 
 import type { Kv } from "./store.ts";
 import { KV_LIMITS } from "./limits.ts";
-import { retryLocked } from "./retry_locked.ts";
 
 /**
- * The entries of `selector`, a page of `pageSize` at a time; each page's read is retried
- * alone while a SQLite file is locked.
+ * The entries of `selector`, a page of `pageSize` at a time.
  */
 export async function* pagesOf<T>(
   kv: Kv,
@@ -21,7 +19,7 @@ export async function* pagesOf<T>(
   let cursor: string | undefined;
   while (true) {
     const iter = kv.list<T>(selector, { limit: pageSize, cursor, reverse: options.reverse });
-    const page = await retryLocked(() => Array.fromAsync(iter));
+    const page = await Array.fromAsync(iter);
     if (page.length) yield page;
     if (page.length < pageSize) return;
     cursor = iter.cursor;

@@ -15,7 +15,6 @@
 import type { Atomic, Kv } from "./store.ts";
 import { DAY_MS } from "../time.ts";
 import { auditBefore, auditKey, auditOf, auditOfKey } from "./keys.ts";
-import { retryLocked } from "./retry_locked.ts";
 
 /** How long an entry is kept: about 13 months, so a year can be looked back on. */
 export const AUDIT_RETENTION_MS = 400 * DAY_MS;
@@ -109,11 +108,8 @@ async function _newestFirst(
   limit: number,
 ): Promise<AuditEntry[]> {
   const out: AuditEntry[] = [];
-  await retryLocked(async () => {
-    out.length = 0;
-    for await (const e of kv.list<AuditEntry>(selector, { reverse: true, limit })) {
-      if (e.value.at + AUDIT_RETENTION_MS > now) out.push(e.value);
-    }
-  });
+  for await (const e of kv.list<AuditEntry>(selector, { reverse: true, limit })) {
+    if (e.value.at + AUDIT_RETENTION_MS > now) out.push(e.value);
+  }
   return out;
 }

@@ -83,14 +83,15 @@ export class Store implements Kv {
     return this.#call(() => this.kv.getMany<T>(keys, options));
   }
 
-  /** Deno KV's list; each page it reads is one round trip under the deadline. */
+  /** Deno KV's list; each page it reads is one round trip, as any other call. */
   list<T = unknown>(
     selector: Deno.KvListSelector,
     options?: Deno.KvListOptions,
   ): Deno.KvListIterator<T> {
     const iter = this.kv.list<T>(selector, options);
     const next = iter.next.bind(iter);
-    iter.next = () => this.#deadline.run(next);
+    // A page whose read failed is read again by the next call: retrying `next` is safe.
+    iter.next = () => this.#call(next);
     return iter;
   }
 

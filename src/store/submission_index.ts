@@ -16,7 +16,6 @@ import type { Kv } from "./store.ts";
 import { createHmac } from "node:crypto";
 import { decidedBefore, emailHashSecretKey, submittedBefore, withEmailHash } from "./keys.ts";
 import { pagesOf } from "./pages.ts";
-import { retryLocked } from "./retry_locked.ts";
 
 /**
  * The keyed hash function of this store's email index. Its key is random, made once per
@@ -69,9 +68,6 @@ export async function idsByEmail(
   limit?: number,
 ): Promise<string[]> {
   const out: string[] = [];
-  await retryLocked(async () => {
-    out.length = 0;
-    for await (const e of kv.list(withEmailHash(emailHash), { limit })) out.push(String(e.key[2]));
-  });
+  for await (const e of kv.list(withEmailHash(emailHash), { limit })) out.push(String(e.key[2]));
   return out;
 }
