@@ -2,9 +2,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // The quote builder's script, in three parts in the order they run: the view's side of the
-// bridge to the host, the answers shown, and the app itself. It is one file because document.ts
-// inlines it into the app's one HTML document, where a script can import nothing:
-// tests/layout_test.ts exempts it from the 400-line rule rather than have a linker join files.
+// bridge to the host, the answers shown, and the app itself. One file, because the app is one
+// HTML document whose inline script can import nothing.
 
 // The bridge, the view's side of MCP Apps (2026-01-26): JSON-RPC 2.0 over postMessage with the
 // parent frame only. Requests time out; the host's requests are answered (teardown, ping, and
