@@ -1,395 +1,206 @@
 /**
  * @module
- * The place resolver: what a site name means, and its published coverage. One reading for
- * every surface that takes a city (the coverage check over REST and MCP, the web page, the
- * estimate and both submissions). A name is read, in this order, as one of the service's
- * location ids (`fra`), an airport code (`LHR`; not "USA"), a US ZIP code (`20147`), a country
- * or a state alone (`Germany`, `Texas`, `NY`; with the places of that name, if any:
- * `Virginia`), or a place of the gazetteer (catalog/places.ts: GeoNames' towns of 5,000 people
- * or more, by any of their names, "Londres" or "Muenchen"), optionally followed by its
- * subdivision and country in any order ("Ashburn, VA", "Sydney NSW", "New York, NY, USA").
- * A place within {@linkcode NEARBY_KM} of a covered city is covered by it; any other gets the
- * nearest covered cities. A name several places share is answered with its candidates unless
- * one is {@linkcode DOMINANCE} times as populous as the next ("London" is the English one).
- * A close spelling is only ever a suggestion, never the answer.
+ * The coverage of a site as customers write it: one reading for every surface that takes a
+ * city (the coverage check over REST and MCP, the web page, the estimate and both
+ * submissions). The text is read as a place name first (name_coverage.ts). A site written as
+ * more than a name (a street address, a building, a district, a place with its postcode, more
+ * parts than a city and its regions) is then taken apart (site_reading.ts) and read the way a
+ * person reads it:
+ *
+ * 1. the parts that are a region alone ("VA", "Germany") are hints, kept beside the place;
+ * 2. each other part is read as a place whole ("60326 Frankfurt am Main" without its number),
+ *    else, unless it is a street, word by word, the longest place first ("Frankfurt-Sossenheim"
+ *    is Frankfurt); a US ZIP code at the end of a part is read as its town;
+ * 3. of the places read, those a ZIP code or a postcode's country contradicts are dropped;
+ *    the rest agree when they lie within reach of each other ("Docklands, London", "Hayes,
+ *    London"), and the first of them in the text, the most precise, is the site; places far
+ *    apart are answered as ambiguous, never one of them at random.
+ *
+ * The answer says which part was read as the place and which parts were no place
+ * (`site`), and its summary says so first.
  */
 
 import type { Catalog } from "./catalog.ts";
-import type { Location } from "./records.ts";
-import type { Airport, GazetteerPlace } from "./places.ts";
+import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts";
+import { haversineKm, NEARBY_KM } from "./places.ts";
+import { nameCoverage } from "./name_coverage.ts";
+import { named, regionAlone } from "./place_reading.ts";
+import { type SitePart, siteParts, spans } from "./site_reading.ts";
 import { normalizeName } from "./names.ts";
 import { clip } from "../http/errors.ts";
-import { countryCode, countryName } from "./regions.ts";
-import {
-  type Candidate,
-  candidateLabel,
-  closeSpellings,
-  coveringLocation,
-  inRegion,
-  locationSubdivision,
-  named,
-  nearestLocations,
-  placeLabel,
-  POSTCODE,
-  type Reading,
-  readings,
-  regionAlone,
-} from "./place_reading.ts";
-import type { Coverage, CoverageQuery } from "./coverage_types.ts";
 
 export type { Coverage, CoverageQuery } from "./coverage_types.ts";
 
-/** A name several places share means the largest when it is this many times the next. */
-const DOMINANCE = 10;
-
-/** Most candidates an ambiguous answer lists. */
-const MAX_CANDIDATES = 5;
-
-/** Most close spellings suggested. */
-const SPELLINGS = 3;
-
 /**
- * Resolves a city (and optional country) to its published coverage. "Frankfurt, Germany"
+ * Resolves a site (and optional country) to its published coverage. "Frankfurt, Germany"
  * and "San Jose, CA" are read as the city and where it is.
  */
 export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage {
   return siteCoverage(catalog, query).coverage;
 }
 
-/**
- * The coverage of a site, and its IANA time zone: the covered location's, or the place's
- * the name resolved to; null when the name resolves to no one place.
- */
-export function siteCoverage(
+/** The coverage of a site, its IANA time zone and where it is. */
+export function siteCoverage(catalog: Catalog, query: CoverageQuery): SiteCoverage {
+  const direct = nameCoverage(catalog, query);
+  const text = query.city.normalize("NFKC").trim();
+  // A name alone, read: as it was (a site's extra words would only be read as no place).
+  if (direct.coverage.match !== "unknown" && !_siteLike(text)) return direct;
+  return _readSite(catalog, query, text, direct) ?? direct;
+}
+
+/** Whether a text is more than a place name: digits, or more parts than a city and its regions. */
+function _siteLike(text: string): boolean {
+  return /\d/.test(text) || siteParts(text).length > 3;
+}
+
+/** A part read as a place: the text looked up, as shown, and what it resolved to. */
+interface _Read {
+  part: SitePart;
+  /** The words of the part read as the place, as looked up. */
+  place: string;
+  /** The part as written, with the regions read beside it ("Ashburn, VA 20147"). */
+  shown: string;
+  site: SiteCoverage;
+}
+
+function _readSite(
   catalog: Catalog,
   query: CoverageQuery,
-): { coverage: Coverage; timeZone: string | null } {
+  text: string,
+  direct: SiteCoverage,
+): SiteCoverage | undefined {
+  const parts = siteParts(text);
   const country = query.country?.toUpperCase();
-  // Full-width digits and letters ("２０１４７") as their ASCII forms.
-  const text = query.city.normalize("NFKC").trim();
-  const key = normalizeName(text);
-  const capitals = /\p{Lu}/u.test(text) && text === text.toUpperCase();
-  const base: _Base = {
-    query: { city: query.city, country: country ?? null },
-    // Echoed in summaries, which estimates store: at most 60 characters of it.
-    asked: clip(query.city.trim(), 60),
+  const regions = parts.filter((p) => !p.street && _region(catalog, p.words, country));
+  const where = regions.map((p) => p.words.join(" "));
+  const read: _Read[] = [];
+  for (const part of parts) {
+    if (regions.includes(part)) continue;
+    const place = _placeIn(catalog, part);
+    if (!place) continue;
+    const shown = [part.text, ...regions.map((r) => r.text)].join(", ");
+    const site = nameCoverage(catalog, { city: [place, ...where].join(", "), country }, shown);
+    if (site.coverage.match !== "unknown") read.push({ part, place, shown, site });
+  }
+  const zip = parts.find((p) => p.zip)?.zip;
+  const zipSite = zip ? nameCoverage(catalog, { city: zip, country }) : undefined;
+  const postcodeCountries = new Set(parts.flatMap((p) => p.countries));
+  // A postcode's country or a ZIP code's town rules out places elsewhere.
+  const fits = read.filter((r) =>
+    (!postcodeCountries.size || postcodeCountries.has(_country(r.site) ?? "")) &&
+    (!zipSite?.point || !r.site.point || haversineKm(zipSite.point, r.site.point) <= NEARBY_KM)
+  );
+  const ignored = parts.filter((p) => p.street || (!regions.includes(p) && !_placeIn(catalog, p)))
+    .map((p) => clip(p.text, 60));
+  const one = fits.filter((r) => r.site.point);
+  if (one.length) {
+    const [first] = one;
+    const far = one.filter((r) => haversineKm(first!.site.point!, r.site.point!) > 2 * NEARBY_KM);
+    if (far.length) return _conflict(query, [first!, ...far], ignored);
+    return _answer(query, first!, ignored, zipSite?.point ? zip : undefined);
+  }
+  if (fits.length) return _answer(query, fits[0]!, ignored);
+  if (zipSite && zipSite.coverage.match !== "unknown") {
+    const part = parts.find((p) => p.zip)!;
+    return _answer(query, { part, place: zip!, shown: part.text, site: zipSite }, ignored);
+  }
+  return direct.coverage.match === "unknown" ? undefined : direct;
+}
+
+/** Whether a part's words are a country or subdivision alone ("VA", "Germany", "USA"). */
+function _region(catalog: Catalog, words: string[], country: string | undefined): boolean {
+  return words.length > 0 && regionAlone(catalog, words.join(" "), country) !== undefined;
+}
+
+/**
+ * The words of a part to look up as its place: all of them ("Ashburn VA", "Frankfurt am
+ * Main"); unless it is a street, those left without a building or floor; else the longest
+ * span of them that names a place ("Frankfurt-Sossenheim"). Undefined when none does.
+ */
+function _placeIn(catalog: Catalog, part: SitePart): string | undefined {
+  const whole = part.words.join(" ");
+  if (whole && _names(catalog, whole)) return whole;
+  if (part.street) return undefined;
+  return spans(part.core).find((span) => _names(catalog, span));
+}
+
+/** Whether a normalized text names a place, alone or followed by its regions. */
+function _names(catalog: Catalog, key: string): boolean {
+  if (named(catalog, key).length > 0) return true;
+  const words = key.split(" ");
+  // "ashburn va": a place and its region, read as nameCoverage reads it.
+  return words.length > 1 &&
+    nameCoverage(catalog, { city: key }).coverage.match !== "unknown" &&
+    named(catalog, words[0]!).length > 0;
+}
+
+function _country(site: SiteCoverage): string | undefined {
+  return site.coverage.location?.country ?? site.coverage.place?.country;
+}
+
+/**
+ * The answer of a part read as the place: its own summary, then which site it came from, what
+ * agreed and what was read as no place.
+ */
+function _answer(
+  query: CoverageQuery,
+  read: _Read,
+  ignored: string[],
+  zip?: string,
+): SiteCoverage {
+  const asked = clip(query.city.trim(), 60);
+  const notes = [
+    ...(read.shown.trim() === query.city.trim() ? [] : [`Read from the site "${asked}"`]),
+    ...(zip ? [`ZIP code ${zip} agrees`] : []),
+    ...(ignored.length ? [`not read as a place: "${ignored.join('", "')}"`] : []),
+  ];
+  const note = notes.length ? ` ${_sentence(notes.join("; "))}.` : "";
+  const coverage: Coverage = {
+    ...read.site.coverage,
+    query: { city: query.city, country: query.country?.toUpperCase() ?? null },
+    summary: read.site.coverage.summary + note,
+    site: { read_from: clip(read.shown, 60), facility: null, ignored },
   };
-  const unzoned = (coverage: Coverage) => ({ coverage, timeZone: null });
-
-  const byId = catalog.locationById.get(key);
-  if (byId && (!country || byId.country === country)) {
-    return { coverage: _covered(catalog, base, byId), timeZone: byId.timezone };
-  }
-  if (POSTCODE.test(text)) return _postcode(catalog, base, text, country);
-  // An airport code in capitals ("LHR"); the word "the" is not Teresina's airport (THE).
-  const airport = /^[A-Z]{3}$/.test(text) ? catalog.places.airport(text) : undefined;
-  // "USA" is the country, not Concord-Padgett Regional Airport.
-  if (airport && !countryCode(text)) {
-    return _atAirport(catalog, base, airport);
-  }
-
-  const alone = regionAlone(catalog, key, country);
-  if (alone) return unzoned(_region(catalog, base, alone.codes, alone.places));
-
-  let misplaced: { reading: Reading; all: Candidate[] } | undefined;
-  let state: Coverage | undefined;
-  const ways = readings(catalog, text);
-  for (const reading of ways) {
-    const qualifiers = country ? [...reading.qualifiers, [country]] : reading.qualifiers;
-    const fits = (c: Pick<Candidate, "country" | "subdivision">) =>
-      qualifiers.every((codes) => codes.some((r) => inRegion(c, r)));
-    // "Virginia, USA", "Bavaria, Germany": the state, not a town of that name there.
-    const region = reading.qualifiers.length
-      ? regionAlone(catalog, reading.key, country)
-      : undefined;
-    const states = region?.codes.filter((code) =>
-      fits({ country: code.slice(0, 2), subdivision: code.length > 2 ? code : null })
-    );
-    if (region && states?.length) {
-      // Unless another part is the city ("USA, NY, New York"): tried after every reading.
-      state ??= _region(catalog, base, states, region.places.filter(fits));
-      continue;
-    }
-    const all = named(catalog, reading.key, capitals);
-    if (all.length === 0) continue;
-    const fit = all.filter(fits);
-    if (fit.length === 0) {
-      misplaced ??= { reading, all };
-      continue;
-    }
-    const read = reading.qualifiers.length ? { ...base.query, country: fit[0]!.country } : null;
-    return _decide(catalog, read ? { ...base, query: read } : base, fit);
-  }
-  if (state) return unzoned(state);
-  if (airport) return _atAirport(catalog, base, airport);
-  if (misplaced) {
-    const where = country ?? misplaced.reading.where;
-    return unzoned(_otherCountry(catalog, base, where, misplaced.all));
-  }
-  // "EC1A 1BB", "1012 AB": a postcode of another country.
-  if (/\d/.test(text) && /^[\p{L}\d][\p{L}\d -]{2,9}$/u.test(text)) {
-    return _postcode(catalog, base, text, country);
-  }
-  const spelled = ways.at(-1)?.key ?? key;
-  // "lhr": an airport code written in small letters is suggested, not read.
-  const code = /^[a-z]{3}$/i.test(text) ? catalog.places.airport(text.toUpperCase()) : undefined;
-  return unzoned(_unknown(catalog, base, spelled, country, code));
+  return { ...read.site, coverage };
 }
 
-/** What every answer starts from: the query as read, and the name as echoed back. */
-interface _Base {
-  query: Coverage["query"];
-  asked: string;
-}
-
-/** One place, or the candidates when no one of them dominates. */
-function _decide(catalog: Catalog, base: _Base, fit: Candidate[]) {
-  const [top, next] = fit;
-  if (next && top!.population < DOMINANCE * next.population) {
-    return { coverage: _ambiguous(catalog, base, fit), timeZone: null };
-  }
-  if (top!.location) {
-    return { coverage: _covered(catalog, base, top!.location), timeZone: top!.location.timezone };
-  }
-  return _atPlace(catalog, base, top!.place!, placeLabel(top!.place!));
-}
-
-/** The coverage at a point: covered by a location within reach, or the nearest ones. */
-function _atPlace(
-  catalog: Catalog,
-  base: _Base,
-  place: Omit<GazetteerPlace, "id">,
-  label: string,
-) {
-  const nearest = nearestLocations(catalog, place);
-  const first = nearest[0];
-  const at = {
-    name: place.name,
-    country: place.country,
-    subdivision: place.subdivision,
-    timezone: place.timezone,
-  };
-  const location = coveringLocation(catalog, place, first);
-  // A ZIP code or an airport in the covered city itself: that city, covered, and how it was read.
-  const inCity = location && location.country === place.country &&
-    normalizeName(location.city) === normalizeName(place.name);
-  const coverage = location
-    ? {
-      ..._covered(catalog, base, location),
-      match: inCity ? "covered" as const : "nearby" as const,
-      place: at,
-      nearest,
-      summary: (inCity
-        ? `${label} is in ${location.city}, ${location.country}, which is covered`
-        : `${label} is not a listed city, but it is ${first!.distance_km} km from ` +
-          `${location.city}, ${location.country}, which covers it`) +
-        `: ${location.services.length} services, an engineer on site within ` +
-        `${location.response_time_hours} h.`,
-    }
-    : {
-      ..._answer(base),
-      match: "known_uncovered" as const,
-      place: at,
-      nearest,
-      summary: `${label} is not covered.` +
-        (first
-          ? ` The nearest covered city is ${first.city}, ${first.country}, ` +
-            `${first.distance_km.toLocaleString("en-US")} km away, where an engineer is on ` +
-            `site within ${first.response_time_hours} h of a request; a quote can still be ` +
-            "requested."
-          : ""),
-    };
-  return { coverage, timeZone: place.timezone };
-}
-
-function _atAirport(catalog: Catalog, base: _Base, airport: Airport) {
-  const place = { ...airport, name: `${airport.name} (${airport.code})`, subdivision: null };
-  return _atPlace(catalog, base, { ...place, population: 0 }, `${place.name}, ${place.country}`);
-}
-
-/** A US ZIP code as its town; any other postcode refused with what to send instead. */
-function _postcode(catalog: Catalog, base: _Base, text: string, country: string | undefined) {
-  const zip = /^\d{5}(-\d{4})?$/.test(text) && (!country || country === "US")
-    ? catalog.places.zip(text.slice(0, 5))
-    : undefined;
-  if (zip) {
-    const label = `ZIP code ${text.slice(0, 5)} (${placeLabel(zip)})`;
-    return _atPlace(catalog, { ...base, query: { ...base.query, country: "US" } }, zip, label);
-  }
-  return {
-    coverage: {
-      ..._answer(base),
-      match: "unknown" as const,
-      summary: `"${base.asked}" is read as a postcode, and only US ZIP codes are known` +
-        (/^\d{5}$/.test(text) && (!country || country === "US") ? " (this one is not)" : "") +
-        ": send the name of the city or town of the site instead.",
-    },
-    timeZone: null,
-  };
-}
-
-/** The fields an answer leaves empty unless its kind fills them. */
-function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
-  return {
-    query: base.query,
+/** Parts that name places far apart: each is a candidate, covered first. */
+function _conflict(
+  query: CoverageQuery,
+  reads: _Read[],
+  ignored: string[],
+): SiteCoverage {
+  const asked = clip(query.city.trim(), 60);
+  const candidates = reads.map((r) => {
+    const c = r.site.coverage;
+    const city = c.location?.city ?? c.place?.name ?? r.place;
+    return { city, country: _country(r.site) ?? "", covered: c.covered };
+  }).sort((a, b) => Number(b.covered) - Number(a.covered));
+  const listed = reads.map((r) => `"${clip(r.part.text, 40)}" (${_label(r)})`);
+  const coverage: Coverage = {
+    query: { city: query.city, country: query.country?.toUpperCase() ?? null },
+    match: "ambiguous",
     covered: false,
     location: null,
     place: null,
     services: [],
     response_time_hours: null,
     nearest: [],
-    candidates: [],
-  };
-}
-
-function _ambiguous(catalog: Catalog, base: _Base, fit: Candidate[]): Coverage {
-  const { shown, candidates } = _shown(catalog, fit);
-  const listed = shown.map((c, i) => `${candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
-  return {
-    ..._answer(base),
-    match: "ambiguous",
     candidates,
-    summary: `"${base.asked}" names ${fit.length > shown.length ? "more than " : ""}` +
-      `${shown.length} places: ${listed.join("; ")}. Ask again with the country (or state) ` +
-      "to choose one.",
+    summary: `The site "${asked}" names places far apart: ${listed.join(" and ")}. ` +
+      "Ask again with the one meant.",
+    site: { read_from: null, facility: null, ignored },
   };
+  return { coverage, timeZone: null, point: null };
 }
 
-function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
-  return {
-    ..._answer(base),
-    match: "covered",
-    covered: true,
-    location: {
-      id: loc.id,
-      city: loc.city,
-      country: loc.country,
-      region: loc.region,
-      timezone: loc.timezone,
-    },
-    services: loc.services.map((id) => ({ id, name: catalog.serviceById.get(id)?.name ?? id })),
-    response_time_hours: loc.response_time_hours,
-    // Read otherwise than as the city's name ("FRA", "Londres", "Ashburn, VA"): say how.
-    summary:
-      (normalizeName(base.asked) === normalizeName(loc.city)
-        ? `${loc.city}, ${loc.country} is covered`
-        : `"${base.asked}" is read as ${loc.city}, ${loc.country}, which is covered`) +
-      `: ${loc.services.length} services, an engineer on site within ` +
-      `${loc.response_time_hours} h.`,
-  };
+function _label(r: _Read): string {
+  const c = r.site.coverage;
+  if (c.location) return `${c.location.city}, ${c.location.country}, covered`;
+  const name = c.place ? `${c.place.name}, ${c.place.country}` : normalizeName(r.place);
+  return `${name}, ${c.covered ? "covered" : "not covered"}`;
 }
 
-/**
- * A country or region alone: its covered cities, or, when places elsewhere share the name
- * ("Virginia": the US state, and towns in South Africa and Minnesota), those places too.
- */
-function _region(
-  catalog: Catalog,
-  base: _Base,
-  regions: string[],
-  places: Candidate[],
-): Coverage {
-  const countries = new Set(regions.map((code) => code.slice(0, 2)));
-  const query = countries.size === 1 && !places.length
-    ? { ...base.query, country: [...countries][0]! }
-    : base.query;
-  const citiesIn = (code: string) =>
-    catalog.locations.filter((l) =>
-      code.length === 2 ? l.country === code : locationSubdivision(catalog, l) === code
-    ).map((l) => l.city).sort((a, b) => a.localeCompare(b, "en"));
-  const [only] = regions;
-  if (regions.length === 1 && only!.length === 2 && places.length === 0) {
-    const cities = citiesIn(only!);
-    return {
-      ..._answer({ ...base, query }),
-      match: "country",
-      candidates: cities.map((city) => ({ city, country: only!, covered: true })),
-      summary: `${countryName(only!)} is a country: ` +
-        (cities.length
-          ? `the covered cities there are ${cities.join(", ")}.`
-          : "no city there is covered.") +
-        " Ask again with the city or town of the site.",
-    };
-  }
-  const described = regions.slice(0, MAX_CANDIDATES).map((code) => {
-    const cities = citiesIn(code);
-    return (code.length === 2 ? `the country ${countryName(code)}` : `the region ${code}`) +
-      ` (${cities.length ? `covered: ${cities.join(", ")}` : "no covered city"})`;
-  });
-  const { shown, candidates } = _shown(catalog, places);
-  const listed = shown.map((c, i) => `${candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
-  return {
-    ..._answer({ ...base, query }),
-    match: places.length ? "ambiguous" : "country",
-    candidates: places.length
-      ? candidates
-      : regions.flatMap((code) =>
-        citiesIn(code).map((city) => ({ city, country: code.slice(0, 2), covered: true }))
-      ),
-    summary: `"${base.asked}" names ${described.join(" or ")}` +
-      (places.length ? `, and places: ${listed.join("; ")}` : "") +
-      ". Ask again with the city or town of the site" +
-      (places.length ? ", and its state or country." : "."),
-  };
-}
-
-function _otherCountry(
-  catalog: Catalog,
-  base: _Base,
-  where: string,
-  all: Candidate[],
-): Coverage {
-  const { shown, candidates } = _shown(catalog, all);
-  const first = shown[0]!;
-  return {
-    ..._answer(base),
-    match: "other_country",
-    candidates,
-    summary: `No city "${base.asked}" is known in ${clip(where, 40)}, ` +
-      `but ${candidateLabel(first)} is ${_state(candidates[0]!.covered)}: ask again with ` +
-      `country ${first.country} if that is the one.`,
-  };
-}
-
-function _unknown(
-  catalog: Catalog,
-  base: _Base,
-  spelled: string,
-  country: string | undefined,
-  code?: Airport,
-): Coverage {
-  const near = _shown(catalog, closeSpellings(catalog, spelled)).candidates.slice(0, SPELLINGS);
-  const coveredCities = [...new Set(catalog.locations.map((l) => `${l.city} (${l.country})`))]
-    .sort().join(", ");
-  const guesses = near.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
-  return {
-    ..._answer(base),
-    match: "unknown",
-    candidates: near,
-    summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
-      (code
-        ? ` As an airport code, ${code.code} is ${code.name}, ${code.country}: ask with ` +
-          `${code.code} in capitals to check it.`
-        : "") +
-      (near.length ? ` Did you mean ${guesses.join(" or ")}?` : " Try the nearest large city.") +
-      ` Covered cities: ${coveredCities}.`,
-  };
-}
-
-/** Up to {@linkcode MAX_CANDIDATES} of `all`, covered ones (or in reach of one) first. */
-function _shown(catalog: Catalog, all: readonly Candidate[]) {
-  const listed = all.slice(0, 4 * MAX_CANDIDATES).map((c) => ({
-    c,
-    covered: Boolean(c.location ?? (c.place && coveringLocation(catalog, c.place))),
-  }));
-  const ordered = [...listed.filter((x) => x.covered), ...listed.filter((x) => !x.covered)]
-    .slice(0, MAX_CANDIDATES);
-  return {
-    shown: ordered.map((x) => x.c),
-    candidates: ordered.map(({ c, covered }) => ({ city: c.city, country: c.country, covered })),
-  };
-}
-
-function _state(covered: boolean): string {
-  return covered ? "covered" : "not covered";
+function _sentence(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -58,4 +58,30 @@ export interface Coverage {
    * spellings.
    */
   candidates: { city: string; country: string; covered: boolean }[];
+  /**
+   * How a site written as more than a place name was read: the part read as the place, the
+   * facility it names, and the parts read as no place (a street, a building). Null when the
+   * text was read as a place name whole.
+   */
+  site: SiteReading | null;
+}
+
+/** See {@linkcode Coverage.site}. */
+interface SiteReading {
+  read_from: string | null;
+  facility: {
+    id: string;
+    operator: string;
+    name: string;
+    address: string;
+    location: string;
+  } | null;
+  ignored: string[];
+}
+
+/** A site's coverage, its IANA time zone and where it is; both null for no one place. */
+export interface SiteCoverage {
+  coverage: Coverage;
+  timeZone: string | null;
+  point: { latitude: number; longitude: number } | null;
 }

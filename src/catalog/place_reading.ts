@@ -156,7 +156,14 @@ export function named(catalog: Catalog, key: string, capitals = false): Candidat
       population: place.population,
     });
   }
-  return out.sort((a, b) => b.population - a.population || (a.location ? -1 : 1));
+  out.sort((a, b) => b.population - a.population || (a.location ? -1 : 1));
+  // Two places an answer would write alike ("Hayes, GB-ENG" twice, both near London) are one
+  // to a caller, who could not choose between them: the larger stands for both.
+  const labels = new Set<string>();
+  return out.filter((c) => {
+    const label = candidateLabel(c);
+    return !labels.has(label) && Boolean(labels.add(label));
+  });
 }
 
 /**
