@@ -24,7 +24,7 @@ import type { Catalog } from "./catalog.ts";
 import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts";
 import { haversineKm, NEARBY_KM } from "./places.ts";
 import { nameCoverage } from "./name_coverage.ts";
-import { named, regionAlone } from "./place_reading.ts";
+import { named, readings, regionAlone } from "./place_reading.ts";
 import { type SitePart, siteParts, spans } from "./site_reading.ts";
 import { normalizeName } from "./names.ts";
 import { clip } from "../http/errors.ts";
@@ -124,14 +124,12 @@ function _placeIn(catalog: Catalog, part: SitePart): string | undefined {
   return spans(part.core).find((span) => _names(catalog, span));
 }
 
-/** Whether a normalized text names a place, alone or followed by its regions. */
+/**
+ * Whether a normalized text names a place, alone or before its regions ("ashburn va"): table
+ * lookups only, no close spellings, so trying every span of a part stays cheap.
+ */
 function _names(catalog: Catalog, key: string): boolean {
-  if (named(catalog, key).length > 0) return true;
-  const words = key.split(" ");
-  // "ashburn va": a place and its region, read as nameCoverage reads it.
-  return words.length > 1 &&
-    nameCoverage(catalog, { city: key }).coverage.match !== "unknown" &&
-    named(catalog, words[0]!).length > 0;
+  return readings(catalog, key).some((r) => named(catalog, r.key).length > 0);
 }
 
 function _country(site: SiteCoverage): string | undefined {
