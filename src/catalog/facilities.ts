@@ -67,7 +67,9 @@ export class FacilityIndex {
     for (const facility of facilities) {
       const codes = codesOf.get(facility.operator);
       if (!codes) {
-        throw new Error(`${FILE}: ${facility.id}: operator ${facility.operator} is not in operators`);
+        throw new Error(
+          `${FILE}: ${facility.id}: operator ${facility.operator} is not in operators`,
+        );
       }
       const forms: string[][] = [];
       for (const code of facility.codes) {
