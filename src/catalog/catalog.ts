@@ -1,7 +1,8 @@
 /**
  * @module
- * The service catalog, coverage locations and their public holidays, loaded once from the
- * versioned JSON files in `data/`, checked with zod, cross-checked, and serialised once.
+ * The service catalog, coverage locations, their public holidays and the datacenters they
+ * serve, loaded once from the versioned JSON files in `data/`, checked with zod, cross-checked,
+ * and serialised once.
  */
 
 import { z } from "zod";
@@ -9,10 +10,14 @@ import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
 import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
+import facilitiesFile from "../../data/facilities.v1.json" with { type: "json" };
+import { FacilityIndex } from "./facilities.ts";
 import { normalizeName, serviceKeys } from "./names.ts";
 import { type HolidayIndex, indexHolidays } from "./holidays.ts";
 import { Gazetteer, type GazetteerPlace, haversineKm, NEARBY_KM, PlacesFile } from "./places.ts";
 import {
+  FacilitiesFile,
+  type Facility,
   HolidaysFile,
   type Location,
   LocationsFile,
@@ -26,6 +31,8 @@ interface CatalogData {
   locations: unknown;
   places: unknown;
   holidays: unknown;
+  /** data/facilities.v1.json; omitted, the catalog knows no facility. */
+  facilities?: unknown;
 }
 
 export interface Catalog {
@@ -45,6 +52,10 @@ export interface Catalog {
   readonly coverage: CoverageIndex;
   /** Each location's public holidays, for the years the data covers. */
   readonly holidays: HolidayIndex;
+  /** The datacenters the locations serve (data/facilities.v1.json). */
+  readonly facilities: readonly Facility[];
+  /** Their operators, codes and names, found in a site's words. */
+  readonly facilityIndex: FacilityIndex;
   /** Serialised once: `{"ok":true,"services":[…],"terms":{…}}`. */
   readonly servicesBody: string;
   /** Serialised once: `{"ok":true,"locations":[…]}`. */
@@ -57,6 +68,9 @@ export function buildCatalog(data: CatalogData): Catalog {
   const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
   const places = new Gazetteer(_parse("places.v2.json", PlacesFile, data.places));
   const holidays = _parse("holidays.v1.json", HolidaysFile, data.holidays);
+  const { operators, facilities } = data.facilities === undefined
+    ? { operators: [], facilities: [] }
+    : _parse("facilities.v1.json", FacilitiesFile, data.facilities);
 
   const serviceById = new Map(services.map((s) => [s.id, s]));
   const locationById = new Map(locations.map((l) => [l.id, l]));
@@ -74,6 +88,7 @@ export function buildCatalog(data: CatalogData): Catalog {
     }
   }
   const taxByCountry = _taxByCountry(terms, services, locations);
+  _checkFacilities(facilities, locationById);
   return Object.freeze({
     services,
     terms,
@@ -85,6 +100,8 @@ export function buildCatalog(data: CatalogData): Catalog {
     serviceByKey: indexServices(services),
     coverage: indexCoverage(locationById, places),
     holidays: indexHolidays(holidays, locations),
+    facilities,
+    facilityIndex: new FacilityIndex(operators, facilities),
     servicesBody: JSON.stringify({ ok: true, services, terms }),
     locationsBody: JSON.stringify({ ok: true, locations }),
   });
@@ -97,7 +114,34 @@ export function loadCatalog(): Catalog {
     locations: locationsFile,
     places: placesFile,
     holidays: holidaysFile,
+    facilities: facilitiesFile,
   });
+}
+
+/**
+ * Each facility's id is unique, and its location exists and lies within `NEARBY_KM` of it:
+ * the distance that location covers. (The index checks operators, codes and names.)
+ */
+function _checkFacilities(
+  facilities: readonly Facility[],
+  locationById: ReadonlyMap<string, Location>,
+): void {
+  _unique("facilities.v1.json", facilities.map((f) => f.id));
+  for (const facility of facilities) {
+    const location = locationById.get(facility.location);
+    if (!location) {
+      throw new Error(
+        `facilities.v1.json: ${facility.id} is served by unknown location ${facility.location}`,
+      );
+    }
+    const km = haversineKm(facility, location);
+    if (km > NEARBY_KM) {
+      throw new Error(
+        `facilities.v1.json: ${facility.id} lies ${km.toFixed(1)} km from ${location.city} ` +
+          `(${location.id}), beyond the ${NEARBY_KM} km a location covers`,
+      );
+    }
+  }
 }
 
 /**

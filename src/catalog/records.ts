@@ -1,11 +1,12 @@
 /**
  * @module
  * The records of the catalog's data files (`data/*.v1.json`) as zod schemas, and their
- * types: a service, the commercial terms, a coverage location, and each file's envelope
- * (the places file's is in places.ts).
+ * types: a service, the commercial terms, a coverage location, a datacenter it serves, and each
+ * file's envelope (the places file's is in places.ts).
  */
 
 import { z } from "zod";
+import { normalizeName } from "./names.ts";
 
 const Id = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/);
 const Country = z.string().regex(/^[A-Z]{2}$/, "ISO 3166-1 alpha-2, upper case");
@@ -58,6 +59,35 @@ export const Location = z.strictObject({
   services: z.array(Id).min(1),
 });
 
+/** A name the facility index matches by its words: it must keep a letter or digit. */
+const Words = z.string().min(1).max(100).refine(
+  (s) => normalizeName(s) !== "",
+  "a letter or digit",
+);
+
+/**
+ * A datacenter campus or building a location serves (data/facilities.v1.json), named as its
+ * operator writes it; facilities.ts finds it in a site's text.
+ */
+export const Facility = z.strictObject({
+  id: Id,
+  /** The location that serves it: within NEARBY_KM (places.ts) of its coordinates. */
+  location: Id,
+  /** One of the file's `operators`, by its `name`. */
+  operator: Name,
+  /** The operator's codes, as the operator writes them: "DC11", "FRA13", "Frankfurt 1". */
+  codes: z.array(Words),
+  name: Words,
+  /** Other names customers use: a former operator's ("Interxion AMS8"), a building's. */
+  aliases: z.array(Words).optional(),
+  address: z.string().min(1).max(200),
+  latitude: z.number().min(-90).max(90),
+  longitude: z.number().min(-180).max(180),
+});
+
+/** An operator and its other names ("Interxion" for Digital Realty in Europe). */
+export const FacilityOperator = z.strictObject({ name: Words, aliases: z.array(Words) });
+
 const Version = { version: z.literal(1), updated: z.iso.date() };
 export const ServicesFile = z.strictObject({
   ...Version,
@@ -65,6 +95,11 @@ export const ServicesFile = z.strictObject({
   terms: Terms,
 });
 export const LocationsFile = z.strictObject({ ...Version, locations: z.array(Location).min(1) });
+export const FacilitiesFile = z.strictObject({
+  ...Version,
+  operators: z.array(FacilityOperator).min(1),
+  facilities: z.array(Facility).min(1),
+});
 
 /**
  * `data/holidays.v1.json`, written by `deno task data:holidays`: each location's public
@@ -85,6 +120,8 @@ export type Service = z.infer<typeof Service>;
 export type Terms = z.infer<typeof Terms>;
 export type Location = z.infer<typeof Location>;
 export type HolidaysFile = z.infer<typeof HolidaysFile>;
+export type Facility = z.infer<typeof Facility>;
+export type FacilityOperator = z.infer<typeof FacilityOperator>;
 
 /** Whether `zone` is an IANA time zone this runtime knows (Intl refuses any other). */
 function _isTimeZone(zone: string): boolean {
