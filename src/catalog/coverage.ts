@@ -3,30 +3,33 @@
  * The coverage of a site as customers write it: one reading for every surface that takes a
  * city (the coverage check over REST and MCP, the web page, the estimate and both
  * submissions). The text is read as a place name first (name_coverage.ts). A site written as
- * more than a name (a street address, a building, a district, a place with its postcode, more
- * parts than a city and its regions) is then taken apart (site_reading.ts) and read the way a
- * person reads it:
+ * more than a name (a facility, a street address, a building, a district, a place with its
+ * postcode) is then taken apart (site_reading.ts) and read the way a person reads it:
  *
- * 1. the parts that are a region alone ("VA", "Germany") are hints, kept beside the place;
- * 2. each other part is read as a place whole ("60326 Frankfurt am Main" without its number),
- *    else, unless it is a street, word by word, the longest place first ("Frankfurt-Sossenheim"
- *    is Frankfurt); a US ZIP code at the end of a part is read as its town;
- * 3. of the places read, those a ZIP code or a postcode's country contradicts are dropped;
- *    the rest agree when they lie within reach of each other ("Docklands, London", "Hayes,
- *    London"), and the first of them in the text, the most precise, is the site; places far
- *    apart are answered as ambiguous, never one of them at random.
+ * 1. the datacenters it names (facilities.ts: "Equinix DC11", "FR5", "Interxion AMS8");
+ * 2. the parts that are a region alone ("VA", "Germany"): hints, read beside the place;
+ * 3. each other part as a place whole ("60326 Frankfurt am Main" without its number), else,
+ *    unless it is a street, without its facility, operator and building words and then word
+ *    by word, the longest place first ("Frankfurt-Sossenheim" is Frankfurt); a US ZIP code at
+ *    the end of a part is read as its town;
+ * 4. places a ZIP code or a postcode's country contradicts are dropped; the rest agree when
+ *    they lie within reach of each other ("Docklands, London", "Hayes, London"), and the first
+ *    of them in the text, the most precise, is the place. A facility is the site when the
+ *    places agree with it. What disagrees (places far apart, a facility in another city than
+ *    the place named) is answered as ambiguous, with each reading: never one of them at random.
  *
- * The answer says which part was read as the place and which parts were no place
- * (`site`), and its summary says so first.
+ * The answer says which part was read as the place, the facility, and the parts read as no
+ * place (`site`), and its summary says so.
  */
 
 import type { Catalog } from "./catalog.ts";
 import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts";
+import type { FacilityMention } from "./facilities.ts";
 import { haversineKm, NEARBY_KM } from "./places.ts";
 import { nameCoverage } from "./name_coverage.ts";
 import { named, readings, regionAlone } from "./place_reading.ts";
-import { type SitePart, siteParts, spans } from "./site_reading.ts";
-import { normalizeName } from "./names.ts";
+import type { Facility } from "./records.ts";
+import { placeWords, type SitePart, siteParts, spans } from "./site_reading.ts";
 import { clip } from "../http/errors.ts";
 
 export type { Coverage, CoverageQuery } from "./coverage_types.ts";
@@ -43,14 +46,30 @@ export function checkCoverage(catalog: Catalog, query: CoverageQuery): Coverage 
 export function siteCoverage(catalog: Catalog, query: CoverageQuery): SiteCoverage {
   const direct = nameCoverage(catalog, query);
   const text = query.city.normalize("NFKC").trim();
+  const parts = siteParts(text).map((part) => _annotate(catalog, part));
+  const facility = parts.some((p) => p.mentions.length);
   // A name alone, read: as it was (a site's extra words would only be read as no place).
-  if (direct.coverage.match !== "unknown" && !_siteLike(text)) return direct;
-  return _readSite(catalog, query, text, direct) ?? direct;
+  if (direct.coverage.match !== "unknown" && !facility && !/\d/.test(text)) return direct;
+  return _readSite(catalog, query, parts) ?? direct;
 }
 
-/** Whether a text is more than a place name: digits, or more parts than a city and its regions. */
-function _siteLike(text: string): boolean {
-  return /\d/.test(text) || siteParts(text).length > 3;
+/** A part of a site with the facilities it names and the words left to read as a place. */
+interface _Part extends SitePart {
+  mentions: FacilityMention[];
+  whole: string[];
+  core: string[];
+}
+
+function _annotate(catalog: Catalog, part: SitePart): _Part {
+  const mentions = catalog.facilityIndex.find(part.all);
+  const named = new Set<number>();
+  for (const m of mentions) for (let i = m.start; i < m.end; i++) named.add(i);
+  for (let i = 0; i < part.all.length; i++) {
+    const n = catalog.facilityIndex.operatorAt(part.all, i);
+    for (let j = i; j < i + n; j++) named.add(j);
+  }
+  const rest = part.all.filter((_, i) => !named.has(i));
+  return { ...part, mentions, ...placeWords(rest), whole: placeWords(part.all).whole };
 }
 
 /** A part read as a place: the text looked up, as shown, and what it resolved to. */
@@ -63,48 +82,130 @@ interface _Read {
   site: SiteCoverage;
 }
 
-function _readSite(
-  catalog: Catalog,
-  query: CoverageQuery,
-  text: string,
-  direct: SiteCoverage,
-): SiteCoverage | undefined {
-  const parts = siteParts(text);
+function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
   const country = query.country?.toUpperCase();
-  const regions = parts.filter((p) => !p.street && _region(catalog, p.words, country));
-  const where = regions.map((p) => p.words.join(" "));
+  const regions = parts.filter((p) => !p.street && _region(catalog, p.whole, country));
+  const where = regions.map((p) => p.whole.join(" "));
   const read: _Read[] = [];
+  const ignored: string[] = [];
   for (const part of parts) {
     if (regions.includes(part)) continue;
     const place = _placeIn(catalog, part);
-    if (!place) continue;
+    if (!place) {
+      if (!part.mentions.length) ignored.push(clip(part.text, 60));
+      continue;
+    }
     const shown = [part.text, ...regions.map((r) => r.text)].join(", ");
     const site = nameCoverage(catalog, { city: [place, ...where].join(", "), country }, shown);
     if (site.coverage.match !== "unknown") read.push({ part, place, shown, site });
   }
-  const zip = parts.find((p) => p.zip)?.zip;
-  const zipSite = zip ? nameCoverage(catalog, { city: zip, country }) : undefined;
+  const zipPart = parts.find((p) => p.zip);
+  const zip = zipPart && nameCoverage(catalog, { city: zipPart.zip!, country });
   const postcodeCountries = new Set(parts.flatMap((p) => p.countries));
   // A postcode's country or a ZIP code's town rules out places elsewhere.
   const fits = read.filter((r) =>
     (!postcodeCountries.size || postcodeCountries.has(_country(r.site) ?? "")) &&
-    (!zipSite?.point || !r.site.point || haversineKm(zipSite.point, r.site.point) <= NEARBY_KM)
+    (!zip?.point || !r.site.point || haversineKm(zip.point, r.site.point) <= NEARBY_KM)
   );
-  const ignored = parts.filter((p) => p.street || (!regions.includes(p) && !_placeIn(catalog, p)))
-    .map((p) => clip(p.text, 60));
   const one = fits.filter((r) => r.site.point);
+  const agrees = zip?.point && one.length ? zipPart!.zip : undefined;
+  const facilities = [...new Map(parts.flatMap((p) => p.mentions).map((m) => [m.facility.id, m]))
+    .values()].map((m) => m.facility);
+  if (facilities.length) return _facilitySite(catalog, query, facilities, one, ignored, agrees);
   if (one.length) {
     const [first] = one;
     const far = one.filter((r) => haversineKm(first!.site.point!, r.site.point!) > 2 * NEARBY_KM);
-    if (far.length) return _conflict(query, [first!, ...far], ignored);
-    return _answer(query, first!, ignored, zipSite?.point ? zip : undefined);
+    if (far.length) return _conflict(query, [first!, ...far].map(_readLabel), ignored);
+    return _answer(query, first!, ignored, agrees);
   }
   if (fits.length) return _answer(query, fits[0]!, ignored);
-  if (zipSite && zipSite.coverage.match !== "unknown") {
-    const part = parts.find((p) => p.zip)!;
-    return _answer(query, { part, place: zip!, shown: part.text, site: zipSite }, ignored);
+  if (zip && zip.coverage.match !== "unknown") {
+    const shown = zipPart!.text;
+    return _answer(query, { part: zipPart!, place: zipPart!.zip!, shown, site: zip }, ignored);
   }
-  return direct.coverage.match === "unknown" ? undefined : direct;
+  return undefined;
+}
+
+/**
+ * The site of the facilities a text names: the one the places read agree with (the same
+ * location, or within reach), or, with no place read, the one location they are all in.
+ */
+function _facilitySite(
+  catalog: Catalog,
+  query: CoverageQuery,
+  facilities: Facility[],
+  places: _Read[],
+  ignored: string[],
+  zip: string | undefined,
+): SiteCoverage {
+  const agree = facilities.filter((f) =>
+    places.every((r) =>
+      r.site.coverage.location?.id === f.location ||
+      haversineKm(r.site.point!, f) <= NEARBY_KM
+    )
+  );
+  const locations = [...new Set(agree.map((f) => f.location))];
+  if (agree.length && locations.length === 1) {
+    // A code several operators use ("SV1"): the location they share, no one of them.
+    const facility = agree.length === 1 ? agree[0]! : undefined;
+    return _atFacility(catalog, query, facility ?? agree, places[0], ignored, zip);
+  }
+  const where = (f: Facility) => catalog.locationById.get(f.location)!;
+  const labels = [
+    ...facilities.map((f) => ({
+      text: f.name,
+      city: where(f).city,
+      country: where(f).country,
+      covered: true,
+      label: `${where(f).city}, ${where(f).country}, covered`,
+    })),
+    ...(agree.length ? [] : places.map(_readLabel)),
+  ];
+  return _conflict(query, labels, ignored);
+}
+
+/** The coverage of a facility named (or of several in one location), with what agreed. */
+function _atFacility(
+  catalog: Catalog,
+  query: CoverageQuery,
+  facility: Facility | Facility[],
+  place: _Read | undefined,
+  ignored: string[],
+  zip: string | undefined,
+): SiteCoverage {
+  const one = Array.isArray(facility) ? undefined : facility;
+  const all = Array.isArray(facility) ? facility : [facility];
+  const loc = catalog.locationById.get(all[0]!.location)!;
+  const at = nameCoverage(catalog, { city: loc.id });
+  const notes = [
+    ...(place ? [`"${clip(place.shown, 60)}" agrees`] : []),
+    ...(zip ? [`ZIP code ${zip} agrees`] : []),
+    ...(ignored.length ? [`not read as a place: "${ignored.join('", "')}"`] : []),
+  ];
+  const coverage: Coverage = {
+    ...at.coverage,
+    query: _query(query),
+    summary: `"${clip(query.city.trim(), 60)}" is read as ` +
+      (one
+        ? `the datacenter ${one.name} (${one.address})`
+        : `one of the datacenters ${all.map((f) => f.name).join(", ")}`) +
+      `, which ${loc.city}, ${loc.country} covers: ${loc.services.length} services, an ` +
+      `engineer on site within ${loc.response_time_hours} h.${_notes(notes)}`,
+    site: {
+      read_from: place ? clip(place.shown, 60) : null,
+      facility: one
+        ? {
+          id: one.id,
+          operator: one.operator,
+          name: one.name,
+          address: one.address,
+          location: one.location,
+        }
+        : null,
+      ignored,
+    },
+  };
+  return { coverage, timeZone: loc.timezone, point: one ?? loc };
 }
 
 /** Whether a part's words are a country or subdivision alone ("VA", "Germany", "USA"). */
@@ -114,11 +215,12 @@ function _region(catalog: Catalog, words: string[], country: string | undefined)
 
 /**
  * The words of a part to look up as its place: all of them ("Ashburn VA", "Frankfurt am
- * Main"); unless it is a street, those left without a building or floor; else the longest
- * span of them that names a place ("Frankfurt-Sossenheim"). Undefined when none does.
+ * Main"); unless it is a street, those left without its facility, operator, building and
+ * floor words, whole, else the longest span of them that names a place
+ * ("Frankfurt-Sossenheim"). Undefined when none does.
  */
-function _placeIn(catalog: Catalog, part: SitePart): string | undefined {
-  const whole = part.words.join(" ");
+function _placeIn(catalog: Catalog, part: _Part): string | undefined {
+  const whole = part.whole.join(" ");
   if (whole && _names(catalog, whole)) return whole;
   if (part.street) return undefined;
   return spans(part.core).find((span) => _names(catalog, span));
@@ -136,6 +238,10 @@ function _country(site: SiteCoverage): string | undefined {
   return site.coverage.location?.country ?? site.coverage.place?.country;
 }
 
+function _query(query: CoverageQuery): Coverage["query"] {
+  return { city: query.city, country: query.country?.toUpperCase() ?? null };
+}
+
 /**
  * The answer of a part read as the place: its own summary, then which site it came from, what
  * agreed and what was read as no place.
@@ -146,37 +252,53 @@ function _answer(
   ignored: string[],
   zip?: string,
 ): SiteCoverage {
-  const asked = clip(query.city.trim(), 60);
+  const whole = read.shown.trim() === query.city.trim();
   const notes = [
-    ...(read.shown.trim() === query.city.trim() ? [] : [`Read from the site "${asked}"`]),
+    ...(whole ? [] : [`read from the site "${clip(query.city.trim(), 60)}"`]),
     ...(zip ? [`ZIP code ${zip} agrees`] : []),
     ...(ignored.length ? [`not read as a place: "${ignored.join('", "')}"`] : []),
   ];
-  const note = notes.length ? ` ${_sentence(notes.join("; "))}.` : "";
   const coverage: Coverage = {
     ...read.site.coverage,
-    query: { city: query.city, country: query.country?.toUpperCase() ?? null },
-    summary: read.site.coverage.summary + note,
+    query: _query(query),
+    summary: read.site.coverage.summary + _notes(notes),
     site: { read_from: clip(read.shown, 60), facility: null, ignored },
   };
   return { ...read.site, coverage };
 }
 
-/** Parts that name places far apart: each is a candidate, covered first. */
-function _conflict(
-  query: CoverageQuery,
-  reads: _Read[],
-  ignored: string[],
-): SiteCoverage {
+function _notes(notes: string[]): string {
+  if (!notes.length) return "";
+  const text = notes.join("; ");
+  return ` ${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+/** One reading of a site that disagrees with another. */
+interface _Label {
+  /** The words of the site it comes from. */
+  text: string;
+  city: string;
+  country: string;
+  covered: boolean;
+  label: string;
+}
+
+function _readLabel(r: _Read): _Label {
+  const c = r.site.coverage;
+  const city = c.location?.city ?? c.place?.name ?? r.place;
+  const country = _country(r.site) ?? "";
+  const label = c.location
+    ? `${c.location.city}, ${c.location.country}, covered`
+    : `${city}, ${country}, ${c.covered ? "covered" : "not covered"}`;
+  return { text: r.part.text, city, country, covered: c.covered, label };
+}
+
+/** Readings that disagree (places far apart, a facility elsewhere): each is a candidate. */
+function _conflict(query: CoverageQuery, labels: _Label[], ignored: string[]): SiteCoverage {
   const asked = clip(query.city.trim(), 60);
-  const candidates = reads.map((r) => {
-    const c = r.site.coverage;
-    const city = c.location?.city ?? c.place?.name ?? r.place;
-    return { city, country: _country(r.site) ?? "", covered: c.covered };
-  }).sort((a, b) => Number(b.covered) - Number(a.covered));
-  const listed = reads.map((r) => `"${clip(r.part.text, 40)}" (${_label(r)})`);
+  const listed = labels.map((l) => `"${clip(l.text, 40)}" (${l.label})`);
   const coverage: Coverage = {
-    query: { city: query.city, country: query.country?.toUpperCase() ?? null },
+    query: _query(query),
     match: "ambiguous",
     covered: false,
     location: null,
@@ -184,21 +306,11 @@ function _conflict(
     services: [],
     response_time_hours: null,
     nearest: [],
-    candidates,
+    candidates: labels.map(({ city, country, covered }) => ({ city, country, covered }))
+      .sort((a, b) => Number(b.covered) - Number(a.covered)),
     summary: `The site "${asked}" names places far apart: ${listed.join(" and ")}. ` +
       "Ask again with the one meant.",
     site: { read_from: null, facility: null, ignored },
   };
   return { coverage, timeZone: null, point: null };
-}
-
-function _label(r: _Read): string {
-  const c = r.site.coverage;
-  if (c.location) return `${c.location.city}, ${c.location.country}, covered`;
-  const name = c.place ? `${c.place.name}, ${c.place.country}` : normalizeName(r.place);
-  return `${name}, ${c.covered ? "covered" : "not covered"}`;
-}
-
-function _sentence(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }

@@ -31,10 +31,8 @@ const MAX_WORDS = 8;
 export interface SitePart {
   /** As written, trimmed. */
   text: string;
-  /** Its words, normalized, numbers and postcodes out: the place to read, whole. */
-  words: string[];
-  /** The same without the words of a building, a floor or a suite: the place within them. */
-  core: string[];
+  /** Its words, normalized, its postcode out (what a facility's name or code is found in). */
+  all: string[];
   /** The part is a street address: no word of it is read as a place. */
   street: boolean;
   /** A US ZIP code at its end ("VA 20147"). */
@@ -104,19 +102,27 @@ function _part(text: string): SitePart {
   }
   const zip = rest.match(/\b(\d{5})(?:-\d{4})?\s*$/)?.[1];
   const all = normalizeName(rest).split(" ").filter(Boolean).slice(0, MAX_WORDS);
-  const words = _trimNumbers(all);
   return {
     text,
-    words,
-    core: _withoutBuilding(words),
-    street: _street(all, words),
+    all,
+    street: _street(all, _trimNumbers(all)),
     ...(zip ? { zip } : {}),
     countries,
   };
 }
 
+/**
+ * The words of a part to read as a place: `whole`, numbers at either end out (a house
+ * number, a postcode), and `core`, also without the words of a building, a floor or a suite
+ * (the place within them).
+ */
+export function placeWords(all: readonly string[]): { whole: string[]; core: string[] } {
+  const whole = _trimNumbers(all);
+  return { whole, core: _withoutBuilding(whole) };
+}
+
 /** The words without the numbers that start or end them (a house number, a postcode). */
-function _trimNumbers(words: string[]): string[] {
+function _trimNumbers(words: readonly string[]): string[] {
   let start = 0;
   let end = words.length;
   while (start < end && /^\d/.test(words[start]!)) start++;
