@@ -34,6 +34,9 @@ import { clip } from "../http/errors.ts";
 
 export type { Coverage, CoverageQuery } from "./coverage_types.ts";
 
+/** Words a part may have to be read word by word ("Frankfurt-Sossenheim", "Docklands London"). */
+const SPAN_WORDS = 3;
+
 /**
  * Resolves a site (and optional country) to its published coverage. "Frankfurt, Germany"
  * and "San Jose, CA" are read as the city and where it is.
@@ -178,9 +181,11 @@ function _atFacility(
   const loc = catalog.locationById.get(all[0]!.location)!;
   const at = nameCoverage(catalog, { city: loc.id });
   const notes = [
-    ...(place ? [`"${clip(place.shown, 60)}" agrees`] : []),
+    ...(place
+      ? [`"${place.part.mentions.length ? _titled(place.place) : clip(place.shown, 60)}" agrees`]
+      : []),
     ...(zip ? [`ZIP code ${zip} agrees`] : []),
-    ...(ignored.length ? [`not read as a place: "${ignored.join('", "')}"`] : []),
+    ..._ignored(ignored),
   ];
   const coverage: Coverage = {
     ...at.coverage,
@@ -222,7 +227,9 @@ function _region(catalog: Catalog, words: string[], country: string | undefined)
 function _placeIn(catalog: Catalog, part: _Part): string | undefined {
   const whole = part.whole.join(" ");
   if (whole && _names(catalog, whole)) return whole;
-  if (part.street) return undefined;
+  // Word by word only in a short part, from either end: a sentence or a building's name
+  // ("Send the quote", "Harbour Exchange") is never searched for a town of one of its words.
+  if (part.street || part.core.length > SPAN_WORDS) return undefined;
   return spans(part.core).find((span) => _names(catalog, span));
 }
 
@@ -256,7 +263,7 @@ function _answer(
   const notes = [
     ...(whole ? [] : [`read from the site "${clip(query.city.trim(), 60)}"`]),
     ...(zip ? [`ZIP code ${zip} agrees`] : []),
-    ...(ignored.length ? [`not read as a place: "${ignored.join('", "')}"`] : []),
+    ..._ignored(ignored),
   ];
   const coverage: Coverage = {
     ...read.site.coverage,
@@ -265,6 +272,13 @@ function _answer(
     site: { read_from: clip(read.shown, 60), facility: null, ignored },
   };
   return { ...read.site, coverage };
+}
+
+/** The parts read as no place, as a note says them: three at most, each clipped. */
+function _ignored(ignored: string[]): string[] {
+  if (!ignored.length) return [];
+  const shown = ignored.slice(0, 3).map((p) => `"${clip(p, 40)}"`).join(", ");
+  return [`not read as a place: ${shown}${ignored.length > 3 ? " and more" : ""}`];
 }
 
 function _notes(notes: string[]): string {
@@ -313,4 +327,9 @@ function _conflict(query: CoverageQuery, labels: _Label[], ignored: string[]): S
     site: { read_from: null, facility: null, ignored },
   };
   return { coverage, timeZone: null, point: null };
+}
+
+/** Normalized words as a name is written: "frankfurt am main" → "Frankfurt Am Main". */
+function _titled(words: string): string {
+  return words.replace(/\b\p{L}/gu, (c) => c.toUpperCase());
 }

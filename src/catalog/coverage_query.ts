@@ -24,7 +24,9 @@ export const CoverageQuerySchema = z.strictObject({
     .refine(namesPlace, "city must name a place or a postcode")
     .meta({
       description: "A city or town as people write it, in any language, with its state or " +
-        "country if you like (Zuerich; Ashburn, VA; Londres); an airport code or a US ZIP code.",
+        "country if you like (Zuerich; Ashburn, VA; Londres); an airport by code or name " +
+        "(FRA, Heathrow); a US ZIP code; or the site as written: a datacenter (Equinix DC11, " +
+        "Ashburn), a street address, a district.",
       examples: ["Frankfurt", "Santa Clara, CA", "FRA"],
     }),
   country: CountryCode.optional().meta({

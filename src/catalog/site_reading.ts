@@ -16,7 +16,7 @@
  * What is left of a part is the text to read as a place, whole first, then word by word:
  * "Frankfurt-Sossenheim" is "frankfurt sossenheim", whose longest place is "frankfurt".
  * Bounded: at most {@linkcode MAX_PARTS} parts and {@linkcode MAX_WORDS} words a part, so a
- * hostile 200-character site costs at most a few hundred table lookups.
+ * hostile 200-character site costs at most a hundred table lookups.
  */
 
 import { normalizeName } from "./names.ts";
@@ -159,15 +159,15 @@ function _withoutBuilding(words: string[]): string[] {
 }
 
 /**
- * The spans of `words` to look up as a place, longest first and, among spans of one length,
- * leftmost first: at most MAX_WORDS × (MAX_WORDS + 1) / 2 of them.
+ * The spans of `words` to look up as a place, longest first, each touching one end of them
+ * ("frankfurt sossenheim": "frankfurt", then "sossenheim"): what "City-District" and
+ * "District City" are written as. At most 2 × words.length spans.
  */
 export function spans(words: readonly string[]): string[] {
   const out: string[] = [];
   for (let length = words.length; length >= 1; length--) {
-    for (let start = 0; start + length <= words.length; start++) {
-      out.push(words.slice(start, start + length).join(" "));
-    }
+    out.push(words.slice(0, length).join(" "));
+    if (length < words.length) out.push(words.slice(words.length - length).join(" "));
   }
   return out;
 }

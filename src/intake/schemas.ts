@@ -154,7 +154,8 @@ export const LeadInput = z.looseObject({
   company: _company(false),
   contact_name: _contactName(false),
   city: cityText().optional().meta({
-    description: "City of the site, in any common spelling.",
+    description: "City of the site, in any common spelling, or the site as written (a " +
+      "datacenter, an address); the answer's site.read_as says how it was read.",
     examples: ["Frankfurt"],
   }),
   service_type: text("service_type").optional().meta({
@@ -184,7 +185,9 @@ const _CURRENCY = "currency must be a three-letter ISO 4217 code such as EUR or 
 export const JOB_FIELDS = {
   city: cityText().meta({
     description: 'City of the site, in any common spelling ("Ashburn VA", "Frankfurt, ' +
-      'Germany"). Check it with check_coverage first.',
+      'Germany"), or the site as written: a datacenter ("Equinix DC11, Ashburn"), a street ' +
+      'address, a district, an airport ("Heathrow"). The answer\'s site.read_as says how it ' +
+      "was read. Check it with check_coverage first.",
     examples: ["Zurich"],
   }),
   country: _country,

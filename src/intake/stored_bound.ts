@@ -15,9 +15,15 @@ import {
 } from "../store/submissions.ts";
 
 /** A submission as it would be stored: its record, and the answer its idempotency record keeps. */
-interface Draft<R extends { budget_estimate?: BudgetEstimate }> {
+interface Draft<R extends _Echoing> {
   record: SubmissionRecord;
   result: R;
+}
+
+/** What an answer echoes of the caller's text: the estimate's texts, the site's sentences. */
+interface _Echoing {
+  budget_estimate?: BudgetEstimate;
+  site?: { summary: string; site_address: { summary: string } | null } | null;
 }
 
 /** Characters a review list row keeps of each of company, contact and city once trimmed. */
@@ -25,8 +31,8 @@ const SHORT_SUMMARY = 16;
 
 /**
  * The trims, in the order they apply, each on top of the ones before: the review list's
- * summary first (the request itself keeps the whole text), then the estimate's texts that
- * may quote the caller (a city, an argument's name): characters beyond Latin-1 there become
+ * summary first (the request itself keeps the whole text), then the estimate's and the site's
+ * texts that may quote the caller (a city, an argument's name): characters beyond Latin-1 become
  * `?`, since one such character makes KV store the whole text at two bytes a character
  * (and the record keeps the estimate's texts, the idempotency answer them again).
  */
@@ -38,7 +44,7 @@ const TRIMS = [_shortSummary, _latin1Estimate] as const;
  * even the trimmed submission is over the bound.
  */
 export function fitStoredBound<
-  R extends { budget_estimate?: BudgetEstimate },
+  R extends _Echoing,
   W extends NewSubmission,
 >(
   draft: Draft<R>,
@@ -61,7 +67,7 @@ export function fitStoredBound<
   );
 }
 
-function _shortSummary<R extends { budget_estimate?: BudgetEstimate }>(d: Draft<R>): Draft<R> {
+function _shortSummary<R extends _Echoing>(d: Draft<R>): Draft<R> {
   const summary = d.record.summary;
   const short = (v: string | null) => v === null ? null : [...v].slice(0, SHORT_SUMMARY).join("");
   return {
@@ -77,7 +83,7 @@ function _shortSummary<R extends { budget_estimate?: BudgetEstimate }>(d: Draft<
   };
 }
 
-function _latin1Estimate<R extends { budget_estimate?: BudgetEstimate }>(d: Draft<R>): Draft<R> {
+function _latin1Estimate<R extends _Echoing>(d: Draft<R>): Draft<R> {
   const fold = (e: BudgetEstimate): BudgetEstimate => ({
     ...e,
     note: e.note === null ? null : _latin1(e.note),
@@ -85,9 +91,23 @@ function _latin1Estimate<R extends { budget_estimate?: BudgetEstimate }>(d: Draf
   });
   const record = d.record.budget_estimate;
   const result = d.result.budget_estimate;
+  const site = d.result.site;
   return {
     record: { ...d.record, budget_estimate: record ? fold(record) : null },
-    result: result ? { ...d.result, budget_estimate: fold(result) } : d.result,
+    result: {
+      ...d.result,
+      ...(result ? { budget_estimate: fold(result) } : {}),
+      ...(site
+        ? {
+          site: {
+            ...site,
+            summary: _latin1(site.summary),
+            site_address: site.site_address &&
+              { ...site.site_address, summary: _latin1(site.site_address.summary) },
+          },
+        }
+        : {}),
+    },
   };
 }
 

@@ -7,7 +7,7 @@
 
 import { countSubmission } from "../telemetry/metrics.ts";
 import type { Context } from "../context.ts";
-import { checkCoverage, type Coverage } from "../catalog/coverage.ts";
+import { type Coverage, siteCoverage } from "../catalog/coverage.ts";
 import { type BudgetEstimate, noOnePlace } from "../pricing/budget.ts";
 import { findService } from "../catalog/service_match.ts";
 import { HttpError } from "../http/errors.ts";
@@ -48,6 +48,7 @@ import {
 import { lenientArguments } from "./lenient.ts";
 import { fitStoredBound } from "./stored_bound.ts";
 import { cityTypo, priceJob } from "../pricing/price_job.ts";
+import { type SiteAnswer, siteAnswer, siteRecord } from "./site.ts";
 import { EstimateInput } from "../pricing/estimate.ts";
 import {
   fieldIssues,
@@ -81,6 +82,8 @@ export interface SubmissionResult {
   expected_review: ExpectedReview;
   /** The catalog service `service_type` was understood as, or null. */
   service_id: string | null;
+  /** How the city (and a quote's site_address) was read; null for a lead without a city. */
+  site: SiteAnswer | null;
   budget_estimate?: BudgetEstimate;
   /** True when this is the stored answer to an earlier identical request. */
   replayed: boolean;
@@ -128,9 +131,10 @@ export async function submitLead(
     ...(parsed.success ? [] : fieldIssues(parsed.error)),
     ...extraPropertyIssues(raw, LeadInput.shape),
   ];
-  const coverage = parsed.data?.city
-    ? checkCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
+  const site = parsed.data?.city
+    ? siteCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
     : null;
+  const coverage = site?.coverage ?? null;
   const typo = coverage && cityTypo(coverage, parsed.data?.country);
   if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
@@ -145,6 +149,8 @@ export async function submitLead(
         ? findService(ctx.catalog, input.service_type)?.id ?? null
         : null,
       covered: coverage ? coveredFact(coverage) : null,
+      site: site && coverage ? siteAnswer(ctx.catalog, site) : null,
+      match: coverage?.match ?? null,
     },
     idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
@@ -187,6 +193,11 @@ export async function submitQuote(
       service_id: job.service.id,
       covered: coveredFact(job.coverage),
       budget_estimate: job.budget_estimate,
+      site: siteAnswer(ctx.catalog, job.site, {
+        text: String(input.site_address ?? ""),
+        country: input.country,
+      }),
+      match: job.coverage.match,
     },
     idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
@@ -206,7 +217,13 @@ interface Validated {
   /** The accepted fields, the idempotency key left out: what is stored. */
   input: Record<string, unknown>;
   /** Catalog facts for the record, the answer and the review list. */
-  facts: { service_id: string | null; covered: boolean | null; budget_estimate?: BudgetEstimate };
+  facts: {
+    service_id: string | null;
+    covered: boolean | null;
+    budget_estimate?: BudgetEstimate;
+    site: SiteAnswer | null;
+    match: Coverage["match"] | null;
+  };
   idempotencyKey: string | undefined;
 }
 
@@ -261,6 +278,7 @@ function _result(
     next_steps: _nextSteps(sub.kind, review, sub.input.urgency),
     expected_review: review,
     service_id: sub.facts.service_id,
+    site: sub.facts.site,
     ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
     replayed: false,
   };
@@ -308,6 +326,7 @@ async function _record(
     payload: { chunks: Math.ceil(bytes / PAYLOAD_CHUNK_BYTES), bytes },
     service_id: facts.service_id,
     covered: facts.covered,
+    site: facts.site && facts.match ? siteRecord(facts.site, facts.match) : null,
     urgency: (input.urgency as SubmissionRecord["urgency"]) ?? null,
     summary: summaryOf(input),
     email_hash: typeof input.email === "string"

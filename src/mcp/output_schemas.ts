@@ -84,6 +84,26 @@ const COVERAGE_MATCHES = {
     "lists the covered cities.",
 } as const;
 
+/** How a site written as more than a place name was read (catalog/coverage_types.ts). */
+const SiteOutput = z.looseObject({
+  read_from: z.string().nullable().meta({
+    description: "The part of the text read as the place; null when a datacenter alone was.",
+  }),
+  facility: z.looseObject({
+    id: z.string().meta({ description: "The datacenter's identifier." }),
+    operator: z.string().meta({ description: "Its operator." }),
+    name: z.string().meta({ description: "Its name, such as Equinix DC11." }),
+    address: z.string().meta({ description: "Its street address." }),
+    location: z.string().meta({ description: "The covered location that serves it." }),
+  }).nullable().meta({ description: "The datacenter the site names, when it names one." }),
+  ignored: z.array(z.string()).meta({
+    description: "Parts read as no place: a street, a building or floor, a name not known.",
+  }),
+}).meta({
+  description: "How a site written as more than a place name (a datacenter, a street " +
+    "address, a district, a postcode) was read; null when the text was read as a name whole.",
+});
+
 /** SPEC §2.3: `ok` and `coverage`, both required. */
 export const CoverageOutput = z.looseObject({
   ok: z.boolean().meta({ description: "true: the answer follows (even when not covered)." }),
@@ -161,6 +181,7 @@ export const CoverageOutput = z.looseObject({
         "city of that name is. For unknown: cities spelled almost the same. Ask again with one " +
         "of them.",
     }),
+    site: SiteOutput.nullable().optional(),
   }).meta({ description: "Published coverage for the city asked for." }),
 }).meta({
   description: "Whether a city is covered: coverage.covered and coverage.match, " +
@@ -172,6 +193,28 @@ const ExpectedReviewOutput = z.looseObject({
   within_hours: z.number().meta({ description: "Hours after it came in; fewer for emergency." }),
   by: z.string().meta({ description: "That instant, ISO 8601 (UTC)." }),
 }).meta({ description: "When a person is expected to review it." });
+
+/** What a submission or an estimate says of its site (intake/site.ts). */
+const SiteAnswerOutput = z.looseObject({
+  read_as: z.string().nullable().meta({
+    description: "The one place read, in words to relay (a datacenter, a town, an airport, " +
+      "with the covered city); null when the text named no one place.",
+  }),
+  covered: z.boolean().meta({ description: "Whether it is covered." }),
+  summary: z.string().meta({ description: "How the site was read and what it means." }),
+  location_id: z.string().nullable().meta({ description: "The covered location, or null." }),
+  facility: z.string().nullable().meta({ description: "The datacenter named, or null." }),
+  site_address: z.looseObject({
+    read_as: z.string().nullable().meta({ description: "site_address read as a place." }),
+    agrees: z.boolean().nullable().meta({
+      description: "Whether it is where the city was read; null when either is no one place.",
+    }),
+    summary: z.string().meta({ description: "What was read, and a disagreement stated." }),
+  }).nullable().meta({ description: "site_address read too; null when none was sent." }),
+}).meta({
+  description: "How the city was read: check read_as before relaying; a site read as " +
+    "another place than meant is a request for the wrong job.",
+});
 
 /** SPEC §2.4 output: the four fields are required. */
 export const LeadOutput = z.looseObject({
@@ -197,6 +240,7 @@ export const LeadOutput = z.looseObject({
     description: "The catalog service service_type was understood as; null when it named " +
       "none (kept as free text) or was not given.",
   }),
+  site: SiteAnswerOutput.nullable().optional(),
   replayed: z.boolean().optional().meta({
     description: "true when this answers an earlier identical call (same arguments within 10 " +
       "minutes, or the same idempotency_key within 24 h): nothing new was stored.",
@@ -288,6 +332,7 @@ export const EstimateOutput = z.looseObject({
   }),
   service_id: z.string().meta({ description: "The catalog service service_type named." }),
   budget_estimate: BudgetEstimateOutput,
+  site: SiteAnswerOutput.optional(),
   coverage: CoverageOutput.shape.coverage,
 }).meta({
   description: "A non-binding price; stored is false. budget_estimate: low, high, currency, " +

@@ -16,6 +16,7 @@ import { boundedQuery } from "../http/query.ts";
 import { rateLimited } from "../http/rate_limit.ts";
 import type { LenientFields } from "../intake/lenient.ts";
 import { priceJob } from "./price_job.ts";
+import { siteAnswer } from "../intake/site.ts";
 import { JOB_FIELDS, QUOTE_LENIENCY, serviceTypeField } from "../intake/schemas.ts";
 
 /**
@@ -52,6 +53,7 @@ export function estimateQuote(ctx: Context, sent: unknown): Record<string, unkno
     stored: false,
     service_id: job.service.id,
     budget_estimate: job.budget_estimate,
+    site: siteAnswer(ctx.catalog, job.site),
     coverage: job.coverage,
   };
 }

@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
 import { type Coverage, siteCoverage } from "../catalog/coverage.ts";
+import type { SiteCoverage } from "../catalog/coverage_types.ts";
 import { holidayCalendar } from "../catalog/holidays.ts";
 import { type BudgetEstimate, estimateBudget } from "./budget.ts";
 import { withTerms } from "./terms.ts";
@@ -38,6 +39,8 @@ interface PricedJob<T extends Job> {
   input: T;
   service: Service;
   coverage: Coverage;
+  /** The site as read: its coverage, time zone and point. */
+  site: SiteCoverage;
   budget_estimate: BudgetEstimate;
 }
 
@@ -80,7 +83,9 @@ export function priceJob<T extends Job>(
   const coverage = site?.coverage;
   const typo = coverage && cityTypo(coverage, country);
   if (typo) issues.push(typo);
-  if (!parsed.success || !service || !coverage || issues.length) throw validationFailed(issues);
+  if (!parsed.success || !service || !site || !coverage || issues.length) {
+    throw validationFailed(issues);
+  }
   const input = parsed.data;
   const budget_estimate = withTerms(
     estimateBudget(service, input, {
@@ -94,7 +99,7 @@ export function priceJob<T extends Job>(
     coverage,
     input.currency,
   );
-  return { raw, input, service, coverage, budget_estimate };
+  return { raw, input, service, coverage, site, budget_estimate };
 }
 
 /**

@@ -82,10 +82,40 @@ export function recordFacts(v: SubmissionView): Fact[] {
       }`,
     ],
   ];
+  facts.push(...siteFacts(v));
   const d = record.decision;
   if (d) {
     facts.push(["decision", `${d.status} at ${d.decided_at}${d.by ? ` by ${oneLine(d.by)}` : ""}`]);
     if (d.note) facts.push(["note", oneLine(d.note)]);
+  }
+  return facts;
+}
+
+/**
+ * The site as sent beside the site as read, a line each: the city → how it was read (a place,
+ * a datacenter, covered or not); site_address → how it was read, and whether the two agree.
+ */
+function siteFacts(v: SubmissionView): Fact[] {
+  const sent = (v.request ?? {}) as Record<string, unknown>;
+  const site = v.record.site;
+  const facts: Fact[] = [];
+  if (typeof sent.city === "string") {
+    const read = !site
+      ? ""
+      : site.read_as
+      ? ` → ${site.read_as}, ${site.covered ? "covered" : "not covered"}`
+      : ` → no one place (${site.match})`;
+    facts.push(["city", `${oneLine(sent.city)}${read}`]);
+  }
+  if (typeof sent.site_address === "string") {
+    const address = site?.site_address;
+    const agrees = !address || address.agrees === null
+      ? ""
+      : address.agrees
+      ? ", agrees with the city"
+      : ", DISAGREES with the city: ask which is meant";
+    const read = address ? ` → ${address.read_as ?? "no one place"}${agrees}` : "";
+    facts.push(["address", `${oneLine(sent.site_address)}${read}`]);
   }
   return facts;
 }

@@ -73,6 +73,8 @@ export interface SubmissionRecord {
   service_id: string | null;
   /** null when the city was ambiguous or not given. */
   covered: boolean | null;
+  /** How the city and site_address were read (intake/site.ts); null when no city was sent. */
+  site: SiteRecord | null;
   /** How soon the submitter needs it; absent or null when not given. */
   urgency?: "emergency" | "asap" | "scheduled" | null;
   budget_estimate: BudgetEstimate | null;
@@ -327,4 +329,15 @@ export async function completeOutbox(
     .set(submission.key, notified)
     .commit();
   return res.ok;
+}
+
+/** How a submission's site was read (intake/site.ts): the place, in words and by location. */
+export interface SiteRecord {
+  /** How the city was resolved (catalog/coverage_types.ts). */
+  match: string;
+  read_as: string | null;
+  covered: boolean;
+  location_id: string | null;
+  facility: string | null;
+  site_address: { read_as: string | null; agrees: boolean | null } | null;
 }

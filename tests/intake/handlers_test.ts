@@ -35,6 +35,7 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
     "request_id",
     "requires_human_approval",
     "service_id",
+    "site",
     "status",
   ]);
   assert.equal(body.ok, true);

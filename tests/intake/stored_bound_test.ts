@@ -284,6 +284,7 @@ Deno.test("a submission that cannot fit even trimmed is refused with 413, statin
     payload: { chunks: 1, bytes: 3 },
     service_id: null,
     covered: null,
+    site: null,
     budget_estimate: null,
     notified_at: null,
     decision: null,

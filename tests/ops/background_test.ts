@@ -207,6 +207,7 @@ async function decidedLongAgo(app: TestApp, n: number, days: number): Promise<vo
         payload: { chunks: 0, bytes: 0 },
         service_id: null,
         covered: null,
+        site: null,
         budget_estimate: null,
         notified_at: created_at,
         decision: { status: "approved", decided_at: created_at, by: "test", note: null },

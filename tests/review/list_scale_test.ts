@@ -35,6 +35,7 @@ Deno.test(`review list on ${TOTAL} submissions prints a page, and --all streams 
           payload: { chunks: 0, bytes: 0 },
           service_id: null,
           covered: true,
+          site: null,
           urgency: null,
           budget_estimate: null,
           notified_at: new Date(created).toISOString(),
