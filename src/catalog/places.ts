@@ -44,7 +44,10 @@ export const PlacesFile = z.strictObject({
   version: z.literal(2),
   /** Where each table comes from, with its licence. */
   sources: z.array(z.string().min(1)).min(1),
+  /** Away from the covered cities, a place has this many people or more. */
   population_min: z.number().int().positive(),
+  /** Within this many km of a covered city, every populated place is kept, whatever its size. */
+  reach_km: z.number().int().positive(),
   /** IANA time zones; a place names its zone by index. */
   zones: z.array(z.string().min(1)).min(1),
   /** One place a line, most populous first: `CC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
