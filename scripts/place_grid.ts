@@ -1,8 +1,11 @@
 /**
  * @module
  * Points by one-degree cell, for `deno task data:places` (scripts/places.ts): the nearest
- * place to a ZIP code or an airport without reading every row for each.
+ * place to a ZIP code or an airport, and every place within some kilometres of one, without
+ * reading all 200,000 GeoNames rows for each.
  */
+
+import { haversineKm } from "../src/catalog/places.ts";
 
 interface Point {
   latitude: number;
@@ -45,6 +48,21 @@ export class PlaceGrid<T extends Point> {
       }
     }
     return best;
+  }
+
+  /** The ids of the rows within `km` of a point (up to 100 km: the cells around it). */
+  within(point: Point, km: number): number[] {
+    const out: number[] = [];
+    // A degree of longitude narrows toward the poles: enough cells east and west for `km`.
+    const wide = Math.min(180, Math.ceil(km / (111 * Math.cos(point.latitude * Math.PI / 180))));
+    for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -wide; dx <= wide; dx++) {
+        for (const id of this.#cells.get(_cell(point.latitude + dy, point.longitude + dx)) ?? []) {
+          if (haversineKm(point, this.#rows[id]!) <= km) out.push(id);
+        }
+      }
+    }
+    return out;
   }
 }
 

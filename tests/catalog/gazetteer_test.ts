@@ -1,7 +1,7 @@
 /**
  * The gazetteer's data as issue 38 asks it (data/places.v2.json, `deno task data:places`):
- * every town near a covered city, however small; and the covered cities' own names unchanged
- * by them.
+ * airports by the names people write for them, each with the population it serves; every town
+ * near a covered city, however small; and the covered cities' own names unchanged by them.
  */
 
 import assert from "node:assert/strict";
@@ -9,6 +9,8 @@ import { checkCoverage } from "../../src/catalog/coverage.ts";
 import { haversineKm, NEARBY_KM } from "../../src/catalog/places.ts";
 import { POPULATION_MIN, REACH_KM } from "../../scripts/places.ts";
 import { catalog } from "../_helpers.ts";
+
+const codes = (key: string) => catalog().places.airportsNamed(key).map((a) => a.code);
 
 /** The place of that name and country, the largest when several. */
 function placeNamed(key: string, country: string) {
@@ -23,6 +25,49 @@ function placeNamed(key: string, country: string) {
 function kmFrom(place: { latitude: number; longitude: number }, id: string): number {
   return haversineKm(place, catalog().locationById.get(id)!);
 }
+
+Deno.test("an airport is found by its name, and by the part of it that is its own", () => {
+  for (
+    const key of ["heathrow", "london heathrow", "heathrow airport", "london heathrow airport"]
+  ) {
+    assert.deepEqual(codes(key), ["LHR"], key);
+  }
+  assert.deepEqual(codes("orly"), ["ORY"]);
+  assert.deepEqual(codes("kastrup"), ["CPH"]);
+  assert.deepEqual(codes("schiphol"), ["AMS"]);
+  assert.deepEqual(codes("schiphol airport"), ["AMS"]);
+  assert.deepEqual(codes("frankfurt am main airport"), ["FRA"]);
+  assert.deepEqual(codes("dulles"), ["IAD"]);
+});
+
+Deno.test("a city's own name is never an airport's, nor a name that is only common words", () => {
+  for (
+    const key of ["frankfurt", "frankfurt am main", "am main", "paris", "london", "dubai"]
+  ) {
+    assert.deepEqual(codes(key), [], key);
+  }
+  // Luton is a town of 225,262 beside London Luton Airport: the town.
+  assert.deepEqual(codes("luton"), []);
+  // Sanya Phoenix International Airport does not serve ten times the people of Phoenix, AZ.
+  assert.deepEqual(codes("phoenix"), []);
+  for (const key of ["international", "airport", "regional", "domestic", "north"]) {
+    assert.deepEqual(codes(key), [], key);
+  }
+});
+
+Deno.test("an airport serves the people of the largest place within 50 km", () => {
+  const { places } = catalog();
+  const lhr = places.airport("LHR")!;
+  assert.ok(lhr.served > 5_000_000, `${lhr.served}`);
+  assert.deepEqual(places.airportsNamed("heathrow"), [lhr]);
+  // Heathrow, FL: the town of that name is a tenth or less of what the airport serves.
+  const town = placeNamed("heathrow", "US");
+  assert.equal(town.population, 5_896);
+  assert.ok(lhr.served >= 10 * town.population);
+  // Goroka, Papua New Guinea: a small airport of a small town.
+  const goroka = places.airport("GKA")!;
+  assert.ok(goroka.served > 0 && goroka.served < 50_000, `${goroka.served}`);
+});
 
 Deno.test("towns of any size near a covered city are known, and sections of a city", () => {
   const small: [string, string, string][] = [
