@@ -77,7 +77,7 @@ function _annotate(catalog: Catalog, part: SitePart): _Part {
 
 /** A part read as a place: the text looked up, as shown, and what it resolved to. */
 interface _Read {
-  part: SitePart;
+  part: _Part;
   /** The words of the part read as the place, as looked up. */
   place: string;
   /** The part as written, with the regions read beside it ("Ashburn, VA 20147"). */

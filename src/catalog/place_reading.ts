@@ -9,7 +9,7 @@
 
 import type { Catalog } from "./catalog.ts";
 import type { Location } from "./records.ts";
-import { type GazetteerPlace, haversineKm, NEARBY_KM } from "./places.ts";
+import { type Airport, type GazetteerPlace, haversineKm, NEARBY_KM } from "./places.ts";
 import { editDistance } from "./edit_distance.ts";
 import { normalizeName } from "./names.ts";
 
@@ -31,10 +31,11 @@ const SPELLING_SCAN = 1_000;
 /** Names longer than this get no close spellings (the comparison grows with the square). */
 const SPELLING_MAX_LENGTH = 40;
 
-/** One place a name may mean: a covered location, or a place of the gazetteer. */
+/** One place a name may mean: a covered location, a place of the gazetteer, or an airport. */
 export interface Candidate {
   location?: Location;
   place?: GazetteerPlace;
+  airport?: Airport;
   city: string;
   country: string;
   subdivision: string | null;
@@ -112,6 +113,9 @@ export function inRegion(c: Pick<Candidate, "country" | "subdivision">, region: 
   return region.length === 2 ? c.country === region : c.subdivision === region;
 }
 
+/** A place this populous is no small town an airport of its name outranks. */
+const TOWN_MAX = 10_000;
+
 /** Other names this short are codes ("LON", "NYC"), read only when written in capitals. */
 const SHORT_OTHER_NAME = 3;
 
@@ -154,6 +158,20 @@ export function named(catalog: Catalog, key: string, capitals = false): Candidat
       country: place.country,
       subdivision: place.subdivision,
       population: place.population,
+    });
+  }
+  // An airport by its name ("Heathrow", "Orly", "Kastrup") ranks by the people it serves, so
+  // it outranks a small town of the name (Heathrow, FL, 5,896 people); against a town of
+  // TOWN_MAX people or more (Douglas, Isle of Man; Wilson, NC) it ranks as that town, and the
+  // answer names both.
+  const largest = Math.max(0, ...out.map((c) => c.population));
+  for (const airport of catalog.places.airportsNamed(key)) {
+    out.push({
+      airport,
+      city: `${airport.name} (${airport.code})`,
+      country: airport.country,
+      subdivision: null,
+      population: largest >= TOWN_MAX ? Math.min(airport.served, largest) : airport.served,
     });
   }
   out.sort((a, b) => b.population - a.population || (a.location ? -1 : 1));
@@ -267,7 +285,7 @@ export function nearestLocations(
     .slice(0, count);
 }
 
-/** How an answer writes a candidate: its place's label, or a covered city and its country. */
+/** How an answer writes a candidate: its place's label, or a city or airport and its country. */
 export function candidateLabel(c: Candidate): string {
   return c.place ? placeLabel(c.place) : `${c.city}, ${c.country}`;
 }
