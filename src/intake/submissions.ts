@@ -131,6 +131,7 @@ export async function submitLead(
   const coverage = parsed.data?.city
     ? checkCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
     : null;
+  if (coverage) ctx.demand.note(coverage);
   const typo = coverage && cityTypo(coverage, parsed.data?.country);
   if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
@@ -177,6 +178,7 @@ export async function submitQuote(
       ...misnamedFieldIssues(raw, schema.shape, PRICE_FIELDS),
     ],
   );
+  ctx.demand.note(job.coverage);
   const { idempotency_key: argumentKey, ...input } = job.input;
   return await _store(ctx, {
     kind: "quote",
