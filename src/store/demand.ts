@@ -42,6 +42,9 @@ import { DAY_MS } from "../time.ts";
 /** Days a day's counts are kept after their last write: the 30 shown and a margin. */
 export const DEMAND_RETENTION_DAYS = 40;
 const DEMAND_RETENTION_MS = DEMAND_RETENTION_DAYS * DAY_MS;
+/** Days and places shown unless asked otherwise: the console's page, `review demand`. */
+export const DEMAND_DAYS = 30;
+export const DEMAND_ROWS = 20;
 /** Entries read of one day at most: two list pages. */
 export const DAY_CAP = 2 * KV_LIMITS.listBatch;
 /** Commits tried for ten place-days while other instances keep changing them. */
@@ -134,7 +137,7 @@ function _requests(counts: readonly DemandCount[]): number {
 }
 
 /** A place's demand over the days read. */
-interface DemandRow extends DemandPlace {
+export interface DemandRow extends DemandPlace {
   /** Requests that read it as not covered. */
   requests: number;
   /** Days on which at least one did. */
@@ -161,8 +164,8 @@ interface TopDemand {
 export async function topDemand(
   kv: Kv,
   now: number,
-  days = 30,
-  limit = 20,
+  days = DEMAND_DAYS,
+  limit = DEMAND_ROWS,
 ): Promise<TopDemand> {
   const dayList = Array.from({ length: days }, (_, i) => demandDay(now - i * DAY_MS));
   const byPlace = new Map<string, DemandRow>();
