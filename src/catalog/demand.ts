@@ -17,12 +17,14 @@
  * **Bounds.** At most {@linkcode MAX_PENDING} place-days pending, beside the batch being
  * written. Past it a new place is not counted until the next batch begins
  * (`dcfs.demand.dropped`, reason `full`); a place already pending still is. Why 250: a
- * full batch is 25 commits one after the other, about 2.3 s at the 90 ms a commit costs
- * from Europe on Deno Deploy, which a drain still writes within its 4 s when its
- * requests end quickly; real demand outside coverage is a few dozen places a minute. And
- * why the gap: a flood of distinct places would otherwise keep one batch after another
- * going; with it an instance writes at most 25 demand commits every 10 s, whatever the
- * traffic.
+ * full batch is 25 eventual reads and 25 commits one after the other, 2.7 s over the test
+ * store at Deno Deploy's 90 ms a commit from Europe (tests/_remote_store.ts), which a
+ * drain still writes within its 4 s when its requests end quickly; a minute of real
+ * demand is not expected to come near it: the bound is for a flood of distinct places,
+ * and memory is no concern (about 500 bytes a place-day measured, 120 KB at the bound,
+ * twice that with a batch being written). And why the gap: such a flood would otherwise
+ * keep one batch after another going; with it an instance writes at most 25 demand
+ * commits every 10 s, whatever the traffic.
  *
  * **What may be lost, what never happens.** A kill (SIGKILL, a crash) loses what is
  * pending: the counts of one interval at most. A batch the store fails (an outage) loses
