@@ -23,6 +23,7 @@ import { verifyBearer } from "../src/oauth/bearer.ts";
 import { decodeBasic } from "../src/oauth/client_auth.ts";
 import { digest, matchesDigest } from "../src/oauth/secrets.ts";
 import { RateLimiter } from "../src/http/rate_limit.ts";
+import { DemandCounter } from "../src/catalog/demand.ts";
 import { Store } from "../src/store/store.ts";
 import { compileRoutes, matchRoute } from "../src/http/router.ts";
 import { quoteInput } from "../src/intake/schemas.ts";
@@ -64,6 +65,7 @@ const ctx: Context = {
   limiter: new RateLimiter(kv),
   charges: [],
   cache: createStoreCache(kv),
+  demand: new DemandCounter(kv, { now: () => now, log: () => {} }),
   headers: new Map(),
   submitted: () => {},
 };

@@ -5,6 +5,7 @@
  * function serves `Deno.serve` and the tests alike.
  */
 
+import { DemandCounter } from "./catalog/demand.ts";
 import { type Context, type Deps, RequestContext } from "./context.ts";
 import { logRequest, requestLabels } from "./http/access_log.ts";
 import {
@@ -26,21 +27,26 @@ import { isLocalStore } from "./store/limits.ts";
 import { Store } from "./store/store.ts";
 import { activeSpan, endRequest } from "./telemetry/metrics.ts";
 
-/** Builds the request handler. Everything that varies (KV, clock, config, catalog) is injected. */
-export function createHandler(deps: Deps): ServiceHandler {
+/**
+ * Builds the request handler. Everything that varies (KV, clock, config, catalog) is
+ * injected. The handler carries its demand counter, which the drain flushes (main.ts).
+ */
+export function createHandler(deps: Deps): ServiceHandler & { readonly demand: DemandCounter } {
   const log = deps.log ?? createJsonLineLogger();
   // Deadlines, retries while locked and group commit (store/store.ts).
   const kv = deps.kv instanceof Store
     ? deps.kv
     : new Store(deps.kv, { local: isLocalStore(deps.config.kvPath) });
+  const now = deps.now ?? Date.now;
   const shared = {
     kv,
     config: deps.config,
     catalog: deps.catalog,
-    now: deps.now ?? Date.now,
+    now,
     log,
     limiter: new RateLimiter(kv),
     cache: createStoreCache(kv),
+    demand: new DemandCounter(kv, { now, log }),
     submitted: deps.submitted ?? (() => {}),
   };
   // The staff console's routes follow the service's, outside its OpenAPI document.
@@ -96,7 +102,7 @@ export function createHandler(deps: Deps): ServiceHandler {
     return (deps.cut ? _orCut(answer, deps.cut) : answer).then(finish);
   };
 
-  return countedInFlight(handle, admission);
+  return Object.assign(countedInFlight(handle, admission), { demand: shared.demand });
 }
 
 /** Headers every answer carries: those a handler left in the context, and the request id. */

@@ -5,6 +5,7 @@
  */
 
 import type { Catalog } from "./catalog/catalog.ts";
+import type { DemandCounter } from "./catalog/demand.ts";
 import type { Config } from "./config.ts";
 import { clientAddress } from "./http/client_address.ts";
 import type { Logger } from "./http/log.ts";
@@ -50,6 +51,8 @@ export interface Context {
   readonly charges: Charge[];
   /** Token and client records, served exactly (see store/cache.ts); one per handler. */
   readonly cache: StoreCache;
+  /** Places read as not covered, counted in memory (catalog/demand.ts); one per handler. */
+  readonly demand: DemandCounter;
   /** Headers added to the final response whatever it is, errors included (usually none). */
   readonly headers: Map<string, string>;
   /** See {@linkcode Deps.submitted}; does nothing when not given. */
@@ -72,6 +75,7 @@ export class RequestContext implements Context {
   readonly log: Logger;
   readonly limiter: RateLimiter;
   readonly cache: StoreCache;
+  readonly demand: DemandCounter;
   readonly submitted: () => void;
   readonly headers = new Map<string, string>();
   readonly charges: Charge[] = [];
@@ -90,6 +94,7 @@ export class RequestContext implements Context {
     this.log = shared.log;
     this.limiter = shared.limiter;
     this.cache = shared.cache;
+    this.demand = shared.demand;
     this.submitted = shared.submitted;
   }
 

@@ -63,6 +63,7 @@ async function main(): Promise<void> {
     server,
     kv,
     background: [notifier.stop, background.stop],
+    flush: [() => handler.demand.flush()],
   });
   await server.finished;
 }

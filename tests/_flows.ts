@@ -97,11 +97,19 @@ export async function mcpCall(
 /** The arguments of an `estimate_quote` call. */
 export const ESTIMATE = { city: "Frankfurt", service_type: "remote-hands", engineer_count: 1 };
 
-/** GET /api/v1/estimate with {@linkcode ESTIMATE}'s job. */
-export async function estimateRead(app: FlowApp, address: string): Promise<void> {
-  const query = new URLSearchParams(Object.entries(ESTIMATE).map(([k, v]) => [k, String(v)]));
+/** GET /api/v1/estimate with {@linkcode ESTIMATE}'s job, at `city` if given. */
+export async function estimateRead(app: FlowApp, address: string, city?: string): Promise<void> {
+  const job = city === undefined ? ESTIMATE : { ...ESTIMATE, city };
+  const query = new URLSearchParams(Object.entries(job).map(([k, v]) => [k, String(v)]));
   const res = app.request(`/api/v1/estimate?${query}`, { address });
   await (await expect(res, 200, "estimate")).body?.cancel();
+}
+
+/** GET /api/v1/locations?city=…: the anonymous coverage read. */
+export async function coverageRead(app: FlowApp, city: string, country?: string): Promise<void> {
+  const query = new URLSearchParams(country === undefined ? { city } : { city, country });
+  const res = app.request(`/api/v1/locations?${query}`);
+  await (await expect(res, 200, "coverage")).body?.cancel();
 }
 
 /** GET /api/v1/services. */

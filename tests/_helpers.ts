@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { createHandler } from "../src/app.ts";
 import type { Handler } from "../src/http/admission.ts";
 import { type Catalog, loadCatalog } from "../src/catalog/catalog.ts";
+import { checkCoverage } from "../src/catalog/coverage.ts";
 import { allOutbox } from "../src/store/keys.ts";
 import type { OutboxEntry } from "../src/store/outbox.ts";
 import { type Config, loadConfig } from "../src/config.ts";
@@ -31,8 +32,28 @@ export function catalog(): Catalog {
   return _catalog ??= loadCatalog();
 }
 
+/**
+ * `count` distinct places of the shipped gazetteer that coverage reads as known but not
+ * covered (`known_uncovered`), most populous first, as coverage queries.
+ */
+export function uncoveredPlaces(count: number): { city: string; country: string }[] {
+  const out: { city: string; country: string }[] = [];
+  const seen = new Set<string>();
+  const { places } = catalog();
+  for (let id = 0; id < places.size && out.length < count; id++) {
+    const { name, country } = places.place(id);
+    const read = checkCoverage(catalog(), { city: name, country });
+    const key = JSON.stringify(read.place);
+    if (read.match !== "known_uncovered" || seen.has(key)) continue;
+    seen.add(key);
+    out.push({ city: name, country });
+  }
+  return out;
+}
+
 export interface TestApp extends AsyncDisposable {
-  handler: Handler;
+  /** The handler, with its demand counter (`handler.demand.flush()` writes its counts). */
+  handler: ReturnType<typeof createHandler>;
   kv: Deno.Kv;
   clock: FakeClock;
   config: Config;

@@ -88,6 +88,32 @@ Deno.test("SIGTERM lets an in-flight request finish and turns new ones away with
   await service.waitFor((r) => r.msg === "stopped");
 });
 
+Deno.test("SIGTERM writes the places outside coverage counted in memory before the store closes", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "dcfs-demand-" });
+  try {
+    const kvPath = `${dir}/kv.sqlite3`;
+    {
+      await using service = await startService({ KV_PATH: kvPath });
+      for (const city of ["Reykjavik", "reykjavik", "Boise"]) {
+        const res = await fetch(`${service.baseUrl}/api/v1/locations?city=${city}`);
+        assert.equal(res.status, 200);
+        await res.body?.cancel();
+      }
+      service.child.kill("SIGTERM");
+      await service.waitFor((r) => r.msg === "stopped");
+      assert.equal((await service.child.status).code, 0);
+    }
+    using kv = await Deno.openKv(kvPath);
+    const counts: Record<string, number> = {};
+    for await (const e of kv.list<{ n: number; name: string }>({ prefix: ["demand"] })) {
+      counts[e.value.name] = (counts[e.value.name] ?? 0) + e.value.n;
+    }
+    assert.deepEqual(counts, { "Reykjavík": 2, Boise: 1 });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("deno task start grants env access to exactly the documented variables", async () => {
   const denoJson = JSON.parse(await Deno.readTextFile(new URL("deno.json", root)));
   for (const task of ["start", "dev"]) {

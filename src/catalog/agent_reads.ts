@@ -24,7 +24,9 @@ export async function agentLocations(req: Request, ctx: Context): Promise<Respon
 export async function agentCoverage(req: Request, ctx: Context): Promise<Response> {
   await verifyBearer(req, ctx, "coverage:read");
   const query = parseCoverageQuery(boundedQuery(req, COVERAGE_FIELDS));
-  return json({ ok: true, coverage: checkCoverage(ctx.catalog, query) }, { headers: _private });
+  const coverage = checkCoverage(ctx.catalog, query);
+  ctx.demand.note(coverage);
+  return json({ ok: true, coverage }, { headers: _private });
 }
 
 // Answers to authenticated requests must not be stored by shared caches (RFC 9111 §3.5).

@@ -24,9 +24,9 @@ export function publicServices(_req: Request, ctx: Context): Response {
 export function publicLocations(req: Request, ctx: Context): Response {
   const { city, country } = parseLocationQuery(boundedQuery(req, COVERAGE_FIELDS));
   if (city !== undefined) {
-    return json({ ok: true, coverage: checkCoverage(ctx.catalog, { city, country }) }, {
-      headers: _publicCache,
-    });
+    const coverage = checkCoverage(ctx.catalog, { city, country });
+    ctx.demand.note(coverage);
+    return json({ ok: true, coverage }, { headers: _publicCache });
   }
   if (country === undefined) return jsonText(ctx.catalog.locationsBody, { headers: _publicCache });
   const locations = ctx.catalog.locations.filter((l) => l.country === country);

@@ -59,6 +59,7 @@ export const STAFF_PATHS = {
   removeMember: "/staff/members/:member_id/remove",
   invites: "/staff/invites",
   audit: "/staff/audit",
+  demand: "/staff/demand",
   signIn: "/staff/sign-in",
   signInOptions: "/staff/sign-in/options",
   signOut: "/staff/sign-out",

@@ -135,6 +135,7 @@ export async function submitLead(
     ? siteCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
     : null;
   const coverage = site?.coverage ?? null;
+  if (coverage) ctx.demand.note(coverage);
   const typo = coverage && cityTypo(coverage, parsed.data?.country);
   if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
@@ -183,6 +184,7 @@ export async function submitQuote(
       ...misnamedFieldIssues(raw, schema.shape, PRICE_FIELDS),
     ],
   );
+  ctx.demand.note(job.coverage);
   const { idempotency_key: argumentKey, ...input } = job.input;
   return await _store(ctx, {
     kind: "quote",

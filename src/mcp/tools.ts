@@ -80,14 +80,12 @@ export const TOOLS: readonly ToolDefinition[] = [
     submits: false,
     app: true,
     maxArguments: QUERY_LIMITS.parameters,
-    run: (ctx, args) =>
-      Promise.resolve({
-        ok: true,
-        coverage: checkCoverage(
-          ctx.catalog,
-          parseArguments(CoverageQuerySchema, lenientArguments(args, COVERAGE_LENIENCY)),
-        ),
-      }),
+    run: (ctx, args) => {
+      const query = parseArguments(CoverageQuerySchema, lenientArguments(args, COVERAGE_LENIENCY));
+      const coverage = checkCoverage(ctx.catalog, query);
+      ctx.demand.note(coverage);
+      return Promise.resolve({ ok: true, coverage });
+    },
   },
   {
     name: "list_services",

@@ -9,8 +9,9 @@
  * `cut` is aborted and the handler answers every one still in flight with 503 and
  * `Retry-After` (a slow upload, a store that does not answer). A submission is answered
  * 2xx only after its commit, so every one answered so is kept; one cut during its commit
- * may still land, and the client's retry replays it. Then the server is shut down, the
- * store closed and the process exits 0, at most {@linkcode EXIT_MS} after the signal;
+ * may still land, and the client's retry replays it. Then the server is shut down, what
+ * the answered requests left in memory is written (the demand counts, catalog/demand.ts),
+ * the store closed and the process exits 0, at most {@linkcode EXIT_MS} after the signal;
  * past that it exits 1 whatever is left.
  */
 
@@ -31,6 +32,8 @@ interface DrainParts {
   kv: Store;
   /** Stops background work (at once, when the drain begins); each may return a promise. */
   background: (() => unknown)[];
+  /** Writes what requests left in memory, once every request is answered. */
+  flush: (() => Promise<void>)[];
 }
 
 /** A drain that has not begun: the handler asks it whether to refuse new requests. */
@@ -66,7 +69,7 @@ export function createDrain(log: Logger): Drain {
     // Every request is answered; a connection still open (a client that keeps a body
     // half sent after its answer) must not hold the process.
     await _within(server.shutdown(), SHUTDOWN_MS);
-    await stopped;
+    await Promise.all([stopped, ...parts.flush.map((flush) => flush())]);
     clearTimeout(exit);
     kv.close();
     log({ level: "info", msg: "stopped" });

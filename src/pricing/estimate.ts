@@ -48,6 +48,7 @@ const ESTIMATE_LENIENCY: LenientFields = {
 /** Prices a job; throws the same 400 as `request_quote` for the same fields. */
 export function estimateQuote(ctx: Context, sent: unknown): Record<string, unknown> {
   const job = priceJob(ctx.catalog, ctx.now(), sent, EstimateInput, ESTIMATE_LENIENCY);
+  ctx.demand.note(job.coverage);
   return {
     ok: true,
     stored: false,

@@ -13,11 +13,13 @@ import { isClientId, isRequestId } from "../intake/ids.ts";
 import { AUDIT_MAX, AUDIT_PAGE, parseAuditCursor, printAudit } from "./audit.ts";
 import { printNoticeBacklog } from "./backlog.ts";
 import { decide, DecisionRefused, type Verdict } from "./decide.ts";
+import { demandOptions, printDemand } from "./demand.ts";
 import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
 import { CLI_ACTOR, ReviewError, type ReviewIo, UsageError } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
 import { disableClient } from "../store/credentials.ts";
 import { AUDIT_RETENTION_MS, auditEntry } from "../store/staff_audit.ts";
+import { DEMAND_RETENTION_DAYS } from "../store/demand.ts";
 import { DAY_MS } from "../time.ts";
 import { type ListOptions, listSubmissionsPage, parseListQuery } from "./list.ts";
 import {
@@ -45,6 +47,7 @@ const USAGE = `usage: deno task review <command>
   disable-client <client_id>
   notices [--json]
   audit [--limit N] [--before <at_ms>.<entry_id>] [--json]
+  demand [--days N] [--limit N] [--json]
 ${STAFF_USAGE}
 Run "deno task review <command> --help" for what a command does.`;
 
@@ -84,6 +87,12 @@ when, who (a member's name, or cli), from which session, what (approve, reject, 
 erase_email, disable_client, sign_in, invite…) and on what. It holds no submitted text.
 The next page: --before the cursor printed on stderr. --json prints a JSON array.
 Entries are kept ${AUDIT_RETENTION_MS / DAY_MS} days.`,
+  demand: `usage: deno task review demand [--days N] [--limit N] [--json]
+Lists the places outside coverage that agents and visitors asked about most over the last
+30 days (--days, 1 to ${DEMAND_RETENTION_DAYS}, today included, UTC), 20 of them (--limit, at most 1000):
+the place as the gazetteer names it, its subdivision and country, the requests that read it
+as not covered and on how many days. Only places are kept, never what a caller typed or
+who asked. --json prints one object: days, from, to, places, rows, cut.`,
   ...STAFF_HELP,
 };
 
@@ -136,6 +145,10 @@ export async function runReview(args: string[], io: ReviewIo): Promise<number> {
         if (id) throw new UsageError("audit takes no argument");
         await printAudit(safe, _auditOptions(values));
         return 0;
+      case "demand":
+        if (id) throw new UsageError("demand takes no argument");
+        await printDemand(safe, demandOptions(values));
+        return 0;
       case "disable-client":
         if (!id) throw new UsageError("a client id is required");
         if (!isClientId(id)) throw new UsageError(`"${oneLine(id)}" is not a client id`);
@@ -170,6 +183,7 @@ type Options = {
   by?: string;
   name?: string;
   limit?: string;
+  days?: string;
   before?: string;
   all?: boolean;
   email?: string;
@@ -215,6 +229,7 @@ function _parse(args: string[]) {
         "decided-before": { type: "string" },
         "dry-run": { type: "boolean" },
         limit: { type: "string" },
+        days: { type: "string" },
         before: { type: "string" },
         all: { type: "boolean" },
         help: { type: "boolean", short: "h" },

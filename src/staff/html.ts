@@ -49,6 +49,7 @@ export function staffPage(
   <a href="${STAFF_PATHS.clients}">Agent clients</a>
   <a href="${STAFF_PATHS.members}">Staff</a>
   <a href="${STAFF_PATHS.audit}">Audit trail</a>
+  <a href="${STAFF_PATHS.demand}">Demand</a>
   <form method="post" action="${STAFF_PATHS.signOut}" class="staff-signout">
     <input type="hidden" name="csrf" value="${who.csrf}">
     <span>${who.name}</span> <button type="submit">Sign out</button>

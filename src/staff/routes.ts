@@ -22,6 +22,7 @@ import { signInBegin, signInFinish, signInPage } from "./sign_in.ts";
 import { auditPage } from "./audit.ts";
 import { clientsPage, disableClientForm } from "./clients.ts";
 import { decisionForm } from "./decision.ts";
+import { demandPage } from "./demand.ts";
 import { eraseEmailForm, eraseEmailPage, eraseForm } from "./erasure.ts";
 import { queuePage } from "./queue.ts";
 import { submissionPage } from "./submission.ts";
@@ -69,6 +70,7 @@ export function staffRoutes(): Route<Context>[] {
     r("GET", STAFF_PATHS.clients, signedInPage(clientsPage)),
     r("POST", STAFF_PATHS.clients, signedInForm(disableClientForm)),
     r("GET", STAFF_PATHS.audit, signedInPage(auditPage)),
+    r("GET", STAFF_PATHS.demand, signedInPage(demandPage)),
   ];
 }
 

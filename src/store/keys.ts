@@ -33,6 +33,7 @@
  * | `["staff_codes_spent", sha256(code)]`              | an enrolment code used once, staff.ts         |
  * | `["staff_audit", at_ms, entry_id]`                 | a staff action, staff_audit.ts                |
  * | `["staff_audit_of", target, at_ms, entry_id]`      | the same action, by what it acted on, staff_audit.ts |
+ * | `["demand", day, place_key]`                       | a place read as not covered, counted, demand.ts |
  */
 
 // Credentials (credentials.ts)
@@ -52,6 +53,12 @@ export const rateCounterKey = (bucket: string, address: string, window: number):
   bucket,
   address,
 ];
+
+// Demand outside coverage (demand.ts): per UTC day (`YYYY-MM-DD`), a place read as not covered.
+
+export const demandKey = (day: string, placeKey: string): Deno.KvKey => ["demand", day, placeKey];
+/** The places counted on one UTC day, in key order. */
+export const demandOfDay = (day: string): Deno.KvListSelector => ({ prefix: ["demand", day] });
 
 // Submissions (submissions.ts, erasure.ts)
 

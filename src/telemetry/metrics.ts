@@ -68,6 +68,11 @@ const removed = meter.createCounter("dcfs.background.removed", {
     "What scheduled passes removed or sent: erased submissions, notices sent by the notices job",
   unit: "{item}",
 });
+const demandDropped = meter.createCounter("dcfs.demand.dropped", {
+  description: "Requests read as outside coverage and not counted, by reason: full (the " +
+    "pending bound) or failed (a batch the store did not take)",
+  unit: "{request}",
+});
 const noticesSent = meter.createCounter("dcfs.review.notices.sent", {
   description: "Review notice attempts by outcome: sent (webhook or log) or failed (retried later)",
   unit: "{notice}",
@@ -156,6 +161,11 @@ export function countStoreUnavailable(reason: "deadline" | "breaker"): void {
 
 export function countNotice(outcome: "sent" | "failed"): void {
   noticesSent.add(1, { outcome });
+}
+
+/** Requests whose place outside coverage was not counted (catalog/demand.ts). */
+export function countDemandDropped(reason: "full" | "failed", n = 1): void {
+  demandDropped.add(n, { reason });
 }
 
 export function countCacheLookup(kind: "token" | "client", hit: boolean): void {

@@ -9,10 +9,11 @@
 
 import assert from "node:assert/strict";
 import { type RemoteOp, type RemoteStore, remoteStore } from "../_remote_store.ts";
-import { createApp, type TestApp } from "../_helpers.ts";
+import { createApp, type TestApp, uncoveredPlaces } from "../_helpers.ts";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
 import {
   catalogRead,
+  coverageRead,
   ESTIMATE,
   estimateRead,
   lead,
@@ -90,6 +91,12 @@ Deno.test("round trips per flow with rate limits on: two at most, one for a warm
     // The estimate's own counter, as an MCP call's: read, then counted alone.
     ["REST estimate", () => estimateRead(app, address()), 2, ["getMany~", "commit"]],
     ["public catalog", () => catalogRead(app), 0, []],
+    // A place outside coverage is counted in memory: the read makes no store call.
+    ["coverage read outside coverage", () => coverageRead(app, "Reykjavik"), 0, []],
+    ["REST estimate outside coverage", () => estimateRead(app, address(), "Perth"), 2, [
+      "getMany~",
+      "commit",
+    ]],
   ];
   for (const [name, step, expected, ops] of flows) {
     await t.step(`${name}: ${expected}`, async () => {
@@ -189,4 +196,21 @@ Deno.test("MCP 2026-07-28 (a JSON answer, not a stream): the same round trips, c
       assert.deepEqual(shown(m.ops), ["commit"]);
     },
   );
+});
+
+Deno.test("a demand flush: ten place-days a commit, each read eventually first, one after the other", async (t) => {
+  await using kv = await farAway();
+  await using app = await createApp({ kv });
+  for (const [places, commits] of [[1, 1], [10, 1], [25, 3]] as const) {
+    await t.step(`${places} place-days: ${commits} reads and ${commits} commits`, async () => {
+      for (const q of uncoveredPlaces(places)) await coverageRead(app, q.city, q.country);
+      app.clock.advance(24 * 60 * 60 * 1000); // a new day: new keys, as many as places
+      const m = await measured(kv, () => app.handler.demand.flush());
+      const ops = Array.from({ length: commits }, () => ["getMany~", "commit"]).flat();
+      assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, { trips: 2 * commits, ops });
+    });
+  }
+  await t.step("nothing pending: no store call", async () => {
+    assert.deepEqual(shown((await measured(kv, () => app.handler.demand.flush())).ops), []);
+  });
 });
