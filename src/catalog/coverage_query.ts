@@ -23,10 +23,8 @@ export const CoverageQuerySchema = z.strictObject({
     .max(CITY_MAX, `city must be at most ${CITY_MAX} characters`)
     .refine(namesPlace, "city must name a place or a postcode")
     .meta({
-      description: "A city or town as people write it, in any language, with its state or " +
-        "country if you like (Zuerich; Ashburn, VA; Londres); an airport by code or name " +
-        "(FRA, Heathrow); a US ZIP code; or the site as written: a datacenter (Equinix DC11, " +
-        "Ashburn), a street address, a district.",
+      description: "A city (Zuerich; Ashburn, VA), an airport (FRA, Heathrow), a US ZIP code, " +
+        "or the site as written (Equinix DC11).",
       examples: ["Frankfurt", "Santa Clara, CA", "FRA"],
     }),
   country: CountryCode.optional().meta({

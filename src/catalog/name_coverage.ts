@@ -16,7 +16,7 @@
 
 import type { Catalog } from "./catalog.ts";
 import type { Location } from "./records.ts";
-import { type Airport, type GazetteerPlace, haversineKm, NEARBY_KM } from "./places.ts";
+import type { Airport, GazetteerPlace } from "./places.ts";
 import { normalizeName } from "./names.ts";
 import { clip } from "../http/errors.ts";
 import { countryCode, countryName } from "./regions.ts";
@@ -34,6 +34,7 @@ import {
   type Reading,
   readings,
   regionAlone,
+  together,
 } from "./place_reading.ts";
 import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts";
 
@@ -128,13 +129,6 @@ export function nameCoverage(
   return unzoned(_unknown(catalog, base, spelled, country, code));
 }
 
-/** Whether two candidates are within reach of each other: one place to a caller. */
-function _together(a: Candidate, b: Candidate): boolean {
-  const at = (c: Candidate) => c.location ?? c.place ?? c.airport;
-  const [pa, pb] = [at(a), at(b)];
-  return Boolean(pa && pb && haversineKm(pa, pb) <= NEARBY_KM);
-}
-
 /** What every answer starts from: the query as read, and the name as echoed back. */
 interface _Base {
   query: Coverage["query"];
@@ -148,7 +142,7 @@ interface _Base {
 function _decide(catalog: Catalog, base: _Base, fit: Candidate[]) {
   const [top, next] = fit;
   const rivals = fit.filter((c) => c !== top && top!.population < DOMINANCE * c.population);
-  if (next && rivals.some((c) => !_together(top!, c))) {
+  if (next && rivals.some((c) => !together(top!, c))) {
     return { coverage: _ambiguous(catalog, base, fit), timeZone: null, point: null };
   }
   if (top!.location) {

@@ -108,6 +108,13 @@ function segments(catalog: Catalog, words: string[]): (string[][] | undefined)[]
   return out;
 }
 
+/** Whether two candidates are within reach of each other: one place to a caller. */
+export function together(a: Candidate, b: Candidate): boolean {
+  const at = (c: Candidate) => c.location ?? c.place ?? c.airport;
+  const [pa, pb] = [at(a), at(b)];
+  return Boolean(pa && pb && haversineKm(pa, pb) <= NEARBY_KM);
+}
+
 /** Whether a candidate is in a country ("US") or subdivision ("US-VA"). */
 export function inRegion(c: Pick<Candidate, "country" | "subdivision">, region: string): boolean {
   return region.length === 2 ? c.country === region : c.subdivision === region;

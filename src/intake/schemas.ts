@@ -154,8 +154,7 @@ export const LeadInput = z.looseObject({
   company: _company(false),
   contact_name: _contactName(false),
   city: cityText().optional().meta({
-    description: "City of the site, in any common spelling, or the site as written (a " +
-      "datacenter, an address); the answer's site.read_as says how it was read.",
+    description: "City of the site, or the site as written (site.read_as: how it was read).",
     examples: ["Frankfurt"],
   }),
   service_type: text("service_type").optional().meta({
@@ -184,10 +183,8 @@ const _CURRENCY = "currency must be a three-letter ISO 4217 code such as EUR or 
  */
 export const JOB_FIELDS = {
   city: cityText().meta({
-    description: 'City of the site, in any common spelling ("Ashburn VA", "Frankfurt, ' +
-      'Germany"), or the site as written: a datacenter ("Equinix DC11, Ashburn"), a street ' +
-      'address, a district, an airport ("Heathrow"). The answer\'s site.read_as says how it ' +
-      "was read. Check it with check_coverage first.",
+    description: 'City of the site ("Ashburn VA") or the site as written ("Equinix DC11, ' +
+      'Ashburn"); site.read_as says how it was read. Check it with check_coverage first.',
     examples: ["Zurich"],
   }),
   country: _country,

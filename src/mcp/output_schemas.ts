@@ -86,23 +86,16 @@ const COVERAGE_MATCHES = {
 
 /** How a site written as more than a place name was read (catalog/coverage_types.ts). */
 const SiteOutput = z.looseObject({
-  read_from: z.string().nullable().meta({
-    description: "The part of the text read as the place; null when a datacenter alone was.",
-  }),
+  read_from: z.string().nullable().meta({ description: "The part read as the place." }),
   facility: z.looseObject({
     id: z.string().meta({ description: "The datacenter's identifier." }),
     operator: z.string().meta({ description: "Its operator." }),
-    name: z.string().meta({ description: "Its name, such as Equinix DC11." }),
-    address: z.string().meta({ description: "Its street address." }),
-    location: z.string().meta({ description: "The covered location that serves it." }),
-  }).nullable().meta({ description: "The datacenter the site names, when it names one." }),
-  ignored: z.array(z.string()).meta({
-    description: "Parts read as no place: a street, a building or floor, a name not known.",
-  }),
-}).meta({
-  description: "How a site written as more than a place name (a datacenter, a street " +
-    "address, a district, a postcode) was read; null when the text was read as a name whole.",
-});
+    name: z.string().meta({ description: "Such as Equinix DC11." }),
+    address: z.string().meta({ description: "Its address." }),
+    location: z.string().meta({ description: "The location that serves it." }),
+  }).nullable().meta({ description: "The datacenter named, if any." }),
+  ignored: z.array(z.string()).meta({ description: "Parts read as no place (a street…)." }),
+}).meta({ description: "How a site written as more than a name was read; else null." });
 
 /** SPEC §2.3: `ok` and `coverage`, both required. */
 export const CoverageOutput = z.looseObject({
@@ -197,24 +190,18 @@ const ExpectedReviewOutput = z.looseObject({
 /** What a submission or an estimate says of its site (intake/site.ts). */
 const SiteAnswerOutput = z.looseObject({
   read_as: z.string().nullable().meta({
-    description: "The one place read, in words to relay (a datacenter, a town, an airport, " +
-      "with the covered city); null when the text named no one place.",
+    description: "The place read, to relay; null for no one place.",
   }),
   covered: z.boolean().meta({ description: "Whether it is covered." }),
-  summary: z.string().meta({ description: "How the site was read and what it means." }),
+  summary: z.string().meta({ description: "How it was read, in a sentence." }),
   location_id: z.string().nullable().meta({ description: "The covered location, or null." }),
   facility: z.string().nullable().meta({ description: "The datacenter named, or null." }),
   site_address: z.looseObject({
-    read_as: z.string().nullable().meta({ description: "site_address read as a place." }),
-    agrees: z.boolean().nullable().meta({
-      description: "Whether it is where the city was read; null when either is no one place.",
-    }),
-    summary: z.string().meta({ description: "What was read, and a disagreement stated." }),
-  }).nullable().meta({ description: "site_address read too; null when none was sent." }),
-}).meta({
-  description: "How the city was read: check read_as before relaying; a site read as " +
-    "another place than meant is a request for the wrong job.",
-});
+    read_as: z.string().nullable().meta({ description: "The place it was read as." }),
+    agrees: z.boolean().nullable().meta({ description: "Whether it is where the city is." }),
+    summary: z.string().meta({ description: "What was read; a disagreement stated." }),
+  }).nullable().meta({ description: "site_address read too; null when not sent." }),
+}).meta({ description: "How the city was read: check read_as before relaying." });
 
 /** SPEC §2.4 output: the four fields are required. */
 export const LeadOutput = z.looseObject({

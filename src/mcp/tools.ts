@@ -71,9 +71,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     description: "Use before request_quote, or when a user asks whether we work somewhere. " +
       "Returns whether the place is covered or near a covered city, with its services and " +
       "on-site response time, or the nearest covered cities; a summary sentence says how the " +
-      "name was read (for a site written as a datacenter or an address, which part was read " +
-      "as the place, and the datacenter) and what to do next (for a shared name, to ask again " +
-      "with country).",
+      "name or site was read and what to do next (a shared name: ask again with country).",
     input: () => CoverageQuerySchema,
     output: CoverageOutput,
     http: { method: "GET", path: PATHS.locations },
