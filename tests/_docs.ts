@@ -56,7 +56,7 @@ export function assertPublicWalkthrough(stdout: string): void {
   assert.match(stdout, /\{"ok":true,"services":\[/);
   assert.match(stdout, /"covered":true,"location":\{"id":"zrh"/);
   assert.match(stdout, /"covered":false[^\n]*"nearest":\[\{"id":"dus"/);
-  assert.match(stdout, /\{"ok":true,"request_id":"lead_[0-9A-Z]{26}","status":"pending_review"/);
+  assert.match(stdout, /\{"ok":true,"request_id":"lead_[0-9A-Z]{26}","status":"pending"/);
   assert.match(stdout, /\{"ok":true,"request_id":"quote_[0-9A-Z]{26}"[^\n]*"budget_estimate":\{/);
   assert.match(
     stdout,

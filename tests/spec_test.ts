@@ -89,7 +89,7 @@ Deno.test("SPEC §1.5, §2.4, §2.5, §4.6: every submission, REST or MCP, await
       const out = await res.json();
       assert.equal(out.ok, true);
       assert.equal(typeof out.request_id, "string");
-      assert.equal(out.status, "pending_review");
+      assert.equal(out.status, "pending");
       assert.equal(out.requires_human_approval, true);
       assert.equal(out.billable_order_created, false);
       if (estimate) assertShape(out, "budget_estimate", "object");

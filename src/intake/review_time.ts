@@ -2,7 +2,7 @@
  * @module
  * When a person is expected to have reviewed a submission: `REVIEW_HOURS` after it came in,
  * `REVIEW_HOURS_EMERGENCY` for `urgency: emergency`. Each submission's answer states it,
- * in figures and in its `next_steps`, and so does the status read while it is pending.
+ * in figures and in its `next_step`, and so does the status read while it is pending.
  */
 
 import type { Config } from "../config.ts";

@@ -74,11 +74,12 @@ export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 6 * 1024;
 export interface SubmissionResult {
   ok: true;
   request_id: string;
-  status: "pending_review";
+  /** The status read's word for the same state (status.ts): one vocabulary. */
+  status: "pending";
   requires_human_approval: true;
   billable_order_created: false;
   /** What happens next, the expected review time included, in a sentence to relay. */
-  next_steps: string;
+  next_step: string;
   expected_review: ExpectedReview;
   /** The catalog service `service_type` was understood as, or null. */
   service_id: string | null;
@@ -96,7 +97,7 @@ export interface SubmitOutcome {
 }
 
 /** What happens next, in words: who reviews it, when, and that nothing was ordered. */
-function _nextSteps(kind: SubmissionKind, review: ExpectedReview, urgency: unknown): string {
+function _nextStep(kind: SubmissionKind, review: ExpectedReview, urgency: unknown): string {
   const when = reviewWords(review, urgency);
   return kind === "lead"
     ? `A member of our team will review your request and reply by email, ${when}; nothing ` +
@@ -274,10 +275,10 @@ function _result(
   return {
     ok: true,
     request_id: requestId,
-    status: "pending_review",
+    status: "pending",
     requires_human_approval: true,
     billable_order_created: false,
-    next_steps: _nextSteps(sub.kind, review, sub.input.urgency),
+    next_step: _nextStep(sub.kind, review, sub.input.urgency),
     expected_review: review,
     service_id: sub.facts.service_id,
     site: sub.facts.site,
@@ -385,5 +386,8 @@ async function _commitOrReplay(
 
 /** The first answer to the same request, given again. */
 function _replayed(answer: Record<string, unknown>): SubmitOutcome {
-  return { result: { ...answer, replayed: true } as SubmissionResult, replayed: true };
+  // Answers stored before one vocabulary said pending_review and next_steps (kept 24 h).
+  const { next_steps, ...rest } = answer;
+  const words = next_steps === undefined ? {} : { status: "pending", next_step: next_steps };
+  return { result: { ...rest, ...words, replayed: true } as SubmissionResult, replayed: true };
 }

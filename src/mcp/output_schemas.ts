@@ -216,10 +216,10 @@ export const LeadOutput = z.looseObject({
   billable_order_created: z.boolean().meta({
     description: "Always false: no order, booking or invoice is created.",
   }),
-  status: z.literal("pending_review").optional().meta({
-    description: "pending_review: waiting for a person.",
+  status: z.literal("pending").optional().meta({
+    description: "pending: waiting for a person, as get_request_status says until one decides.",
   }),
-  next_steps: z.string().optional().meta({
+  next_step: z.string().optional().meta({
     description: "What happens next, in a sentence to relay to the user.",
   }),
   expected_review: ExpectedReviewOutput.optional(),

@@ -210,7 +210,7 @@ export const QUOTE_REQUEST_EXAMPLES: Examples = {
 
 const _accepted = {
   ok: true,
-  status: "pending_review",
+  status: "pending",
   requires_human_approval: true,
   billable_order_created: false,
   replayed: false,
@@ -222,7 +222,7 @@ export const LEAD_RESPONSE_EXAMPLES: Examples = {
     value: {
       ..._accepted,
       request_id: "lead_01KAKX2Q3M8Y6T0V5W9R4B7C1D",
-      next_steps: "A member of our team will review your request and reply by email, expected " +
+      next_step: "A member of our team will review your request and reply by email, expected " +
         "within 24 hours, by 2026-11-23 09:30 UTC; nothing has been ordered or scheduled.",
       expected_review: { within_hours: 24, by: "2026-11-23T09:30:00.000Z" },
       service_id: "structured-cabling",
@@ -236,7 +236,7 @@ export const QUOTE_RESPONSE_EXAMPLES: Examples = {
     value: {
       ..._accepted,
       request_id: "quote_01KAKX2Q3M8Y6T0V5W9R4B7C1D",
-      next_steps: "A member of our team will review this request and reply by email with a " +
+      next_step: "A member of our team will review this request and reply by email with a " +
         "quotation, expected as an emergency within 2 hours, by 2026-11-22 11:30 UTC; the " +
         "budget estimate is non-binding and nothing has been ordered or scheduled.",
       expected_review: { within_hours: 2, by: "2026-11-22T11:30:00.000Z" },

@@ -57,7 +57,7 @@ function formPayload(form) {
  * @param {string} kind
  */
 function receiptNode(data, kind) {
-  const status = typeof data.status === "string" ? data.status : "pending_review";
+  const status = typeof data.status === "string" ? data.status : "pending";
   const review = reviewTime(data.expected_review);
   const facts = h(
     "dl",
@@ -102,8 +102,8 @@ function receiptNode(data, kind) {
   parts.push(h(
     "p",
     null,
-    typeof data.next_steps === "string"
-      ? data.next_steps
+    typeof data.next_step === "string"
+      ? data.next_step
       : "A member of our team will review your request; nothing has been ordered or scheduled.",
   ));
   parts.push(h("p", { class: "muted" }, "Keep the request id for reference."));

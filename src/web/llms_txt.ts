@@ -40,7 +40,9 @@ export function llmsTxt(config: Config): string {
     `- Every submission (lead or quote request) waits for human review; its answer says ` +
     `when to expect it (within ${config.reviewHours.standard} h, ` +
     `${config.reviewHours.emergency} h for an emergency). Its status is at ` +
-    `\`GET ${templatePath(PATHS.requestStatus)}\`.`,
+    `\`GET ${templatePath(PATHS.requestStatus)}\`, in the answer's words: \`status\` is ` +
+    "`pending` until a person decides (then `approved` or `rejected`), and `next_step` says " +
+    "what happens next.",
     "- Estimates and quote prices are non-binding: the team replies with a written quotation.",
     `- Rate limits per client address per minute: ${_limits(config)}. Past one, the answer ` +
     "is `429 rate_limited` with `Retry-After` (seconds): wait that long before retrying.",

@@ -228,7 +228,7 @@ export function formResultPage(
       escapeHtml(STATUS_WORDS[r.status] ?? r.status)
     }</dd></div>${
       review ? `<div><dt>Expected review</dt><dd>${escapeHtml(review)}</dd></div>` : ""
-    }</dl>${estimate}<p>${escapeHtml(r.next_steps)}</p>` +
+    }</dl>${estimate}<p>${escapeHtml(r.next_step)}</p>` +
     `<p class="muted">Keep the request id for reference.</p></div>`;
   return _page(202, title, body, "Back to the home page");
 }

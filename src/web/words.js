@@ -4,7 +4,7 @@
 
 /** A submission's status as people read it. */
 /** @type {Readonly<Record<string, string>>} */
-export const STATUS_WORDS = { pending_review: "Waiting for review by our team" };
+export const STATUS_WORDS = { pending: "Waiting for review by our team" };
 
 /**
  * An amount of money as the page shows it ("€95", "€1,250.50"); "–" for no amount.

@@ -29,7 +29,7 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
   assert.deepEqual(Object.keys(body).sort(), [
     "billable_order_created",
     "expected_review",
-    "next_steps",
+    "next_step",
     "ok",
     "replayed",
     "request_id",
@@ -41,11 +41,11 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
   assert.equal(body.ok, true);
   assert.equal(body.service_id, null, "no service_type given");
   assert.match(body.request_id, /^lead_[0-9A-HJKMNP-TV-Z]{26}$/);
-  assert.equal(body.status, "pending_review");
+  assert.equal(body.status, "pending");
   assert.equal(body.requires_human_approval, true);
   assert.equal(body.billable_order_created, false);
-  assert.match(body.next_steps, /review/);
-  assert.equal(body.next_steps.split(". ").length, 1, "one sentence");
+  assert.match(body.next_step, /review/);
+  assert.equal(body.next_step.split(". ").length, 1, "one sentence");
 
   const entry = await getSubmission(app.kv, body.request_id);
   assert.equal(entry.value?.status, "pending");

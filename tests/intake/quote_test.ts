@@ -36,10 +36,10 @@ Deno.test("POST /api/v1/quotes accepts a quote with 202 and a non-binding budget
   assert.equal(res.headers.get("cache-control"), "no-store");
   const body = await res.json();
   assert.match(body.request_id, /^quote_[0-9A-HJKMNP-TV-Z]{26}$/);
-  assert.equal(body.status, "pending_review");
+  assert.equal(body.status, "pending");
   assert.equal(body.requires_human_approval, true);
   assert.equal(body.billable_order_created, false);
-  assert.equal(typeof body.next_steps, "string");
+  assert.equal(typeof body.next_step, "string");
   // rack-and-stack: 110 EUR/h, minimum 2 h, ×1.5 out of hours, 75 call-out.
   assert.deepEqual(body.budget_estimate, {
     currency: "EUR",

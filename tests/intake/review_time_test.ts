@@ -1,7 +1,7 @@
 /**
  * The expected review time: every submission's answer (lead and quote; REST, MCP and the
  * forms, with and without script) gives `expected_review` from the submission time and says
- * it in `next_steps`, shorter for `urgency: emergency`; the status read gives it while the
+ * it in `next_step`, shorter for `urgency: emergency`; the status read gives it while the
  * request is pending; both hours come from the configuration.
  */
 import assert from "node:assert/strict";
@@ -43,7 +43,7 @@ Deno.test("every submission's answer gives the expected review time, in figures 
       assert.equal(body.ok, true, JSON.stringify(body));
       assert.deepEqual(body.expected_review, day);
       assert.match(
-        String(body.next_steps),
+        String(body.next_step),
         /reply by email.*, expected within 24 hours, by 2026-11-23 00:00 UTC; .*nothing has been ordered/,
       );
     });
@@ -74,20 +74,20 @@ Deno.test("an emergency is expected sooner, and its answer says so", async (t) =
       .json();
     assert.deepEqual(body.expected_review, { within_hours: 2, by: at(app, 2) });
     assert.match(
-      body.next_steps,
+      body.next_step,
       /, expected as an emergency within 2 hours, by 2026-11-22 02:00 UTC;/,
     );
   });
   await t.step("a quote over MCP", async () => {
     const r = await mcpToolCall(app, "request_quote", { ...QUOTE, urgency: "emergency" });
     assert.deepEqual(r.structuredContent.expected_review, { within_hours: 2, by: at(app, 2) });
-    assert.match(String(r.structuredContent.next_steps), /expected as an emergency within 2 h/);
+    assert.match(String(r.structuredContent.next_step), /expected as an emergency within 2 h/);
   });
   await t.step("asap and scheduled get the standard time", async () => {
     for (const urgency of ["asap", "scheduled"]) {
       const body = await (await post(app, "/api/v1/intake", { ...LEAD, urgency })).json();
       assert.equal(body.expected_review.within_hours, 24, urgency);
-      assert.doesNotMatch(body.next_steps, /emergency/);
+      assert.doesNotMatch(body.next_step, /emergency/);
     }
   });
 });
@@ -101,7 +101,7 @@ Deno.test("REVIEW_HOURS and REVIEW_HOURS_EMERGENCY set the times", async () => {
   const urgent = await (await post(app, "/api/v1/quotes", { ...QUOTE, urgency: "emergency" }))
     .json();
   assert.deepEqual(urgent.expected_review, { within_hours: 1, by: at(app, 1) });
-  assert.match(urgent.next_steps, /within 1 hour, by 2026-11-22 01:00 UTC/);
+  assert.match(urgent.next_step, /within 1 hour, by 2026-11-22 01:00 UTC/);
 });
 
 Deno.test("a replay answers the first answer's review time", async () => {
@@ -111,7 +111,7 @@ Deno.test("a replay answers the first answer's review time", async () => {
   const again = await (await post(app, "/api/v1/intake", LEAD)).json();
   assert.equal(again.replayed, true);
   assert.deepEqual(again.expected_review, first.expected_review);
-  assert.equal(again.next_steps, first.next_steps);
+  assert.equal(again.next_step, first.next_step);
 });
 
 Deno.test("the status read gives the expected review while pending, from when it came in", async (t) => {

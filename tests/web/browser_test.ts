@@ -142,7 +142,7 @@ Deno.test({
       await id.waitFor();
       assert.match((await id.textContent()) ?? "", /^lead_[0-9A-Z]+$/);
       assert.match(await text(page, "#lead-result"), /Waiting for review by our team/);
-      assert.doesNotMatch(await text(page, "#lead-result"), /pending_review/);
+      assert.doesNotMatch(await text(page, "#lead-result"), /pending\b/);
       assert.ok(await page.locator("#l-email-error").isHidden());
       assert.equal(await page.getAttribute("#l-email", "aria-invalid"), null);
       assert.equal(await page.inputValue("#l-email"), "", "the form is reset");

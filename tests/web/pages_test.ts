@@ -340,7 +340,7 @@ Deno.test("the forms keep the submission rules: human review, nothing billable, 
       const res = await post(app, "/forms/quote", QUOTE);
       assert.equal(res.status, 202);
       const body = await res.json();
-      assert.equal(body.status, "pending_review");
+      assert.equal(body.status, "pending");
       assert.equal(body.requires_human_approval, true);
       assert.equal(body.billable_order_created, false);
       assert.equal(body.budget_estimate.non_binding, true);
