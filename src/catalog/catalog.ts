@@ -35,8 +35,25 @@ interface CatalogData {
   facilities?: unknown;
 }
 
+/**
+ * A service as the catalog publishes it: with the notice it needs at each location that
+ * offers it ({@linkcode noticeHours}), so no reader takes `minimum_notice_hours` alone for
+ * the notice at a site.
+ */
+type PublishedService = Service & {
+  /** Location id → hours of notice there. */
+  notice_hours_by_location: Record<string, number>;
+};
+
+/** A service as a coverage answer lists it at a covered location. */
+export interface ServiceAt {
+  id: string;
+  name: string;
+  notice_hours: number;
+}
+
 export interface Catalog {
-  readonly services: readonly Service[];
+  readonly services: readonly PublishedService[];
   /** Currency and tax of every price (data/services.v1.json `terms`). */
   readonly terms: Terms;
   /** Country code → the tax a quotation adds there ("VAT", "sales tax"). */
@@ -45,7 +62,9 @@ export interface Catalog {
   readonly locationById: ReadonlyMap<string, Location>;
   /** The gazetteer (data/places.v2.json): towns, airports, ZIP codes, regions by name. */
   readonly places: Gazetteer;
-  readonly serviceById: ReadonlyMap<string, Service>;
+  readonly serviceById: ReadonlyMap<string, PublishedService>;
+  /** Location id → the services offered there, with their notice there. */
+  readonly servicesAt: ReadonlyMap<string, readonly ServiceAt[]>;
   /** Every id, name and alias as a match key (`serviceKey`) → its service. */
   readonly serviceByKey: ReadonlyMap<string, Service>;
   /** Normalised city names and aliases → locations, and each location's gazetteer place. */
@@ -64,7 +83,8 @@ export interface Catalog {
 
 /** Validates catalog data and builds the catalog; throws one readable error per problem. */
 export function buildCatalog(data: CatalogData): Catalog {
-  const { services, terms } = _parse("services.v1.json", ServicesFile, data.services);
+  const parsed = _parse("services.v1.json", ServicesFile, data.services);
+  const terms = parsed.terms;
   const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
   const places = new Gazetteer(_parse("places.v2.json", PlacesFile, data.places));
   const holidays = _parse("holidays.v1.json", HolidaysFile, data.holidays);
@@ -72,12 +92,12 @@ export function buildCatalog(data: CatalogData): Catalog {
     ? { operators: [], facilities: [] }
     : _parse("facilities.v1.json", FacilitiesFile, data.facilities);
 
-  const serviceById = new Map(services.map((s) => [s.id, s]));
+  const known = new Set(parsed.services.map((s) => s.id));
   const locationById = new Map(locations.map((l) => [l.id, l]));
-  _unique("services.v1.json", services.map((s) => s.id));
+  _unique("services.v1.json", parsed.services.map((s) => s.id));
   _unique("locations.v1.json", locations.map((l) => l.id));
   for (const loc of locations) {
-    const unknown = loc.services.filter((id) => !serviceById.has(id));
+    const unknown = loc.services.filter((id) => !known.has(id));
     if (unknown.length > 0) {
       throw new Error(
         `locations.v1.json: ${loc.id} offers unknown service(s) ${unknown.join(", ")}`,
@@ -87,6 +107,8 @@ export function buildCatalog(data: CatalogData): Catalog {
       throw new Error(`locations.v1.json: ${loc.id} is in ${loc.country}, not ${loc.subdivision}`);
     }
   }
+  const services = parsed.services.map((s) => _published(s, locations));
+  const serviceById = new Map(services.map((s) => [s.id, s]));
   const taxByCountry = _taxByCountry(terms, services, locations);
   _checkFacilities(facilities, locationById);
   return Object.freeze({
@@ -97,6 +119,17 @@ export function buildCatalog(data: CatalogData): Catalog {
     locationById,
     places,
     serviceById,
+    servicesAt: new Map(locations.map((l) => [
+      l.id,
+      l.services.map((id) => {
+        const service = serviceById.get(id)!;
+        return {
+          id,
+          name: service.name,
+          notice_hours: noticeHours(service, l.response_time_hours),
+        };
+      }),
+    ])),
     serviceByKey: indexServices(services),
     coverage: indexCoverage(locationById, places),
     holidays: indexHolidays(holidays, locations),
@@ -116,6 +149,23 @@ export function loadCatalog(): Catalog {
     holidays: holidaysFile,
     facilities: facilitiesFile,
   });
+}
+
+/**
+ * The hours of notice a service needs at a site: its own `minimum_notice_hours`, and at a
+ * covered site at least the location's `response_time_hours` (an engineer's time to reach
+ * it). The catalog publishes it for each location; an estimate applies it (pricing/budget.ts).
+ */
+export function noticeHours(service: Service, responseTimeHours: number | null): number {
+  return Math.max(service.minimum_notice_hours, responseTimeHours ?? 0);
+}
+
+/** A service with its notice at each location that offers it, keys in the file's order. */
+function _published(service: Service, locations: readonly Location[]): PublishedService {
+  const { pricing, ...rest } = service;
+  const notice = locations.filter((l) => l.services.includes(service.id))
+    .map((l) => [l.id, noticeHours(service, l.response_time_hours)]);
+  return { ...rest, notice_hours_by_location: Object.fromEntries(notice), pricing };
 }
 
 /**

@@ -4,6 +4,7 @@
  * answer, which REST, MCP, the estimate and submissions (stored in budget estimates) share.
  */
 
+import type { ServiceAt } from "./catalog.ts";
 import type { NearbyLocation } from "./place_reading.ts";
 
 export interface CoverageQuery {
@@ -48,7 +49,8 @@ export interface Coverage {
     subdivision: string | null;
     timezone: string;
   } | null;
-  services: { id: string; name: string }[];
+  /** Offered at the covered location, each with the hours of notice it needs there. */
+  services: ServiceAt[];
   response_time_hours: number | null;
   /** For a place that is not a covered city: the closest covered cities, nearest first. */
   nearest: NearbyLocation[];

@@ -271,7 +271,7 @@ function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
       region: loc.region,
       timezone: loc.timezone,
     },
-    services: loc.services.map((id) => ({ id, name: catalog.serviceById.get(id)?.name ?? id })),
+    services: [...catalog.servicesAt.get(loc.id) ?? []],
     response_time_hours: loc.response_time_hours,
     // Read otherwise than as the city's name ("FRA", "Londres", "Ashburn, VA"): say how.
     summary:

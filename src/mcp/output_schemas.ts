@@ -29,7 +29,14 @@ const ServiceItem = z.looseObject({
       "lifecycle or assurance.",
   }),
   minimum_notice_hours: z.number().meta({
-    description: "Hours of notice needed before a start (at least the site's response time).",
+    description: "The service's own hours of notice. At a covered site the notice is at " +
+      "least the site's response time: notice_hours_by_location says it.",
+  }),
+  notice_hours_by_location: z.record(z.string(), z.number()).meta({
+    description: "Location id → hours of notice the service needs there, the larger of " +
+      "minimum_notice_hours and the location's response_time_hours. A sooner start is not " +
+      "refused: a person confirms it.",
+    examples: [{ fra: 2, zrh: 4 }],
   }),
   pricing: z.looseObject({
     currency: z.string().meta({ description: "ISO 4217 currency code.", examples: ["EUR"] }),
@@ -143,6 +150,9 @@ export const CoverageOutput = z.looseObject({
       z.looseObject({
         id: z.string().meta({ description: "Service id, for service_type." }),
         name: z.string().meta({ description: "Service name." }),
+        notice_hours: z.number().meta({
+          description: "Hours of notice it needs there (notice_hours_by_location).",
+        }),
       }).meta({ description: "One service offered there." }),
     ).meta({
       description: "Services offered at the covered location; empty otherwise.",

@@ -22,8 +22,8 @@ const _zurich = {
     timezone: "Europe/Zurich",
   },
   services: [
-    { id: "remote-hands", name: "Remote hands" },
-    { id: "rack-and-stack", name: "Rack and stack" },
+    { id: "remote-hands", name: "Remote hands", notice_hours: 4 },
+    { id: "rack-and-stack", name: "Rack and stack", notice_hours: 48 },
   ],
   response_time_hours: 4,
   nearest: [],
@@ -94,7 +94,7 @@ export const COVERAGE_EXAMPLES: Examples = {
 
 export const SERVICES_EXAMPLES: Examples = {
   catalog: {
-    summary: "The catalog (one service shown)",
+    summary: "The catalog (one service shown, with four of its locations)",
     value: {
       ok: true,
       services: [{
@@ -105,6 +105,7 @@ export const SERVICES_EXAMPLES: Examples = {
           "cycling servers, checking status LEDs, reseating cables and reading out serial numbers.",
         category: "operations",
         minimum_notice_hours: 0,
+        notice_hours_by_location: { fra: 2, zrh: 4, ams: 2, osl: 8 },
         pricing: {
           currency: "EUR",
           hourly_rate: 95,

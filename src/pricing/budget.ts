@@ -9,6 +9,7 @@
 
 import type { Service } from "../catalog/records.ts";
 import type { Coverage } from "../catalog/coverage.ts";
+import { noticeHours } from "../catalog/catalog.ts";
 import type { HolidayCalendar } from "../catalog/holidays.ts";
 import { type Assumption, type JobStart, shortNotice } from "./job_start.ts";
 import { BUSINESS_HOURS, describeOutside, type SpanSplit, splitSpan } from "./work_span.ts";
@@ -236,7 +237,7 @@ function _number(n: number): string {
 /** The notice the service needs at the site, and the note when the start is sooner. */
 function _notice(service: Service, site: JobSite): { hours: number; note?: string } {
   const travel = site.coverage.response_time_hours ?? 0;
-  const hours = Math.max(service.minimum_notice_hours, travel);
+  const hours = noticeHours(service, travel);
   const note = shortNotice(site.start, {
     service: service.name,
     hours,

@@ -44,6 +44,10 @@ export function llmsTxt(config: Config): string {
     "`pending` until a person decides (then `approved` or `rejected`), and `next_step` says " +
     "what happens next.",
     "- Estimates and quote prices are non-binding: the team replies with a written quotation.",
+    "- Notice: a service needs at a site the larger of its own `minimum_notice_hours` and the " +
+    "site's response time; the catalog gives it per location (`notice_hours_by_location`), a " +
+    "coverage answer per service (`notice_hours`). A sooner start is accepted, and a person " +
+    "confirms it.",
     `- Rate limits per client address per minute: ${_limits(config)}. Past one, the answer ` +
     "is `429 rate_limited` with `Retry-After` (seconds): wait that long before retrying.",
     "- Retries are safe: send `Idempotency-Key` (REST) or `idempotency_key` (MCP) with a " +
