@@ -132,7 +132,7 @@ Deno.test("a large read is compressed when accepted; a small one and q=0 are not
     });
   }
   await t.step("a small answer of the same route is sent as it is, still with Vary", async () => {
-    const res = await app.request("/api/v1/locations?city=Frankfurt", {
+    const res = await app.request("/api/v1/locations?city=Oslo", {
       headers: { "Accept-Encoding": "gzip, br" },
     });
     assert.equal(res.status, 200);
