@@ -28,7 +28,7 @@ import { issueToken } from "./oauth/token.ts";
 import { openApiDocument, type OperationDoc } from "./openapi/document.ts";
 import { operationDocs } from "./openapi/operations.ts";
 import { liveness, readinessEndpoint } from "./ops/readiness.ts";
-import { getEstimate } from "./pricing/estimate.ts";
+import { ESTIMATE_BY_GET, getEstimate } from "./pricing/estimate.ts";
 import { homePage, webAsset } from "./web/pages.ts";
 import { LLMS_TXT_TYPE, llmsTxt, ROBOTS_TXT_TYPE, robotsTxt } from "./web/llms_txt.ts";
 
@@ -89,7 +89,10 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
     r("GET", PATHS.locations, publicLocations, read(docs.publicLocations)),
     r("POST", PATHS.intake, postLead, write(docs.submitLead)),
     r("POST", PATHS.quotes, postQuote, write(docs.requestQuote)),
-    r("GET", PATHS.estimate, getEstimate, read(docs.estimateQuote)),
+    r("GET", PATHS.estimate, getEstimate, {
+      ...read(docs.estimateQuote),
+      notAllowed: ESTIMATE_BY_GET,
+    }),
     r("GET", PATHS.requestStatus, getRequestStatus, read(docs.requestStatus)),
     // Tool interface (MCP) and its discovery documents
     // tools/list is 16 KB: a JSON answer is compressed like a read's (not an event stream).

@@ -32,6 +32,8 @@ export interface Route<C, M = unknown> {
   doc?: M;
   /** Applied to every answer of the route, before CORS (http/compression.ts). */
   compress?: Compress;
+  /** The message of the path's 405, when it can say more than "not allowed" (what to use). */
+  notAllowed?: string;
 }
 
 /** A step that may compress an answer, given the request it answers. */
@@ -45,8 +47,10 @@ export function route<C, M = unknown>(
   method: Route<C, M>["method"],
   pathname: string,
   handler: Handler<C>,
-  options: { errors?: ErrorStyle; cors?: boolean | OriginPolicy; doc?: M; compress?: Compress } =
-    {},
+  options: Pick<Route<C, M>, "doc" | "compress" | "notAllowed"> & {
+    errors?: ErrorStyle;
+    cors?: boolean | OriginPolicy;
+  } = {},
 ): Route<C, M> {
   return {
     method,
@@ -56,6 +60,7 @@ export function route<C, M = unknown>(
     cors: options.cors ?? false,
     doc: options.doc,
     compress: options.compress,
+    notAllowed: options.notAllowed,
   };
 }
 
@@ -69,6 +74,8 @@ interface PathGroup<C> {
   /** The routes whose pattern matches these paths, in table order. */
   routes: Route<C>[];
   allow: string;
+  /** The 405's message: a route's `notAllowed`, or the plain one. */
+  notAllowed: string;
   anyCors: boolean;
   policy: OriginPolicy | undefined;
 }
@@ -99,6 +106,8 @@ export function compileRoutes<C>(routes: readonly Route<C>[]): RouteTable<C> {
       pattern: members[0]!.pattern,
       routes: members,
       allow: _allowHeader(new Set(members.map((r) => r.method))),
+      notAllowed: members.find((r) => r.notAllowed)?.notAllowed ??
+        "this method is not allowed here",
       anyCors: members.some((r) => r.cors === true),
       policy: members.findLast((r) => typeof r.cors === "function")?.cors as
         | OriginPolicy
@@ -153,7 +162,7 @@ export function respond<C>(
   const lookup = req.method === "HEAD" ? "GET" : req.method;
   const route = matched.group.routes.find((r) => r.method === lookup);
   if (!route) {
-    const err = new HttpError(405, "method_not_allowed", `this method is not allowed here`, {
+    const err = new HttpError(405, "method_not_allowed", matched.group.notAllowed, {
       headers: { Allow: matched.group.allow },
     });
     // With the path's CORS grant, so a browser client on an allowed origin can read the 405

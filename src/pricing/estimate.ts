@@ -12,6 +12,7 @@ import { z } from "zod";
 import type { Context } from "../context.ts";
 import { clip, HttpError } from "../http/errors.ts";
 import { CACHE_CONTROL, json } from "../http/json.ts";
+import { PATHS } from "../http/paths.ts";
 import { boundedQuery } from "../http/query.ts";
 import { rateLimited } from "../http/rate_limit.ts";
 import type { LenientFields } from "../intake/lenient.ts";
@@ -68,6 +69,12 @@ export function estimateLimited<T>(ctx: Context, work: () => Promise<T>): Promis
 }
 
 const _FIELDS = Object.keys(EstimateInput.shape);
+
+/** The 405 of another method at the estimate's path (a POST, say): what to send instead. */
+export const ESTIMATE_BY_GET = `only GET is served here: an estimate takes the job in the ` +
+  `query (GET ${PATHS.estimate}?city=Zurich&service_type=remote-hands), or the MCP tool ` +
+  `estimate_quote, and stores nothing. To send a quote request a person reviews, POST ` +
+  `${PATHS.quotes} (MCP tool request_quote).`;
 
 /**
  * `GET /api/v1/estimate?city=…&service_type=…[&engineer_count=…]`: as `estimate_quote`, an

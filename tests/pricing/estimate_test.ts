@@ -175,3 +175,29 @@ Deno.test("GET /api/v1/estimate: an empty parameter is not given, as a form's em
   assert.equal(twice.status, 400, "a name given twice is refused, empty or not");
   assert.match((await twice.json()).message, /city must be given once/);
 });
+
+Deno.test("POST /api/v1/estimate is 405 with Allow, saying to use GET or estimate_quote", async (t) => {
+  await using app = await createApp();
+  for (const method of ["POST", "PUT", "DELETE"]) {
+    await t.step(method, async () => {
+      const res = await app.request("/api/v1/estimate", {
+        method,
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ city: "Zurich", service_type: "remote-hands" }),
+      });
+      assert.equal(res.status, 405);
+      assert.equal(res.headers.get("allow"), "GET, HEAD, OPTIONS");
+      const body = await res.json();
+      assert.equal(body.error, "method_not_allowed");
+      assert.match(body.message, /^only GET is served here/);
+      assert.match(body.message, /GET \/api\/v1\/estimate\?city=Zurich&service_type=remote-hands/);
+      assert.match(body.message, /the MCP tool estimate_quote/);
+      assert.match(body.message, /POST \/api\/v1\/quotes \(MCP tool request_quote\)/);
+    });
+  }
+  await t.step("and a path without its own words keeps the plain 405", async () => {
+    const res = await app.request("/api/v1/services", { method: "POST" });
+    assert.equal(res.status, 405);
+    assert.equal((await res.json()).message, "this method is not allowed here");
+  });
+});
