@@ -183,15 +183,16 @@ export const BLOCKED_ANONYMOUS_ACTIONS = [
 ] as const;
 
 /**
- * What a caller asking for something this service does not offer is told: the tools, that
- * ordering, dispatch and quote acceptance are not offered to anonymous callers, and what to
- * use instead. The unknown-tool error of MCP and the 404 under /api/v1/ both say it.
+ * What a caller asking for something this service does not offer is told: that no one can
+ * order, dispatch or accept a quote through it (there is no such tool or endpoint for any
+ * caller, with a token or without: SPEC §1.5–1.6), and what to use instead. The
+ * unknown-tool error of MCP and the 404 under /api/v1/ both say it.
  */
 export function notOfferedText(): string {
-  return `Ordering, dispatching engineers and accepting quotes are not offered to anonymous ` +
-    `callers (blocked: ${BLOCKED_ANONYMOUS_ACTIONS.join(", ")}). To ask for work, use ` +
-    "request_quote (a quotation a person reviews) or submit_lead; for a price alone, " +
-    "estimate_quote; to follow up, get_request_status.";
+  return "No one can order work, dispatch engineers or accept quotes through this service, " +
+    `with or without a token: none of ${BLOCKED_ANONYMOUS_ACTIONS.join(", ")} exists here. ` +
+    "To ask for work, use request_quote (a quotation a person reviews) or submit_lead; for a " +
+    "price alone, estimate_quote; to follow up, get_request_status.";
 }
 
 /** MCP tool annotations: reads are read-only; submissions write but destroy nothing. */

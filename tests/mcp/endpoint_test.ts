@@ -467,6 +467,8 @@ Deno.test("refusals that explain: an unknown tool is -32602 naming the tools, th
       for (const tool of TOOL_NAMES) assert.match(body.error.message, new RegExp(tool));
       assert.match(body.error.message, /schedule_dispatch/);
       assert.match(body.error.message, /use request_quote/);
+      assert.match(body.error.message, /No one can order work, dispatch engineers or accept/);
+      assert.doesNotMatch(body.error.message, /anonymous/, "no caller could");
     });
   }
   await t.step("through the MCP SDK client, the message reaches the agent", async () => {
@@ -476,19 +478,28 @@ Deno.test("refusals that explain: an unknown tool is -32602 naming the tools, th
       client.callTool({ name: "dispatch_engineer", arguments: {} }),
       (err: Error & { code?: number }) =>
         err.code === -32602 &&
-        /dispatch_engineer not found.*not offered to anonymous/.test(err.message),
+        /dispatch_engineer not found.*No one can order work, dispatch engineers/.test(err.message),
     );
   });
 });
 
-Deno.test("a 404 under /api/v1/ says what this service does not offer and points to the OpenAPI document", async () => {
+Deno.test("a 404 under /api/v1/ says no one can order or dispatch here, and points to the OpenAPI document", async (t) => {
   await using app = await createApp();
-  const res = await app.request("/api/v1/orders", { method: "POST" });
-  assert.equal(res.status, 404);
-  const body = await res.json();
-  assert.equal(body.error, "not_found");
-  assert.match(body.message, /^no resource at \/api\/v1\/orders\. Ordering, dispatching/);
-  assert.match(body.message, /Every endpoint is in \/api\/v1\/openapi\.json\.$/);
+  for (const path of ["/api/v1/orders", "/api/v1/dispatch"]) {
+    await t.step(`POST ${path}`, async () => {
+      const res = await app.request(path, { method: "POST" });
+      assert.equal(res.status, 404);
+      const body = await res.json();
+      assert.equal(body.error, "not_found");
+      assert.ok(body.message.startsWith(`no resource at ${path}. No one can order work, `));
+      assert.match(
+        body.message,
+        /dispatch engineers or accept quotes through this service, with or without a token/,
+      );
+      assert.doesNotMatch(body.message, /anonymous/, "no caller could, not only anonymous ones");
+      assert.match(body.message, /Every endpoint is in \/api\/v1\/openapi\.json\.$/);
+    });
+  }
   const other = await (await app.request("/nothing")).json();
   assert.equal(other.message, "no resource at /nothing");
 });

@@ -72,7 +72,8 @@ Deno.test("with agreeing headers, the endpoint's own answers stand on 2026-07-28
       error.message,
       /^Tool dispatch_engineer not found\. The tools are: check_coverage/,
     );
-    assert.match(error.message, /not offered to anonymous callers/);
+    assert.match(error.message, /No one can order work, dispatch engineers or accept quotes/);
+    assert.doesNotMatch(error.message, /anonymous/);
   });
   await t.step("too many arguments: the tool's error stating the limit", async () => {
     const res = await mcpPost(app, ...call("list_services", MANY, "tools/call", "list_services"));
