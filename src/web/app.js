@@ -11,9 +11,6 @@ import { setupCoverage } from "./coverage.js";
 import { enhanceCatalog, setupSubmission } from "./forms.js";
 import { registerWebMcp } from "./webmcp.js";
 
-for (const node of document.querySelectorAll("[data-origin]")) {
-  node.textContent = location.origin;
-}
 setupCoverage();
 setupSubmission("lead-form", "lead-result", API.intake, "lead");
 setupSubmission("quote-form", "quote-result", API.quotes, "quote");

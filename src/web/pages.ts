@@ -17,6 +17,8 @@ import { staticDocument } from "../http/compression.ts";
 import { CACHE_CONTROL } from "../http/json.ts";
 import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
+import type { Config } from "../config.ts";
+import { PATHS } from "../http/paths.ts";
 import type { Location, Service } from "../catalog/records.ts";
 import { BUSINESS_HOURS } from "../pricing/work_span.ts";
 import { TOOLS } from "../mcp/tools.ts";
@@ -86,16 +88,19 @@ const _PAGE_HEADERS = {
 };
 
 /**
- * Each catalog's page, rendered on its first request (a catalog never changes) and
- * compressed once per encoding.
+ * Each catalog's page at each base URL, rendered on its first request (neither changes while
+ * a handler runs) and compressed once per encoding.
  */
-const _rendered = new WeakMap<Catalog, (req: Request) => Response>();
+const _rendered = new WeakMap<Catalog, Map<string, (req: Request) => Response>>();
 
-/** `GET /`: the home page, rendered from the request's catalog. */
-export function homePage(req: Request, ctx: { catalog: Catalog }): Response {
-  let page = _rendered.get(ctx.catalog);
+/** `GET /`: the home page, rendered from the request's catalog and base URL. */
+export function homePage(req: Request, ctx: { catalog: Catalog; config: Config }): Response {
+  const { catalog, config: { baseUrl } } = ctx;
+  const pages = _rendered.get(catalog) ?? new Map();
+  _rendered.set(catalog, pages);
+  let page = pages.get(baseUrl);
   if (page === undefined) {
-    _rendered.set(ctx.catalog, page = staticDocument(renderHome(ctx.catalog), _PAGE_HEADERS));
+    pages.set(baseUrl, page = staticDocument(renderHome(catalog, baseUrl), _PAGE_HEADERS));
   }
   return page(req);
 }
@@ -112,8 +117,10 @@ export function webAsset(req: Request, _ctx: unknown, params: Params): Response 
  * catalog. Throws when the file and the slots disagree, so a renamed slot fails at
  * start-up, not as a page with a hole.
  */
-export function renderHome(catalog: Catalog): string {
+export function renderHome(catalog: Catalog, baseUrl: string): string {
   return _fill("home.html", HOME_HTML, {
+    // Where clients connect, as BASE_URL says: with script off too, not a placeholder.
+    "mcp-url": escapeHtml(baseUrl + PATHS.mcp),
     facts: _facts(catalog),
     terms: _terms(catalog),
     services: catalog.services.map(_serviceCard).join("\n"),

@@ -250,9 +250,32 @@ Deno.test("the page escapes what the catalog says", () => {
     ...base,
     services: [{ ...base.services[0]!, name: '<img src=x onerror="1">' }],
   };
-  const html = renderHome(hostile);
+  const html = renderHome(hostile, "https://api.test");
   assert.ok(html.includes("&lt;img src=x onerror=&quot;1&quot;&gt;"));
   assert.doesNotMatch(html, /<img src=x/);
+});
+
+Deno.test("the page prints the MCP endpoint at the configured base URL, script or not", async (t) => {
+  for (const base of ["https://api.test", "https://fieldservices.example.com:8443"]) {
+    await t.step(base, async () => {
+      await using app = await createApp({ env: { BASE_URL: base } });
+      const html = await (await app.request("/")).text();
+      assert.ok(html.includes(`<code>${base}/api/v1/mcp</code>`), "the real endpoint");
+      assert.doesNotMatch(html, /this-host|data-origin/, "no placeholder for a script to fill");
+    });
+  }
+  await t.step("docs/api.md says so", async () => {
+    const api = await Deno.readTextFile(new URL("../../docs/api.md", import.meta.url));
+    assert.match(
+      api,
+      /and the MCP endpoint from `BASE_URL`\s+\(`https:\/\/api\.example\.com\/api\/v1\/mcp`\), so the page is complete with JavaScript off/,
+    );
+  });
+  await t.step("the script no longer rewrites it", async () => {
+    await using app = await createApp();
+    const script = await (await app.request("/assets/app.js")).text();
+    assert.doesNotMatch(script, /data-origin|location\.origin/);
+  });
 });
 
 /** A JSON fixture as a browser posts it: every value a string. */
