@@ -30,6 +30,7 @@ import { rateLimited } from "../http/rate_limit.ts";
 import { toolAnnotations, TOOLS } from "./tools.ts";
 import {
   batchRefused,
+  completeMissing,
   earlyAnswer,
   explainUnknownTool,
   isBatch,
@@ -102,6 +103,7 @@ export function createMcpEndpoint(catalog: Catalog) {
     // finished. A JSON answer is returned with the tool's result, as it is.
     const stream = res.headers.get("content-type")?.startsWith("text/event-stream");
     const whole = stream && res.body ? new Response(await res.bytes(), res) : res;
+    if (whole.status === 400) return await completeMissing(whole, req, body);
     return call ? await explainUnknownTool(whole, call) : whole;
   }
 }

@@ -2,12 +2,17 @@
  * @module
  * What the MCP endpoint answers itself rather than leave to the SDK or a tool: a JSON-RPC
  * batch (refused), a call with more arguments than its tool takes (refused by their count),
- * a call of a tool that does not exist (the SDK's refusal, explained); and the shape of a
- * failed call, a tool result with `isError`.
+ * a call of a tool that does not exist (the SDK's refusal, explained), a 2026-07-28 request
+ * lacking several of its requirements (the SDK's refusal of the first, completed); and the
+ * shape of a failed call, a tool result with `isError`.
  */
 
 import type { z } from "zod";
-import { classifyInboundRequest } from "@modelcontextprotocol/server";
+import {
+  classifyInboundRequest,
+  CLIENT_CAPABILITIES_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from "@modelcontextprotocol/server";
 import type { ToolErrorOutput } from "./output_schemas.ts";
 import { HttpError } from "../http/errors.ts";
 import { json } from "../http/json.ts";
@@ -126,9 +131,99 @@ export async function explainUnknownTool(res: Response, call: ToolCall): Promise
   });
 }
 
+/** The header mirroring each method's name field (SEP-2243), as the SDK requires it. */
+const _NAME_HEADER_SOURCE: Readonly<Record<string, string>> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+  "tasks/get": "taskId",
+  "tasks/update": "taskId",
+  "tasks/cancel": "taskId",
+};
+
+/**
+ * The SDK's 400 for a 2026-07-28 request that lacks one of its requirements (the `_meta`
+ * envelope, its protocolVersion and clientCapabilities keys, the `MCP-Protocol-Version`,
+ * `Mcp-Method` and `Mcp-Name` headers), completed with every other one it lacks: the SDK
+ * checks them in turn and names only the first, which cost a client a round trip each.
+ * The code and `data` stay the SDK's; `data.missing` lists them all and the message names
+ * each with its value. Only a refusal for something missing is completed: one for a value
+ * that is wrong, or a request lacking one requirement, keeps the SDK's answer as it is.
+ */
+export async function completeMissing(res: Response, req: Request, body: Uint8Array) {
+  if (res.status !== 400 || !res.headers.get("content-type")?.startsWith("application/json")) {
+    return res;
+  }
+  const text = await res.text();
+  const answer = _parsed(new TextDecoder().decode(body), text);
+  const error = answer?.reply.error as { message?: unknown; data?: Record<string, unknown> };
+  const missing = answer && _lacking(req, answer.request);
+  if (!error || !missing || missing.length < 2 || !_refusedForMissing(error.data)) {
+    return new Response(text, res);
+  }
+  const message = "Invalid request for protocol revision 2026-07-28: it lacks " +
+    `${missing.map((m) => m.words).join("; ")}. Send them all in one request.`;
+  const data = { ...error.data, missing: missing.map((m) => m.name) };
+  return json({ ...answer.reply, error: { ...error, message, data } }, { status: 400 });
+}
+
+/** The request and the SDK's answer, both JSON objects; undefined otherwise. */
+function _parsed(request: string, reply: string) {
+  try {
+    const [req, res] = [JSON.parse(request), JSON.parse(reply)];
+    const object = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
+    return object(req) && object(res) && object(res.error)
+      ? { request: req as Record<string, unknown>, reply: res as Record<string, unknown> }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether the SDK refused for something absent: an envelope key or a routing header. */
+function _refusedForMissing(data: Record<string, unknown> | undefined): boolean {
+  const envelope = data?.envelope as { missing?: unknown; problem?: unknown } | undefined;
+  const mismatch = data?.mismatch as { header?: unknown } | undefined;
+  return Array.isArray(envelope?.missing) || envelope?.problem === "missing" ||
+    mismatch?.header === "(missing)";
+}
+
+/** Every requirement of a 2026-07-28 request that `message` and `req` lack, in the SDK's order. */
+function _lacking(req: Request, message: Record<string, unknown>) {
+  const method = typeof message.method === "string" ? _shown(message.method) : "";
+  const params = (message.params ?? {}) as Record<string, unknown>;
+  const meta = params._meta as Record<string, unknown> | undefined;
+  const version = typeof meta?.[PROTOCOL_VERSION_META_KEY] === "string"
+    ? _shown(meta[PROTOCOL_VERSION_META_KEY] as string)
+    : req.headers.get("mcp-protocol-version") ?? "2026-07-28";
+  const out: { name: string; words: string }[] = [];
+  const keys = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY];
+  if (meta === null || typeof meta !== "object") {
+    out.push({ name: "_meta", words: `params._meta, with ${keys.join(" and ")}` });
+  } else {
+    for (const key of keys.filter((k) => !(k in meta))) {
+      out.push({ name: `_meta.${key}`, words: `${key} in params._meta` });
+    }
+  }
+  const header = (name: string, value: string) => {
+    if (!req.headers.has(name)) out.push({ name, words: `the ${name} header (${value})` });
+  };
+  header("MCP-Protocol-Version", version);
+  header("Mcp-Method", method);
+  const field = _NAME_HEADER_SOURCE[method];
+  const value = field === undefined ? undefined : params[field];
+  if (typeof value === "string") header("Mcp-Name", _shown(value));
+  return out;
+}
+
+/** A caller's text as a message may show it: printable ASCII, at most 64 characters. */
+function _shown(text: string): string {
+  return text.replace(/[^\x20-\x7E]/g, "?").slice(0, 64);
+}
+
 /** JSON-RPC -32602 for a tool that does not exist. */
 function unknownTool(name: string) {
-  const shown = name.replace(/[^\x20-\x7E]/g, "?").slice(0, 64);
+  const shown = _shown(name);
   return {
     code: -32602,
     message: `Tool ${shown} not found. The tools are: ${[..._TOOLS.keys()].join(", ")}. ` +
