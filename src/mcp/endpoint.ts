@@ -104,8 +104,31 @@ export function createMcpEndpoint(catalog: Catalog) {
     const stream = res.headers.get("content-type")?.startsWith("text/event-stream");
     const whole = stream && res.body ? new Response(await res.bytes(), res) : res;
     if (whole.status === 400) return await completeMissing(whole, req, body);
+    if (req.headers.get("mcp-method") === "server/discover") return await _discovered(whole);
     return call ? await explainUnknownTool(whole, call) : whole;
   }
+}
+
+/**
+ * A `server/discover` answer listing every revision served, as the Server Card does: the SDK
+ * lists only the 2026-era ones (2025-11-25 is reached by `initialize`, not by discover) and
+ * offers no setting for it, so the list is replaced here. Its own client picks a 2026-era
+ * version from the list and ignores the rest. Any other answer is passed on as it is.
+ */
+async function _discovered(res: Response): Promise<Response> {
+  if (!res.ok || !res.headers.get("content-type")?.startsWith("application/json")) return res;
+  const text = await res.text();
+  let message;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return new Response(text, res);
+  }
+  if (!Array.isArray(message?.result?.supportedVersions)) return new Response(text, res);
+  message.result.supportedVersions = [...PROTOCOL_VERSIONS];
+  const headers = new Headers(res.headers);
+  headers.delete("content-length");
+  return new Response(JSON.stringify(message), { status: res.status, headers });
 }
 
 /**

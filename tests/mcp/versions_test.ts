@@ -1,9 +1,9 @@
 /**
  * MCP protocol versions: the endpoint serves exactly the revisions its Server Card lists
- * (2026-07-28 and 2025-11-25). An `initialize` naming any other is answered with
- * 2025-11-25 (MCP lifecycle, "Version Negotiation"), and a later request whose
- * `MCP-Protocol-Version` header names one it does not serve is 400 (MCP transports,
- * "Protocol Version Header"). docs/mcp.md, "Protocol versions", says why.
+ * (2026-07-28 and 2025-11-25), and `server/discover` lists the same. An `initialize` naming
+ * any other is answered with 2025-11-25 (MCP lifecycle, "Version Negotiation"), and a later
+ * request whose `MCP-Protocol-Version` header names one it does not serve is 400 (MCP
+ * transports, "Protocol Version Header"). docs/mcp.md, "Protocol versions", says why.
  */
 
 import assert from "node:assert/strict";
@@ -40,6 +40,50 @@ Deno.test("the Server Card lists exactly the protocol versions the endpoint serv
   const card = await res.json() as { remotes: { supportedProtocolVersions: string[] }[] };
   assert.deepEqual(card.remotes[0]!.supportedProtocolVersions, ["2026-07-28", LEGACY]);
   assert.deepEqual(card.remotes[0]!.supportedProtocolVersions, [...PROTOCOL_VERSIONS]);
+});
+
+Deno.test("server/discover lists the protocol versions the Server Card lists, 2026-07-28 first", async (t) => {
+  await using app = await createApp();
+  const card = await (await app.request("/api/v1/mcp/server-card")).json();
+  const res = await mcpPost(app, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "server/discover",
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": { name: "versions", version: "1" },
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  }, { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
+  const { result } = await message(res) as { result: { supportedVersions: string[] } };
+  assert.deepEqual(result.supportedVersions, card.remotes[0].supportedProtocolVersions);
+  assert.deepEqual(result.supportedVersions, ["2026-07-28", LEGACY]);
+  await t.step("docs/mcp.md says so", async () => {
+    const text = (await Deno.readTextFile(new URL("../../docs/mcp.md", import.meta.url)))
+      .replace(/\s+/g, " ");
+    assert.match(
+      text,
+      /`server\/discover` lists the same two \(`supportedVersions`, 2026-07-28 first\)/,
+    );
+  });
+  await t.step("and the SDK client still settles on 2026-07-28 from it", async () => {
+    await using served = await listen();
+    const client = new Client({ name: "versions", version: "1" }, {
+      versionNegotiation: { mode: "auto" },
+    });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.baseUrl}/api/v1/mcp`)),
+    );
+    try {
+      assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
+    } finally {
+      await client.close();
+    }
+  });
 });
 
 Deno.test("MCP initialize: a served version is answered with itself, any other with 2025-11-25", async (t) => {
