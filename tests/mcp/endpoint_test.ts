@@ -502,6 +502,21 @@ Deno.test("a 404 under /api/v1/ says no one can order or dispatch here, and poin
   }
   const other = await (await app.request("/nothing")).json();
   assert.equal(other.message, "no resource at /nothing");
+  await t.step("docs/api.md and docs/mcp.md say so", async () => {
+    const read = async (file: string) =>
+      (await Deno.readTextFile(new URL(`../../docs/${file}`, import.meta.url))).replace(
+        /\s+/g,
+        " ",
+      );
+    assert.match(
+      await read("api.md"),
+      /no one can order, dispatch or accept a quote here, token or not/,
+    );
+    assert.match(
+      await read("mcp.md"),
+      /no one can order work, dispatch engineers or accept quotes through this service, with or without a token/,
+    );
+  });
 });
 
 Deno.test("an unknown tool sent without the transport's headers gets the SDK's refusal, not ours", async () => {

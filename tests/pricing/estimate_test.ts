@@ -195,6 +195,14 @@ Deno.test("POST /api/v1/estimate is 405 with Allow, saying to use GET or estimat
       assert.match(body.message, /POST \/api\/v1\/quotes \(MCP tool request_quote\)/);
     });
   }
+  await t.step("docs/api.md says so", async () => {
+    const api = (await Deno.readTextFile(new URL("../../docs/api.md", import.meta.url)))
+      .replace(/\s+/g, " ");
+    assert.match(
+      api,
+      /is `405 method_not_allowed` with `Allow: GET, HEAD, OPTIONS`, and its message says to send `GET` with the job in the query or call `estimate_quote`/,
+    );
+  });
   await t.step("and a path without its own words keeps the plain 405", async () => {
     const res = await app.request("/api/v1/services", { method: "POST" });
     assert.equal(res.status, 405);
