@@ -20,6 +20,12 @@ const _scopeString = z.string().describe(
   `Space-separated scopes (RFC 6749 §3.3) from: ${SCOPES.join(", ")}`,
 );
 
+/** A scope string as the service reads one: known scopes, separated by spaces (scopes.ts). */
+const _scopePattern = (() => {
+  const one = `(?:${SCOPES.join("|")})`;
+  return new RegExp(`^ *(?:${one}(?: +${one})*)? *$`);
+})();
+
 /** RFC 6749 §5.2, the layout of every error of `/agent/identity` and `/oauth2/*`. */
 export const OAuthErrorBody = z.strictObject({
   error: z.string().describe("The error code; docs/api.md lists every one"),
@@ -47,11 +53,22 @@ export const ApiErrorBody = z.strictObject({
     .optional(),
 }).describe("API error");
 
-/** The registration request: `type` narrowed to the identity types that succeed. */
+/**
+ * The registration request, each member narrowed to the values that succeed: `type`
+ * (defaulted), the scopes, the one grant type and the one authentication method.
+ */
 export const RegistrationInput = RegistrationRequest.extend({
-  type: z.enum(IDENTITY_TYPES).describe("Only anonymous agents register"),
-  scope: RegistrationRequest.shape.scope.describe(
+  type: z.enum(IDENTITY_TYPES).optional().describe(
+    "Only anonymous agents register; omitted: anonymous",
+  ),
+  scope: RegistrationRequest.shape.scope.unwrap().regex(_scopePattern).optional().describe(
     "Space-separated read scopes; omitted: all three",
+  ),
+  grant_types: z.array(z.literal("client_credentials")).max(8).optional().describe(
+    "RFC 7591; client_credentials is the only grant",
+  ),
+  token_endpoint_auth_method: z.literal("client_secret_basic").optional().describe(
+    "RFC 7591; HTTP Basic at the token and revocation endpoints is the only method",
   ),
 });
 

@@ -1,11 +1,13 @@
 /**
  * @module
- * The points where a Schemathesis run (4.25, every check) found the OpenAPI document and
- * the service apart, each through REST and, where the field is an MCP tool's too, MCP.
+ * The points where the OpenAPI document and the service were found apart, by a Schemathesis
+ * run (4.25, every check) and then by generated_test.ts, each through REST and, where the
+ * field is an MCP tool's too, MCP: what the document says a field takes is what it takes.
  */
 
 import assert from "node:assert/strict";
-import { createApp, mcpToolCall } from "../_helpers.ts";
+import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
+import { RATE_LIMITS_OFF } from "../_fixtures.ts";
 
 Deno.test("a number in any form JSON writes is read as a number: 1e-7, .5, 1E1 (REST and MCP)", async (t) => {
   await using app = await createApp();
@@ -28,6 +30,75 @@ Deno.test("a number in any form JSON writes is read as a number: 1e-7, .5, 1E1 (
       });
       const estimate = structuredContent.budget_estimate as { basis: { hours: number } };
       assert.equal(estimate.basis.hours, hours, sent);
+    }
+  });
+});
+
+type Json = Record<string, unknown>;
+type Doc = { paths: Record<string, Record<string, Json>>; components: { schemas: Json } };
+
+async function served(app: TestApp): Promise<Doc> {
+  return await (await app.request("/api/v1/openapi.json")).json();
+}
+
+/** The operation's request body schema for a media type, its `$ref` followed. */
+function requestSchema(doc: Doc, path: string, type = "application/json"): Json {
+  const body = doc.paths[path]!.post!.requestBody as { content: Record<string, { schema: Json }> };
+  const schema = body.content[type]!.schema;
+  const ref = schema.$ref as string | undefined;
+  return ref ? doc.components.schemas[ref.split("/").pop()!] as Json : schema;
+}
+
+Deno.test("POST /agent/identity: the schema requires nothing the service defaults, and names the one grant and method", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const schema = requestSchema(await served(app), "/agent/identity");
+  const properties = schema.properties as Record<string, Json>;
+
+  await t.step(
+    "type is optional (anonymous when omitted), and an empty body registers",
+    async () => {
+      assert.equal(schema.required, undefined);
+      const res = await post(app, "/agent/identity", {});
+      assert.equal(res.status, 201);
+      await res.body?.cancel();
+    },
+  );
+
+  await t.step("grant_types holds client_credentials only; anything else is refused", async () => {
+    assert.deepEqual((properties.grant_types!.items as Json).const, "client_credentials");
+    const ok = await post(app, "/agent/identity", { grant_types: ["client_credentials"] });
+    assert.equal(ok.status, 201);
+    await ok.body?.cancel();
+    const refused = await post(app, "/agent/identity", { grant_types: ["authorization_code"] });
+    assert.equal(refused.status, 400);
+    assert.equal((await refused.json()).error, "invalid_client_metadata");
+  });
+
+  await t.step(
+    "token_endpoint_auth_method is client_secret_basic; anything else is refused",
+    async () => {
+      assert.equal(properties.token_endpoint_auth_method!.const, "client_secret_basic");
+      const refused = await post(app, "/agent/identity", { token_endpoint_auth_method: "none" });
+      assert.equal(refused.status, 400);
+      assert.equal((await refused.json()).error, "invalid_client_metadata");
+    },
+  );
+
+  await t.step("scope: what the pattern takes registers, what it refuses is refused", async () => {
+    const pattern = new RegExp(properties.scope!.pattern as string, "u");
+    const cases = [
+      "",
+      " ",
+      "services:read",
+      "coverage:read  locations:read ",
+      "orders:write",
+      "services:read,coverage:read",
+      "services:readcoverage:read",
+    ];
+    for (const scope of cases) {
+      const res = await post(app, "/agent/identity", { scope });
+      assert.equal(res.status === 201, pattern.test(scope), JSON.stringify(scope));
+      await res.body?.cancel();
     }
   });
 });
