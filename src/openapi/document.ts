@@ -61,6 +61,8 @@ export interface ResponseDoc {
   contentType?: string | readonly string[];
   examples?: Readonly<Record<string, ExampleDoc>>;
   headers?: Readonly<Record<string, HeaderDoc>>;
+  /** Other media types of the same answer, each with a schema of its own (an HTML page). */
+  alternatives?: Readonly<Record<string, z.ZodType>>;
 }
 
 interface RequestBodyDoc {
@@ -68,6 +70,8 @@ interface RequestBodyDoc {
   schema: z.ZodType;
   description?: string;
   examples?: Readonly<Record<string, ExampleDoc>>;
+  /** Other media types the operation takes, each with its schema (a form post). */
+  alternatives?: Readonly<Record<string, z.ZodType>>;
 }
 
 /** What a route adds to the document; method and path come from the route itself. */
@@ -255,8 +259,21 @@ function _requestBody(body: RequestBodyDoc, convert: Convert): Json {
         schema: convert(body.schema, "input"),
         ...(body.examples ? { examples: body.examples } : {}),
       },
+      ..._alternatives(body.alternatives, "input", convert),
     },
   };
+}
+
+function _alternatives(
+  alternatives: Readonly<Record<string, z.ZodType>> | undefined,
+  io: "input" | "output",
+  convert: Convert,
+): Json {
+  return Object.fromEntries(
+    Object.entries(alternatives ?? {}).map(([type, schema]) => [type, {
+      schema: convert(schema, io),
+    }]),
+  );
 }
 
 function _response(r: ResponseDoc, convert: Convert): Json {
@@ -275,7 +292,14 @@ function _response(r: ResponseDoc, convert: Convert): Json {
         ),
       }
       : {}),
-    ...(media ? { content: Object.fromEntries(types.map((t) => [t, media])) } : {}),
+    ...(media
+      ? {
+        content: {
+          ...Object.fromEntries(types.map((t) => [t, media])),
+          ..._alternatives(r.alternatives, "output", convert),
+        },
+      }
+      : {}),
   };
 }
 

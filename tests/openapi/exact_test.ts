@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
-import { RATE_LIMITS_OFF } from "../_fixtures.ts";
+import { LEAD, QUOTE, RATE_LIMITS_OFF } from "../_fixtures.ts";
 
 Deno.test("a number in any form JSON writes is read as a number: 1e-7, .5, 1E1 (REST and MCP)", async (t) => {
   await using app = await createApp();
@@ -101,4 +101,86 @@ Deno.test("POST /agent/identity: the schema requires nothing the service default
       await res.body?.cancel();
     }
   });
+});
+
+Deno.test("POST /forms/lead and /forms/quote: the document declares their bodies and every answer", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const doc = await served(app);
+  for (const [path, body] of [["/forms/lead", LEAD], ["/forms/quote", QUOTE]] as const) {
+    const op = doc.paths[path]!.post!;
+    const responses = op.responses as Record<string, { content?: Record<string, unknown> }>;
+    const types = (status: string) => Object.keys(responses[status]?.content ?? {});
+    const form = new URLSearchParams(
+      Object.entries(body).map(([k, v]) => [k, String(v)]),
+    ).toString();
+
+    await t.step(`${path}: a JSON body or a form`, () => {
+      const content = (op.requestBody as { content: Json }).content;
+      assert.deepEqual(Object.keys(content), [
+        "application/json",
+        "application/x-www-form-urlencoded",
+      ]);
+      const fields = Object.keys(
+        requestSchema(doc, path, "application/x-www-form-urlencoded")
+          .properties as Json,
+      );
+      assert.ok(fields.includes("email") && !fields.includes("agent_context_optional"));
+    });
+
+    await t.step(`${path}: JSON is answered as the REST endpoint, a form with a page`, async () => {
+      const json = await post(app, path, body);
+      assert.equal(json.status, 202);
+      assert.match(json.headers.get("content-type")!, /^application\/json/);
+      assert.ok(types("202").includes("application/json"));
+      await json.body?.cancel();
+      const page = await app.request(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: form,
+      });
+      assert.equal(page.status, 202);
+      assert.match(page.headers.get("content-type")!, /^text\/html/);
+      assert.ok(types("202").includes("text/html"));
+      await page.body?.cancel();
+    });
+
+    await t.step(`${path}: 415 for another media type, 403 for a foreign Origin`, async () => {
+      const plain = await app.request(path, {
+        method: "POST",
+        headers: { "Content-Type": "text/plain" },
+        body: JSON.stringify(body),
+      });
+      assert.equal(plain.status, 415);
+      assert.deepEqual(types("415"), ["application/json"]);
+      assert.equal((await plain.json()).error, "unsupported_media_type");
+      const foreign = await post(app, path, body, { Origin: "https://elsewhere.example" });
+      assert.equal(foreign.status, 403);
+      assert.deepEqual(types("403"), ["application/json"]);
+      assert.equal((await foreign.json()).error, "forbidden_origin");
+    });
+
+    await t.step(`${path}: a form's Idempotency-Key is read as the JSON one is`, async () => {
+      const bad = await app.request(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": "a b" },
+        body: form,
+      });
+      assert.equal(bad.status, 400);
+      assert.match(await bad.text(), /Idempotency-Key must be 1 to 255 visible ASCII characters/);
+      assert.ok(types("400").includes("text/html"));
+      const send = (fields: string) =>
+        app.request(path, {
+          method: "POST",
+          headers: { "Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": "f1" },
+          body: fields,
+        });
+      const first = await send(form);
+      assert.equal(first.status, 202);
+      await first.body?.cancel();
+      const other = await send(form.replace("description=", "description=Other+"));
+      assert.equal(other.status, 409);
+      assert.ok(types("409").includes("text/html"));
+      await other.body?.cancel();
+    });
+  }
 });
