@@ -224,12 +224,12 @@ export const JOB_FIELDS = {
     description: "true: every hour at out-of-hours rates; false: every hour at business " +
       "rates. Absent: each hour is priced by when it falls at the site.",
   }),
-  // A refinement, not a pattern: "usd" is taken; the shape only, since any other code gets
-  // the estimate in the catalog's currency with a note (pricing/terms.ts).
-  currency: z.string({ error: (iss) => `${_CURRENCY}; got ${got(iss.input)}` }).trim()
-    .refine((c) => /^[A-Za-z]{3}$/.test(c), {
-      error: (iss) => `${_CURRENCY}; got ${got(iss.input)}`,
-    })
+  // The shape only, in any case and with spaces around ("usd " is taken), since any other
+  // code gets the estimate in the catalog's currency with a note (pricing/terms.ts); the
+  // pattern says so in the schemas agents read.
+  currency: z.string({ error: (iss) => `${_CURRENCY}; got ${got(iss.input)}` })
+    .regex(/^\s*[A-Za-z]{3}\s*$/, { error: (iss) => `${_CURRENCY}; got ${got(iss.input)}` })
+    .trim()
     .transform((c) => c.toUpperCase())
     .optional().meta({ description: "ISO 4217; prices are in EUR." }),
 };

@@ -184,3 +184,81 @@ Deno.test("POST /forms/lead and /forms/quote: the document declares their bodies
     });
   }
 });
+
+Deno.test("Idempotency-Key: the header's pattern takes exactly what the submissions take", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const doc = await served(app);
+  const v = "x".repeat(255);
+  const cases = [
+    "k",
+    "abc-1",
+    '"abc-1"',
+    '"',
+    '""',
+    '"""',
+    '"a',
+    'a"',
+    "a b",
+    "é",
+    v,
+    `"${v}"`,
+    `${v}x`,
+    `"${v}x"`,
+    `"${v}`,
+    `${v.slice(1)}"`,
+  ];
+  for (const path of ["/api/v1/intake", "/api/v1/quotes", "/forms/lead", "/forms/quote"]) {
+    await t.step(path, async () => {
+      const header = (doc.paths[path]!.post!.parameters as Json[])
+        .find((p) => p.name === "Idempotency-Key")!;
+      const pattern = new RegExp((header.schema as Json).pattern as string, "u");
+      const body = path.endsWith("quote") || path.endsWith("quotes") ? QUOTE : LEAD;
+      for (const [n, key] of cases.entries()) {
+        // One address a case: keys are per caller, and '"k"' is the key k.
+        const res = await post(app, path, body, { "Idempotency-Key": key }, `198.51.100.${n}`);
+        assert.equal(res.status === 202, pattern.test(key), `${path} ${JSON.stringify(key)}`);
+        if (res.status !== 202) assert.equal((await res.json()).error, "invalid_idempotency_key");
+        else await res.body?.cancel();
+      }
+    });
+  }
+});
+
+Deno.test("currency: the pattern takes exactly the codes the service takes (REST and MCP)", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const doc = await served(app);
+  const cases = ["EUR", "usd", " chf ", "Eur", "EURO", "EU", "12", "€", "E U R", ""];
+  const estimate = (doc.paths["/api/v1/estimate"]!.get!.parameters as Json[])
+    .find((p) => p.name === "currency")!.schema as Json;
+  const quote = (requestSchema(doc, "/api/v1/quotes").properties as Record<string, Json>).currency!;
+  assert.equal(estimate.pattern, quote.pattern);
+  const pattern = new RegExp(estimate.pattern as string, "u");
+  await t.step("GET /api/v1/estimate", async () => {
+    for (const currency of cases.filter((c) => c !== "")) {
+      const res = await app.request(
+        `/api/v1/estimate?city=Zurich&service_type=remote-hands&currency=${
+          encodeURIComponent(currency)
+        }`,
+      );
+      assert.equal(res.status === 200, pattern.test(currency), JSON.stringify(currency));
+      await res.body?.cancel();
+    }
+  });
+  await t.step("estimate_quote", async () => {
+    for (const currency of cases) {
+      const { isError } = await mcpToolCall(app, "estimate_quote", {
+        city: "Zurich",
+        service_type: "remote-hands",
+        currency,
+      });
+      assert.equal(!isError, pattern.test(currency), JSON.stringify(currency));
+    }
+  });
+  await t.step("POST /api/v1/quotes", async () => {
+    for (const [n, currency] of cases.entries()) {
+      const res = await post(app, "/api/v1/quotes", { ...QUOTE, currency, description: `c${n}` });
+      assert.equal(res.status === 202, pattern.test(currency), JSON.stringify(currency));
+      await res.body?.cancel();
+    }
+  });
+});
