@@ -182,12 +182,50 @@ export const AiCatalog = z.looseObject({
   })),
 });
 
-/** Opaque here: the MCP specification defines the messages. */
-export const JsonRpcMessage = z.looseObject({
-  jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number(), z.null()]).optional(),
-  method: z.string().optional(),
-}).describe("A JSON-RPC 2.0 message of the MCP streamable HTTP transport");
+const _rpc = { jsonrpc: z.literal("2.0") };
+/** JSON-RPC 2.0 ids as MCP takes them: a string or a whole number, never null. */
+const _rpcId = z.union([z.string(), z.int()]);
+/** Params and `_meta` are open; the MCP specification defines their members. */
+const _rpcParams = z.looseObject({
+  _meta: z.looseObject({ progressToken: _rpcId.optional() }).optional(),
+}).optional();
+
+/**
+ * The envelope of a JSON-RPC 2.0 message as the MCP transport takes it (no other member;
+ * a batch is refused): a request, a notification, a result or an error. What `params` and
+ * `result` hold is the MCP specification's.
+ */
+export const JsonRpcMessage = z.union([
+  z.strictObject({ ..._rpc, id: _rpcId, method: z.string(), params: _rpcParams })
+    .describe("A request"),
+  z.strictObject({ ..._rpc, method: z.string(), params: _rpcParams }).describe("A notification"),
+  z.strictObject({ ..._rpc, id: _rpcId, result: z.looseObject({}) }).describe("A result"),
+  z.strictObject({
+    ..._rpc,
+    // null where the request could not be read (JSON-RPC 2.0 §5).
+    id: _rpcId.nullable().optional(),
+    error: z.strictObject({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+  }).describe("An error"),
+]).describe("A JSON-RPC 2.0 message of the MCP streamable HTTP transport");
+
+/**
+ * The MCP endpoint's `text/event-stream` answer, as its events (WHATWG HTML §9.2): each
+ * event's `data` is one JSON-RPC message, the JSON of {@linkcode JsonRpcMessage}.
+ */
+export const McpEventStream = z.array(
+  z.strictObject({
+    event: z.string().optional().describe("The event type: message"),
+    id: z.string().optional(),
+    data: z.string().meta({
+      description: "One JSON-RPC message, as JSON",
+      contentMediaType: "application/json",
+      contentSchema: { $ref: "#/components/schemas/JsonRpcMessage" },
+    }),
+  }).describe("One server-sent event"),
+).min(1).describe(
+  "A server-sent event stream: its events, in order, each carrying one JSON-RPC message " +
+    "(the last one the response to the request)",
+);
 
 export const OpenApiDocument = z.looseObject({
   openapi: z.string(),
@@ -225,6 +263,7 @@ export function componentSchemas(catalog: Catalog): ComponentSchemas {
     ServerCard: { schema: ServerCard, io: "output" },
     AiCatalog: { schema: AiCatalog, io: "output" },
     JsonRpcMessage: { schema: JsonRpcMessage, io: "input" },
+    McpEventStream: { schema: McpEventStream, io: "output" },
     OpenApiDocument: { schema: OpenApiDocument, io: "output" },
   };
 }

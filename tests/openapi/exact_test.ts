@@ -6,7 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import { createApp, mcpToolCall, post, type TestApp } from "../_helpers.ts";
+import { createApp, mcpToolCall, mcpToolRequest, post, type TestApp } from "../_helpers.ts";
+import { JsonRpcMessage, McpEventStream } from "../../src/openapi/components.ts";
 import { LEAD, QUOTE, RATE_LIMITS_OFF } from "../_fixtures.ts";
 
 Deno.test("a number in any form JSON writes is read as a number: 1e-7, .5, 1E1 (REST and MCP)", async (t) => {
@@ -261,4 +262,37 @@ Deno.test("currency: the pattern takes exactly the codes the service takes (REST
       await res.body?.cancel();
     }
   });
+});
+
+Deno.test("POST /api/v1/mcp: an event-stream answer is documented as events whose data is a JSON-RPC message", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const doc = await served(app);
+  const ok = (doc.paths["/api/v1/mcp"]!.post!.responses as Record<string, Json>)["200"]!;
+  const content = ok.content as Record<string, { schema: Json }>;
+  assert.deepEqual(content["application/json"]!.schema, {
+    $ref: "#/components/schemas/JsonRpcMessage",
+  });
+  const events = doc.components.schemas.McpEventStream as Json;
+  assert.deepEqual(content["text/event-stream"]!.schema, {
+    $ref: "#/components/schemas/McpEventStream",
+  });
+  assert.equal(events.type, "array");
+  const data = ((events.items as Json).properties as Record<string, Json>).data!;
+  assert.equal(data.contentMediaType, "application/json");
+  assert.deepEqual(data.contentSchema, { $ref: "#/components/schemas/JsonRpcMessage" });
+
+  const res = await mcpToolRequest(app, "list_services", {});
+  assert.equal(res.status, 200);
+  assert.equal(res.headers.get("content-type"), "text/event-stream");
+  const blocks = (await res.text()).split("\n\n").filter((b) => b.trim());
+  const parsed = blocks.map((b) =>
+    Object.fromEntries(
+      b.split("\n").map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+    )
+  );
+  assert.ok(McpEventStream.safeParse(parsed).success, JSON.stringify(parsed).slice(0, 200));
+  for (const event of parsed) {
+    const message = JsonRpcMessage.safeParse(JSON.parse(event.data!));
+    assert.ok(message.success, event.data!.slice(0, 200));
+  }
 });

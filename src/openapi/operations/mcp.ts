@@ -7,7 +7,13 @@ import { type Config, DEFAULT_RATE_LIMITS } from "../../config.ts";
 import { MCP_MAX_BODY } from "../../mcp/endpoint.ts";
 import { aiCatalog, SERVER_CARD_TYPE, serverCard } from "../../mcp/descriptor.ts";
 import type { OperationDoc } from "../document.ts";
-import { AiCatalog, JsonRpcMessage, ServerCard, ToolDescriptor } from "../components.ts";
+import {
+  AiCatalog,
+  JsonRpcMessage,
+  McpEventStream,
+  ServerCard,
+  ToolDescriptor,
+} from "../components.ts";
 import * as ex from "../examples.ts";
 import { forbiddenOrigin, rateLimited, tooLarge } from "../responses.ts";
 
@@ -30,9 +36,10 @@ export function mcpOperations(config: Config) {
       },
       responses: {
         "200": {
-          description: "The JSON-RPC response, as JSON or as one server-sent event",
+          description: "The JSON-RPC response, as JSON or as server-sent events whose data " +
+            "is a JSON-RPC message each",
           schema: JsonRpcMessage,
-          contentType: ["application/json", "text/event-stream"],
+          alternatives: { "text/event-stream": McpEventStream },
         },
         "202": { description: "A notification or response was accepted (no body)" },
         "400": {
