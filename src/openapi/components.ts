@@ -82,15 +82,28 @@ export const RegistrationResponse = z.strictObject({
   token_endpoint_auth_method: z.literal("client_secret_basic"),
 });
 
-export const TokenRequest = z.object({
-  grant_type: z.literal("client_credentials"),
-  resource: z.url().optional().describe(
-    "RFC 8707; if given, exactly the base URL (the one server URL). Omitted means the same",
-  ),
-  scope: _scopeString.optional().describe(
-    "A subset of the client's registered scopes; omitted: all of them",
-  ),
-});
+const _tokenRequests = new Map<string, z.ZodObject>();
+
+/**
+ * The token request for a base URL: `resource` (RFC 8707) is that URL, with or without its
+ * trailing slash (oauth/token.ts). One schema per URL, so operations name the component.
+ */
+export function tokenRequest(baseUrl: string): z.ZodObject {
+  let schema = _tokenRequests.get(baseUrl);
+  if (!schema) {
+    schema = z.object({
+      grant_type: z.literal("client_credentials"),
+      resource: z.enum([baseUrl, `${baseUrl}/`]).optional().describe(
+        "RFC 8707; if given, the base URL (the one server URL). Omitted means the same",
+      ),
+      scope: _scopeString.regex(_scopePattern).optional().describe(
+        "A subset of the client's registered scopes; omitted: all of them",
+      ),
+    });
+    _tokenRequests.set(baseUrl, schema);
+  }
+  return schema;
+}
 
 export const TokenResponse = z.strictObject({
   access_token: z.string().describe("Opaque; send as Authorization: Bearer"),
@@ -100,7 +113,7 @@ export const TokenResponse = z.strictObject({
 });
 
 export const RevocationRequest = z.object({
-  token: z.string().describe("An access token this client obtained"),
+  token: z.string().min(1).describe("An access token this client obtained"),
   token_type_hint: z.string().optional().describe("Only access_token exists; the hint is ignored"),
 });
 
@@ -238,14 +251,17 @@ export type ComponentSchemas = Readonly<
   Record<string, { schema: z.ZodType; io: "input" | "output" }>
 >;
 
-/** The component schemas of the document for a catalog (QuoteInput names its service ids). */
-export function componentSchemas(catalog: Catalog): ComponentSchemas {
+/**
+ * The component schemas of the document for a catalog (QuoteInput names its service ids) and
+ * a base URL (the token request's resource).
+ */
+export function componentSchemas(catalog: Catalog, baseUrl: string): ComponentSchemas {
   return {
     OAuthError: { schema: OAuthErrorBody, io: "output" },
     ApiError: { schema: ApiErrorBody, io: "output" },
     RegistrationRequest: { schema: RegistrationInput, io: "input" },
     RegistrationResponse: { schema: RegistrationResponse, io: "output" },
-    TokenRequest: { schema: TokenRequest, io: "input" },
+    TokenRequest: { schema: tokenRequest(baseUrl), io: "input" },
     TokenResponse: { schema: TokenResponse, io: "output" },
     RevocationRequest: { schema: RevocationRequest, io: "input" },
     AuthorizationServerMetadata: { schema: AuthorizationServerMetadata, io: "output" },

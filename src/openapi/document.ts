@@ -131,7 +131,7 @@ export function openApiDocument<C>(
   config: Config,
   catalog: Catalog,
 ): Json {
-  const components = componentSchemas(catalog);
+  const components = componentSchemas(catalog, config.baseUrl);
   const convert = _converter(components);
   const paths: Record<string, Json> = {};
   for (const r of routes) {

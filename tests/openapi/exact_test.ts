@@ -6,7 +6,15 @@
  */
 
 import assert from "node:assert/strict";
-import { createApp, mcpToolCall, mcpToolRequest, post, type TestApp } from "../_helpers.ts";
+import {
+  basic,
+  createApp,
+  mcpToolCall,
+  mcpToolRequest,
+  post,
+  registerClient,
+  type TestApp,
+} from "../_helpers.ts";
 import { JsonRpcMessage, McpEventStream } from "../../src/openapi/components.ts";
 import { LEAD, QUOTE, RATE_LIMITS_OFF } from "../_fixtures.ts";
 
@@ -295,4 +303,39 @@ Deno.test("POST /api/v1/mcp: an event-stream answer is documented as events whos
     const message = JsonRpcMessage.safeParse(JSON.parse(event.data!));
     assert.ok(message.success, event.data!.slice(0, 200));
   }
+});
+
+Deno.test("POST /oauth2/token and /oauth2/revoke: resource is the base URL, a token is not empty", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const doc = await served(app);
+  const client = await registerClient(app);
+  const form = (path: string, body: Record<string, string>) =>
+    app.request(path, {
+      method: "POST",
+      headers: {
+        Authorization: basic(client.client_id, client.client_secret),
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams(body).toString(),
+    });
+  await t.step("resource: the documented values are the accepted ones", async () => {
+    const token = requestSchema(doc, "/oauth2/token", "application/x-www-form-urlencoded");
+    const resource = (token.properties as Record<string, Json>).resource!;
+    assert.deepEqual(resource.enum, ["https://api.test", "https://api.test/"]);
+    for (const value of ["https://api.test", "https://api.test/", "https://other.test"]) {
+      const res = await form("/oauth2/token", {
+        grant_type: "client_credentials",
+        resource: value,
+      });
+      assert.equal(res.status === 200, (resource.enum as string[]).includes(value), value);
+      await res.body?.cancel();
+    }
+  });
+  await t.step("revocation: an empty token is invalid per the schema and refused", async () => {
+    const revoke = requestSchema(doc, "/oauth2/revoke", "application/x-www-form-urlencoded");
+    assert.equal((revoke.properties as Record<string, Json>).token!.minLength, 1);
+    const res = await form("/oauth2/revoke", { token: "" });
+    assert.equal(res.status, 400);
+    assert.equal((await res.json()).error, "invalid_request");
+  });
 });
