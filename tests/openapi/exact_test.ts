@@ -339,3 +339,54 @@ Deno.test("POST /oauth2/token and /oauth2/revoke: resource is the base URL, a to
     assert.equal((await res.json()).error, "invalid_request");
   });
 });
+
+Deno.test("text fields and phone: the patterns take exactly what the service takes (REST and MCP)", async (t) => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const properties = requestSchema(await served(app), "/api/v1/quotes").properties as Record<
+    string,
+    Json
+  >;
+  const phone = new RegExp(properties.phone!.pattern as string, "u");
+  const phones = [
+    "+49 69 1234 5678",
+    "12345",
+    " 12345 ",
+    "+ 1234",
+    "1234 ",
+    " 1234",
+    "     ",
+    "+    1",
+    "(0)69/1234-5",
+    "12 34",
+    "1".repeat(40),
+    "1".repeat(41),
+    ` ${"1".repeat(40)} `,
+  ];
+  const company = new RegExp(properties.company!.pattern as string, "u");
+  const companies = ["Acme", " Acme ", " ", "\t\n", "", "\u00a0"];
+  const cases: [string, string, boolean][] = [
+    ...phones.map((p): [string, string, boolean] => ["phone", p, phone.test(p)]),
+    ...companies.map((c): [string, string, boolean] => ["company", c, company.test(c)]),
+  ];
+  await t.step("POST /api/v1/quotes", async () => {
+    for (const [n, [field, value, valid]] of cases.entries()) {
+      const res = await post(app, "/api/v1/quotes", {
+        ...QUOTE,
+        [field]: value,
+        description: `${n}`,
+      });
+      assert.equal(res.status === 202, valid, `${field} ${JSON.stringify(value)}`);
+      await res.body?.cancel();
+    }
+  });
+  await t.step("request_quote", async () => {
+    for (const [n, [field, value, valid]] of cases.entries()) {
+      const { isError } = await mcpToolCall(app, "request_quote", {
+        ...QUOTE,
+        [field]: value,
+        description: `mcp ${n}`,
+      });
+      assert.equal(!isError, valid, `${field} ${JSON.stringify(value)}`);
+    }
+  });
+});
