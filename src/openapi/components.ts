@@ -203,27 +203,46 @@ const _rpcParams = z.looseObject({
   _meta: z.looseObject({ progressToken: _rpcId.optional() }).optional(),
 }).optional();
 
+const _rpcRequest = z.strictObject({ ..._rpc, id: _rpcId, method: z.string(), params: _rpcParams })
+  .describe("A request");
+const _rpcNotification = z.strictObject({ ..._rpc, method: z.string(), params: _rpcParams })
+  .describe("A notification");
+const _rpcResult = z.strictObject({ ..._rpc, id: _rpcId, result: z.looseObject({}) })
+  .describe("A result");
+const _rpcError = (id: z.ZodType) =>
+  z.strictObject({
+    ..._rpc,
+    id,
+    error: z.strictObject({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+  }).describe("An error");
+
 /**
- * The envelope of a JSON-RPC 2.0 message as the MCP transport takes it (no other member;
- * a batch is refused): a request, a notification, a result or an error. What `params` and
+ * The envelope of a JSON-RPC 2.0 message as the MCP endpoint takes it (no other member; a
+ * batch is refused): a request, a notification, a result or an error. What `params` and
  * `result` hold is the MCP specification's.
  */
 export const JsonRpcMessage = z.union([
-  z.strictObject({ ..._rpc, id: _rpcId, method: z.string(), params: _rpcParams })
-    .describe("A request"),
-  z.strictObject({ ..._rpc, method: z.string(), params: _rpcParams }).describe("A notification"),
-  z.strictObject({ ..._rpc, id: _rpcId, result: z.looseObject({}) }).describe("A result"),
-  z.strictObject({
-    ..._rpc,
-    // null where the request could not be read (JSON-RPC 2.0 §5).
-    id: _rpcId.nullable().optional(),
-    error: z.strictObject({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
-  }).describe("An error"),
-]).describe("A JSON-RPC 2.0 message of the MCP streamable HTTP transport");
+  _rpcRequest,
+  _rpcNotification,
+  _rpcResult,
+  _rpcError(_rpcId.optional()),
+]).describe("A JSON-RPC 2.0 message as the MCP endpoint takes it");
+
+/**
+ * A JSON-RPC 2.0 message as the MCP endpoint sends it: an error repeats the id of the
+ * request it answers as it was sent (a string or any number), or is null where the request
+ * had no id it could read (JSON-RPC 2.0 §5).
+ */
+export const JsonRpcAnswer = z.union([
+  _rpcRequest,
+  _rpcNotification,
+  _rpcResult,
+  _rpcError(z.union([z.string(), z.number(), z.null()])),
+]).describe("A JSON-RPC 2.0 message as the MCP endpoint sends it");
 
 /**
  * The MCP endpoint's `text/event-stream` answer, as its events (WHATWG HTML §9.2): each
- * event's `data` is one JSON-RPC message, the JSON of {@linkcode JsonRpcMessage}.
+ * event's `data` is one JSON-RPC message, the JSON of {@linkcode JsonRpcAnswer}.
  */
 export const McpEventStream = z.array(
   z.strictObject({
@@ -232,7 +251,7 @@ export const McpEventStream = z.array(
     data: z.string().meta({
       description: "One JSON-RPC message, as JSON",
       contentMediaType: "application/json",
-      contentSchema: { $ref: "#/components/schemas/JsonRpcMessage" },
+      contentSchema: { $ref: "#/components/schemas/JsonRpcAnswer" },
     }),
   }).describe("One server-sent event"),
 ).min(1).describe(
@@ -279,6 +298,7 @@ export function componentSchemas(catalog: Catalog, baseUrl: string): ComponentSc
     ServerCard: { schema: ServerCard, io: "output" },
     AiCatalog: { schema: AiCatalog, io: "output" },
     JsonRpcMessage: { schema: JsonRpcMessage, io: "input" },
+    JsonRpcAnswer: { schema: JsonRpcAnswer, io: "output" },
     McpEventStream: { schema: McpEventStream, io: "output" },
     OpenApiDocument: { schema: OpenApiDocument, io: "output" },
   };

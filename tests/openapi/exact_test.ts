@@ -15,7 +15,7 @@ import {
   registerClient,
   type TestApp,
 } from "../_helpers.ts";
-import { JsonRpcMessage, McpEventStream } from "../../src/openapi/components.ts";
+import { JsonRpcAnswer, McpEventStream } from "../../src/openapi/components.ts";
 import { LEAD, QUOTE, RATE_LIMITS_OFF } from "../_fixtures.ts";
 
 Deno.test("a number in any form JSON writes is read as a number: 1e-7, .5, 1E1 (REST and MCP)", async (t) => {
@@ -278,7 +278,7 @@ Deno.test("POST /api/v1/mcp: an event-stream answer is documented as events whos
   const ok = (doc.paths["/api/v1/mcp"]!.post!.responses as Record<string, Json>)["200"]!;
   const content = ok.content as Record<string, { schema: Json }>;
   assert.deepEqual(content["application/json"]!.schema, {
-    $ref: "#/components/schemas/JsonRpcMessage",
+    $ref: "#/components/schemas/JsonRpcAnswer",
   });
   const events = doc.components.schemas.McpEventStream as Json;
   assert.deepEqual(content["text/event-stream"]!.schema, {
@@ -287,7 +287,7 @@ Deno.test("POST /api/v1/mcp: an event-stream answer is documented as events whos
   assert.equal(events.type, "array");
   const data = ((events.items as Json).properties as Record<string, Json>).data!;
   assert.equal(data.contentMediaType, "application/json");
-  assert.deepEqual(data.contentSchema, { $ref: "#/components/schemas/JsonRpcMessage" });
+  assert.deepEqual(data.contentSchema, { $ref: "#/components/schemas/JsonRpcAnswer" });
 
   const res = await mcpToolRequest(app, "list_services", {});
   assert.equal(res.status, 200);
@@ -300,7 +300,7 @@ Deno.test("POST /api/v1/mcp: an event-stream answer is documented as events whos
   );
   assert.ok(McpEventStream.safeParse(parsed).success, JSON.stringify(parsed).slice(0, 200));
   for (const event of parsed) {
-    const message = JsonRpcMessage.safeParse(JSON.parse(event.data!));
+    const message = JsonRpcAnswer.safeParse(JSON.parse(event.data!));
     assert.ok(message.success, event.data!.slice(0, 200));
   }
 });
