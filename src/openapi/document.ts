@@ -84,6 +84,8 @@ export interface OperationDoc {
   security?: readonly Readonly<Record<string, readonly Scope[]>>[];
   /** The query string, as the zod object the handler validates it with. */
   query?: z.ZodObject;
+  /** An optional query parameter sent empty is read as not given (`allowEmptyValue`). */
+  emptyQueryValues?: boolean;
   /** Descriptions and examples of path (`:name`) and query parameters, by name. */
   params?: Readonly<Record<string, { description: string; example?: unknown }>>;
   /** Request headers the operation reads, such as `Idempotency-Key`. */
@@ -226,13 +228,17 @@ function _queryParameters(doc: OperationDoc, convert: Convert): Json[] {
     properties?: Record<string, Json>;
     required?: string[];
   };
-  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: "query",
-    required: schema.required?.includes(name) ?? false,
-    schema: property,
-    ..._paramText(doc, name),
-  }));
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const required = schema.required?.includes(name) ?? false;
+    return {
+      name,
+      in: "query",
+      required,
+      ...(doc.emptyQueryValues && !required ? { allowEmptyValue: true } : {}),
+      schema: property,
+      ..._paramText(doc, name),
+    };
+  });
 }
 
 function _paramText(doc: OperationDoc, name: string): Json {

@@ -390,3 +390,24 @@ Deno.test("text fields and phone: the patterns take exactly what the service tak
     }
   });
 });
+
+Deno.test("GET /api/v1/estimate: an empty optional parameter is not given, as allowEmptyValue says", async () => {
+  await using app = await createApp({ env: RATE_LIMITS_OFF });
+  const doc = await served(app);
+  const parameters = doc.paths["/api/v1/estimate"]!.get!.parameters as Json[];
+  for (const p of parameters) {
+    assert.equal(p.allowEmptyValue, p.required ? undefined : true, `${p.name}`);
+  }
+  const empty = parameters.filter((p) => !p.required).map((p) => `${p.name}=`).join("&");
+  const res = await app.request(`/api/v1/estimate?city=Zurich&service_type=remote-hands&${empty}`);
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  for (
+    const op of [doc.paths["/api/v1/locations"]!.get!, doc.paths["/api/v1/agent/coverage"]!.get!]
+  ) {
+    for (const p of op.parameters as Json[]) assert.equal(p.allowEmptyValue, undefined);
+  }
+  const country = await app.request("/api/v1/locations?city=Zurich&country=");
+  assert.equal(country.status, 400);
+  await country.body?.cancel();
+});

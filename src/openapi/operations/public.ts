@@ -37,11 +37,13 @@ export function publicOperations(catalog: Catalog) {
           `spent; limited per address (RATE_LIMIT_ESTIMATE, ${DEFAULT_RATE_LIMITS.estimate} a ` +
           `minute by default, REST and MCP together). A query of more than ` +
           `${QUERY_LIMITS.parameters} parameters or ${QUERY_LIMITS.bytes} bytes is refused ` +
-          "before any other work, and not counted. Never cached (no-store).",
+          "before any other work, and not counted. An empty parameter is not given. Never " +
+          "cached (no-store).",
         "estimate_quote",
       ),
       tags: ["Public"],
       query: EstimateInput,
+      emptyQueryValues: true,
       responses: {
         "200": {
           description: "The estimate and the city's coverage",
