@@ -61,8 +61,11 @@ export function webForm(kind: SubmissionKind) {
     }
     try {
       return await submitLimited(ctx, async () => {
+        // A form a browser posts has no Idempotency-Key; one sent is read as on every route.
+        const key = idempotencyKeyHeader(req);
         const body = await readBody(req, { maxBytes: SUBMISSION_MAX_BODY });
-        return formResultPage(kind, await _submit(kind, ctx, formFields(parseForm(body)), "web"));
+        const fields = formFields(parseForm(body));
+        return formResultPage(kind, await _submit(kind, ctx, fields, "web", key));
       });
     } catch (err) {
       if (err instanceof HttpError) return formResultPage(kind, err);

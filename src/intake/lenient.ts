@@ -2,7 +2,8 @@
  * @module
  * Forgiving input: what agents naturally send, read as they meant it before the strict
  * schemas run. `null` for an optional field means "not given"; `"2"` for a number field
- * is 2; `"true"` for a boolean field is true; a country written as a name ("Germany",
+ * is 2, as is any number JSON or a query string writes (`"-1"`, `".5"`, `"1e-7"`, `"1E1"`:
+ * the schema then judges the value); `"true"` for a boolean field is true; a country written as a name ("Germany",
  * "United States") or as "UK" is its ISO 3166-1 alpha-2 code. The schemas, and what they
  * advertise, stay strict; anything still wrong is reported by them.
  */
@@ -18,7 +19,8 @@ export interface LenientFields {
   countries?: readonly string[];
 }
 
-const _NUMBER = /^\s*[0-9]+(?:\.[0-9]+)?\s*$/;
+/** A decimal number: sign, digits with or without a fraction (`5.`, `.5`), exponent. */
+const _NUMBER = /^\s*[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\s*$/;
 const _BOOLEANS: Readonly<Record<string, boolean>> = {
   true: true,
   false: false,

@@ -45,10 +45,15 @@ export function got(input: unknown): string {
   return `the ${typeof input} ${String(input)}`;
 }
 
-/** A trimmed, non-empty string of at most `max` characters. */
+/**
+ * A trimmed, non-empty string of at most `max` characters. "Not blank" is a pattern checked
+ * before the trim, so the schemas agents read say it (`\S`), where a length after the trim
+ * would say `minLength: 1` and let "  " through.
+ */
 function text(name: string, max: number = LIMITS.shortText) {
-  return z.string(_required(name)).trim()
-    .min(1, `${name} must not be empty`)
+  return z.string(_required(name))
+    .regex(/\S/, `${name} must not be empty`)
+    .trim()
     .max(max, `${name} must be at most ${max} characters`);
 }
 
@@ -135,8 +140,16 @@ const _urgency = z.enum(URGENCIES, {
   examples: ["asap"],
 });
 
-const _phone = z.string(_required("phone")).trim()
-  .regex(/^\+?[0-9 ()./-]{5,40}$/, "phone must be 5 to 40 digits, spaces or + ( ) . / -")
+/**
+ * A phone number as sent: once trimmed, `^\+?[0-9 ()./-]{5,40}$`. Written for the untrimmed
+ * text, so that the schemas agents read take exactly what is accepted: spaces around it, and
+ * 5 to 40 characters inside that neither start (without a `+`) nor end with a space.
+ */
+const _PHONE = /^\s*(?:\+[0-9 ()./-]{4,39}|[0-9()./-][0-9 ()./-]{3,38})[0-9()./-]\s*$/;
+
+const _phone = z.string(_required("phone"))
+  .regex(_PHONE, "phone must be 5 to 40 digits, spaces or + ( ) . / -")
+  .trim()
   .optional().meta({
     description: "A phone number to reach the contact.",
     examples: ["+49 69 1234 5678"],
@@ -224,12 +237,12 @@ export const JOB_FIELDS = {
     description: "true: every hour at out-of-hours rates; false: every hour at business " +
       "rates. Absent: each hour is priced by when it falls at the site.",
   }),
-  // A refinement, not a pattern: "usd" is taken; the shape only, since any other code gets
-  // the estimate in the catalog's currency with a note (pricing/terms.ts).
-  currency: z.string({ error: (iss) => `${_CURRENCY}; got ${got(iss.input)}` }).trim()
-    .refine((c) => /^[A-Za-z]{3}$/.test(c), {
-      error: (iss) => `${_CURRENCY}; got ${got(iss.input)}`,
-    })
+  // The shape only, in any case and with spaces around ("usd " is taken), since any other
+  // code gets the estimate in the catalog's currency with a note (pricing/terms.ts); the
+  // pattern says so in the schemas agents read.
+  currency: z.string({ error: (iss) => `${_CURRENCY}; got ${got(iss.input)}` })
+    .regex(/^\s*[A-Za-z]{3}\s*$/, { error: (iss) => `${_CURRENCY}; got ${got(iss.input)}` })
+    .trim()
     .transform((c) => c.toUpperCase())
     .optional().meta({ description: "ISO 4217; prices are in EUR." }),
 };

@@ -32,9 +32,13 @@ export function formatOverPattern<T>(node: T): T {
   return out as T;
 }
 
-/** An input schema as `tools/list` lists it: every description, no examples. */
-export function listedInput<T>(node: T): T {
-  return _walk(node, (k) => k !== "examples" && k !== "$schema");
+/**
+ * An input schema as `tools/list` lists it: every property's description, no examples, and
+ * not the root's description, which the tool's own description says already.
+ */
+export function listedInput<T extends object>(node: T): T {
+  const { description: _, ...rest } = node as Json;
+  return _walk(rest as T, (k) => k !== "examples" && k !== "$schema");
 }
 
 /**
@@ -72,8 +76,10 @@ function _walk<T>(node: T, keep: (key: string) => boolean): T {
   if (node === null || typeof node !== "object") return node;
   const out: Json = {};
   for (const [k, v] of Object.entries(node as Json)) {
-    // `additionalProperties: {}` is JSON Schema's default: saying it costs bytes only.
+    // `additionalProperties: {}` is JSON Schema's default, and every name in JSON is a
+    // string: saying either costs bytes only.
     if (k === "additionalProperties" && _isEmpty(v)) continue;
+    if (k === "propertyNames" && JSON.stringify(v) === '{"type":"string"}') continue;
     if (keep(k)) out[k] = _walk(v, keep);
   }
   return out as T;

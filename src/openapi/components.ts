@@ -20,6 +20,12 @@ const _scopeString = z.string().describe(
   `Space-separated scopes (RFC 6749 §3.3) from: ${SCOPES.join(", ")}`,
 );
 
+/** A scope string as the service reads one: known scopes, separated by spaces (scopes.ts). */
+const _scopePattern = (() => {
+  const one = `(?:${SCOPES.join("|")})`;
+  return new RegExp(`^ *(?:${one}(?: +${one})*)? *$`);
+})();
+
 /** RFC 6749 §5.2, the layout of every error of `/agent/identity` and `/oauth2/*`. */
 export const OAuthErrorBody = z.strictObject({
   error: z.string().describe("The error code; docs/api.md lists every one"),
@@ -47,11 +53,22 @@ export const ApiErrorBody = z.strictObject({
     .optional(),
 }).describe("API error");
 
-/** The registration request: `type` narrowed to the identity types that succeed. */
+/**
+ * The registration request, each member narrowed to the values that succeed: `type`
+ * (defaulted), the scopes, the one grant type and the one authentication method.
+ */
 export const RegistrationInput = RegistrationRequest.extend({
-  type: z.enum(IDENTITY_TYPES).describe("Only anonymous agents register"),
-  scope: RegistrationRequest.shape.scope.describe(
+  type: z.enum(IDENTITY_TYPES).optional().describe(
+    "Only anonymous agents register; omitted: anonymous",
+  ),
+  scope: RegistrationRequest.shape.scope.unwrap().regex(_scopePattern).optional().describe(
     "Space-separated read scopes; omitted: all three",
+  ),
+  grant_types: z.array(z.literal("client_credentials")).max(8).optional().describe(
+    "RFC 7591; client_credentials is the only grant",
+  ),
+  token_endpoint_auth_method: z.literal("client_secret_basic").optional().describe(
+    "RFC 7591; HTTP Basic at the token and revocation endpoints is the only method",
   ),
 });
 
@@ -65,15 +82,28 @@ export const RegistrationResponse = z.strictObject({
   token_endpoint_auth_method: z.literal("client_secret_basic"),
 });
 
-export const TokenRequest = z.object({
-  grant_type: z.literal("client_credentials"),
-  resource: z.url().optional().describe(
-    "RFC 8707; if given, exactly the base URL (the one server URL). Omitted means the same",
-  ),
-  scope: _scopeString.optional().describe(
-    "A subset of the client's registered scopes; omitted: all of them",
-  ),
-});
+const _tokenRequests = new Map<string, z.ZodObject>();
+
+/**
+ * The token request for a base URL: `resource` (RFC 8707) is that URL, with or without its
+ * trailing slash (oauth/token.ts). One schema per URL, so operations name the component.
+ */
+export function tokenRequest(baseUrl: string): z.ZodObject {
+  let schema = _tokenRequests.get(baseUrl);
+  if (!schema) {
+    schema = z.object({
+      grant_type: z.literal("client_credentials"),
+      resource: z.enum([baseUrl, `${baseUrl}/`]).optional().describe(
+        "RFC 8707; if given, the base URL (the one server URL). Omitted means the same",
+      ),
+      scope: _scopeString.regex(_scopePattern).optional().describe(
+        "A subset of the client's registered scopes; omitted: all of them",
+      ),
+    });
+    _tokenRequests.set(baseUrl, schema);
+  }
+  return schema;
+}
 
 export const TokenResponse = z.strictObject({
   access_token: z.string().describe("Opaque; send as Authorization: Bearer"),
@@ -83,7 +113,7 @@ export const TokenResponse = z.strictObject({
 });
 
 export const RevocationRequest = z.object({
-  token: z.string().describe("An access token this client obtained"),
+  token: z.string().min(1).describe("An access token this client obtained"),
   token_type_hint: z.string().optional().describe("Only access_token exists; the hint is ignored"),
 });
 
@@ -165,12 +195,69 @@ export const AiCatalog = z.looseObject({
   })),
 });
 
-/** Opaque here: the MCP specification defines the messages. */
-export const JsonRpcMessage = z.looseObject({
-  jsonrpc: z.literal("2.0"),
-  id: z.union([z.string(), z.number(), z.null()]).optional(),
-  method: z.string().optional(),
-}).describe("A JSON-RPC 2.0 message of the MCP streamable HTTP transport");
+const _rpc = { jsonrpc: z.literal("2.0") };
+/** JSON-RPC 2.0 ids as MCP takes them: a string or a whole number, never null. */
+const _rpcId = z.union([z.string(), z.int()]);
+/** Params and `_meta` are open; the MCP specification defines their members. */
+const _rpcParams = z.looseObject({
+  _meta: z.looseObject({ progressToken: _rpcId.optional() }).optional(),
+}).optional();
+
+const _rpcRequest = z.strictObject({ ..._rpc, id: _rpcId, method: z.string(), params: _rpcParams })
+  .describe("A request");
+const _rpcNotification = z.strictObject({ ..._rpc, method: z.string(), params: _rpcParams })
+  .describe("A notification");
+const _rpcResult = z.strictObject({ ..._rpc, id: _rpcId, result: z.looseObject({}) })
+  .describe("A result");
+const _rpcError = (id: z.ZodType) =>
+  z.strictObject({
+    ..._rpc,
+    id,
+    error: z.strictObject({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+  }).describe("An error");
+
+/**
+ * The envelope of a JSON-RPC 2.0 message as the MCP endpoint takes it (no other member; a
+ * batch is refused): a request, a notification, a result or an error. What `params` and
+ * `result` hold is the MCP specification's.
+ */
+export const JsonRpcMessage = z.union([
+  _rpcRequest,
+  _rpcNotification,
+  _rpcResult,
+  _rpcError(_rpcId.optional()),
+]).describe("A JSON-RPC 2.0 message as the MCP endpoint takes it");
+
+/**
+ * A JSON-RPC 2.0 message as the MCP endpoint sends it: an error repeats the id of the
+ * request it answers as it was sent (a string or any number), or is null where the request
+ * had no id it could read (JSON-RPC 2.0 §5).
+ */
+export const JsonRpcAnswer = z.union([
+  _rpcRequest,
+  _rpcNotification,
+  _rpcResult,
+  _rpcError(z.union([z.string(), z.number(), z.null()])),
+]).describe("A JSON-RPC 2.0 message as the MCP endpoint sends it");
+
+/**
+ * The MCP endpoint's `text/event-stream` answer, as its events (WHATWG HTML §9.2): each
+ * event's `data` is one JSON-RPC message, the JSON of {@linkcode JsonRpcAnswer}.
+ */
+export const McpEventStream = z.array(
+  z.strictObject({
+    event: z.string().optional().describe("The event type: message"),
+    id: z.string().optional(),
+    data: z.string().meta({
+      description: "One JSON-RPC message, as JSON",
+      contentMediaType: "application/json",
+      contentSchema: { $ref: "#/components/schemas/JsonRpcAnswer" },
+    }),
+  }).describe("One server-sent event"),
+).min(1).describe(
+  "A server-sent event stream: its events, in order, each carrying one JSON-RPC message " +
+    "(the last one the response to the request)",
+);
 
 export const OpenApiDocument = z.looseObject({
   openapi: z.string(),
@@ -183,14 +270,17 @@ export type ComponentSchemas = Readonly<
   Record<string, { schema: z.ZodType; io: "input" | "output" }>
 >;
 
-/** The component schemas of the document for a catalog (QuoteInput names its service ids). */
-export function componentSchemas(catalog: Catalog): ComponentSchemas {
+/**
+ * The component schemas of the document for a catalog (QuoteInput names its service ids) and
+ * a base URL (the token request's resource).
+ */
+export function componentSchemas(catalog: Catalog, baseUrl: string): ComponentSchemas {
   return {
     OAuthError: { schema: OAuthErrorBody, io: "output" },
     ApiError: { schema: ApiErrorBody, io: "output" },
     RegistrationRequest: { schema: RegistrationInput, io: "input" },
     RegistrationResponse: { schema: RegistrationResponse, io: "output" },
-    TokenRequest: { schema: TokenRequest, io: "input" },
+    TokenRequest: { schema: tokenRequest(baseUrl), io: "input" },
     TokenResponse: { schema: TokenResponse, io: "output" },
     RevocationRequest: { schema: RevocationRequest, io: "input" },
     AuthorizationServerMetadata: { schema: AuthorizationServerMetadata, io: "output" },
@@ -208,6 +298,8 @@ export function componentSchemas(catalog: Catalog): ComponentSchemas {
     ServerCard: { schema: ServerCard, io: "output" },
     AiCatalog: { schema: AiCatalog, io: "output" },
     JsonRpcMessage: { schema: JsonRpcMessage, io: "input" },
+    JsonRpcAnswer: { schema: JsonRpcAnswer, io: "output" },
+    McpEventStream: { schema: McpEventStream, io: "output" },
     OpenApiDocument: { schema: OpenApiDocument, io: "output" },
   };
 }

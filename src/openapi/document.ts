@@ -61,6 +61,8 @@ export interface ResponseDoc {
   contentType?: string | readonly string[];
   examples?: Readonly<Record<string, ExampleDoc>>;
   headers?: Readonly<Record<string, HeaderDoc>>;
+  /** Other media types of the same answer, each with a schema of its own (an HTML page). */
+  alternatives?: Readonly<Record<string, z.ZodType>>;
 }
 
 interface RequestBodyDoc {
@@ -68,6 +70,8 @@ interface RequestBodyDoc {
   schema: z.ZodType;
   description?: string;
   examples?: Readonly<Record<string, ExampleDoc>>;
+  /** Other media types the operation takes, each with its schema (a form post). */
+  alternatives?: Readonly<Record<string, z.ZodType>>;
 }
 
 /** What a route adds to the document; method and path come from the route itself. */
@@ -80,6 +84,8 @@ export interface OperationDoc {
   security?: readonly Readonly<Record<string, readonly Scope[]>>[];
   /** The query string, as the zod object the handler validates it with. */
   query?: z.ZodObject;
+  /** An optional query parameter sent empty is read as not given (`allowEmptyValue`). */
+  emptyQueryValues?: boolean;
   /** Descriptions and examples of path (`:name`) and query parameters, by name. */
   params?: Readonly<Record<string, { description: string; example?: unknown }>>;
   /** Request headers the operation reads, such as `Idempotency-Key`. */
@@ -127,7 +133,7 @@ export function openApiDocument<C>(
   config: Config,
   catalog: Catalog,
 ): Json {
-  const components = componentSchemas(catalog);
+  const components = componentSchemas(catalog, config.baseUrl);
   const convert = _converter(components);
   const paths: Record<string, Json> = {};
   for (const r of routes) {
@@ -222,13 +228,17 @@ function _queryParameters(doc: OperationDoc, convert: Convert): Json[] {
     properties?: Record<string, Json>;
     required?: string[];
   };
-  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: "query",
-    required: schema.required?.includes(name) ?? false,
-    schema: property,
-    ..._paramText(doc, name),
-  }));
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    const required = schema.required?.includes(name) ?? false;
+    return {
+      name,
+      in: "query",
+      required,
+      ...(doc.emptyQueryValues && !required ? { allowEmptyValue: true } : {}),
+      schema: property,
+      ..._paramText(doc, name),
+    };
+  });
 }
 
 function _paramText(doc: OperationDoc, name: string): Json {
@@ -255,8 +265,21 @@ function _requestBody(body: RequestBodyDoc, convert: Convert): Json {
         schema: convert(body.schema, "input"),
         ...(body.examples ? { examples: body.examples } : {}),
       },
+      ..._alternatives(body.alternatives, "input", convert),
     },
   };
+}
+
+function _alternatives(
+  alternatives: Readonly<Record<string, z.ZodType>> | undefined,
+  io: "input" | "output",
+  convert: Convert,
+): Json {
+  return Object.fromEntries(
+    Object.entries(alternatives ?? {}).map(([type, schema]) => [type, {
+      schema: convert(schema, io),
+    }]),
+  );
 }
 
 function _response(r: ResponseDoc, convert: Convert): Json {
@@ -275,7 +298,14 @@ function _response(r: ResponseDoc, convert: Convert): Json {
         ),
       }
       : {}),
-    ...(media ? { content: Object.fromEntries(types.map((t) => [t, media])) } : {}),
+    ...(media
+      ? {
+        content: {
+          ...Object.fromEntries(types.map((t) => [t, media])),
+          ..._alternatives(r.alternatives, "output", convert),
+        },
+      }
+      : {}),
   };
 }
 

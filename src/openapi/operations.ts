@@ -21,13 +21,14 @@ import { webOperations } from "./operations/web.ts";
  * some examples are the service's own documents for the configured base URL.
  */
 export function operationDocs(config: Config, catalog: Catalog) {
+  const publicDocs = publicOperations(catalog);
   return {
     ...healthOperations(),
     ...discoveryOperations(config),
     ...oauthOperations(config),
     ...agentResourceOperations(config),
-    ...publicOperations(catalog),
+    ...publicDocs,
     ...mcpOperations(config),
-    ...webOperations(),
+    ...webOperations({ lead: publicDocs.submitLead, quote: publicDocs.requestQuote }),
   };
 }

@@ -7,7 +7,14 @@ import { type Config, DEFAULT_RATE_LIMITS } from "../../config.ts";
 import { MCP_MAX_BODY } from "../../mcp/endpoint.ts";
 import { aiCatalog, SERVER_CARD_TYPE, serverCard } from "../../mcp/descriptor.ts";
 import type { OperationDoc } from "../document.ts";
-import { AiCatalog, JsonRpcMessage, ServerCard, ToolDescriptor } from "../components.ts";
+import {
+  AiCatalog,
+  JsonRpcAnswer,
+  JsonRpcMessage,
+  McpEventStream,
+  ServerCard,
+  ToolDescriptor,
+} from "../components.ts";
 import * as ex from "../examples.ts";
 import { forbiddenOrigin, rateLimited, tooLarge } from "../responses.ts";
 
@@ -30,23 +37,24 @@ export function mcpOperations(config: Config) {
       },
       responses: {
         "200": {
-          description: "The JSON-RPC response, as JSON or as one server-sent event",
-          schema: JsonRpcMessage,
-          contentType: ["application/json", "text/event-stream"],
+          description: "The JSON-RPC response, as JSON or as server-sent events whose data " +
+            "is a JSON-RPC message each",
+          schema: JsonRpcAnswer,
+          alternatives: { "text/event-stream": McpEventStream },
         },
         "202": { description: "A notification or response was accepted (no body)" },
         "400": {
           description: "Not a JSON-RPC message, or a JSON-RPC batch (an array), which MCP " +
             "2025-06-18 and later do not have: a JSON-RPC error object, -32600 for a batch",
-          schema: JsonRpcMessage,
+          schema: JsonRpcAnswer,
         },
         ...forbiddenOrigin("api"),
         "406": {
           description: "The Accept header lacks application/json or text/event-stream",
-          schema: JsonRpcMessage,
+          schema: JsonRpcAnswer,
         },
         "413": tooLarge("api", MCP_MAX_BODY),
-        "415": { description: "The body is not JSON (a JSON-RPC error)", schema: JsonRpcMessage },
+        "415": { description: "The body is not JSON (a JSON-RPC error)", schema: JsonRpcAnswer },
         ...rateLimited("api", "mcp", DEFAULT_RATE_LIMITS.mcp),
       },
     },

@@ -13,7 +13,7 @@ import {
   RegistrationInput,
   RegistrationResponse,
   RevocationRequest,
-  TokenRequest,
+  tokenRequest,
   TokenResponse,
 } from "../components.ts";
 import * as ex from "../examples.ts";
@@ -85,7 +85,11 @@ export function oauthOperations(config: Config) {
         `for the audience ${base} (RFC 8707).`,
       tags: ["OAuth"],
       security: [{ [SECURITY.clientBasic]: [] }],
-      requestBody: { contentType: FORM, schema: TokenRequest, examples: ex.TOKEN_REQUEST_EXAMPLES },
+      requestBody: {
+        contentType: FORM,
+        schema: tokenRequest(base),
+        examples: ex.TOKEN_REQUEST_EXAMPLES,
+      },
       responses: {
         "200": {
           description: "An access token (Cache-Control: no-store)",

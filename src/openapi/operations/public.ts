@@ -37,11 +37,13 @@ export function publicOperations(catalog: Catalog) {
           `spent; limited per address (RATE_LIMIT_ESTIMATE, ${DEFAULT_RATE_LIMITS.estimate} a ` +
           `minute by default, REST and MCP together). A query of more than ` +
           `${QUERY_LIMITS.parameters} parameters or ${QUERY_LIMITS.bytes} bytes is refused ` +
-          "before any other work, and not counted. Never cached (no-store).",
+          "before any other work, and not counted. An empty parameter is not given. Never " +
+          "cached (no-store).",
         "estimate_quote",
       ),
       tags: ["Public"],
       query: EstimateInput,
+      emptyQueryValues: true,
       responses: {
         "200": {
           description: "The estimate and the city's coverage",
@@ -190,6 +192,15 @@ export function publicOperations(catalog: Catalog) {
   } satisfies Record<string, OperationDoc>;
 }
 
+/**
+ * The `Idempotency-Key` header the submissions take (intake/handlers.ts): 1–255 visible ASCII
+ * characters, bare or in one pair of quotes. Spelled without a lookahead, which generators
+ * of test data lack: quoted; bare, not starting with a quote; or starting with one and not
+ * ending with one (a bare `""` is a quoted empty key, refused).
+ */
+const IDEMPOTENCY_HEADER_PATTERN =
+  /^(?:"[\x21-\x7E]{1,255}"|[\x21\x23-\x7E][\x21-\x7E]{0,254}|"(?:[\x21-\x7E]{0,253}[\x21\x23-\x7E])?)$/;
+
 /** An operation's description: what the REST endpoint adds, then its MCP tool's words. */
 function _withTool(rest: string, toolName: string): string {
   const tool = TOOLS.find((t) => t.name === toolName)!;
@@ -208,7 +219,7 @@ function _submission(
       "Idempotency-Key": {
         description: "1–255 visible ASCII characters, optionally quoted. The same key with the " +
           "same body within 24 h replays the first answer and stores nothing new",
-        schema: z.string().min(1).max(257),
+        schema: z.string().regex(IDEMPOTENCY_HEADER_PATTERN),
         example: "5f0c2d4e-quote-1",
       },
     },
