@@ -215,14 +215,16 @@ export const JOB_FIELDS = {
     .gt(0, "estimated_hours must be greater than 0")
     .max(LIMITS.hours, `estimated_hours must be at most ${LIMITS.hours}`)
     .optional().meta({
-      description: "Hours per engineer; the service's minimum when absent or lower.",
+      description: "Hours per engineer, not the total; days of at most 10 h; at least the " +
+        "service's minimum.",
+
       examples: [3],
     }),
   out_of_hours: z.boolean({
     error: (iss) => `out_of_hours must be true or false; got ${got(iss.input)}`,
   }).optional().meta({
-    description: "true: every hour at out-of-hours rates; false: every hour at business " +
-      "rates. Absent: each hour is priced by when it falls at the site.",
+    description: "true/false: every hour at out-of-hours/business rates; absent: each hour " +
+      "by when it falls at the site.",
   }),
   // A refinement, not a pattern: "usd" is taken; the shape only, since any other code gets
   // the estimate in the catalog's currency with a note (pricing/terms.ts).

@@ -17,11 +17,15 @@ import {
 } from "./site_time.ts";
 import { BUSINESS_HOURS } from "./work_span.ts";
 
-/** One input of the estimate the caller did not give as such, and why it has its value. */
+/**
+ * One input of the estimate the caller did not give as such, and why it has its value;
+ * `work_days` is how the hours were laid out (work_days.ts).
+ */
 export interface Assumption {
   field:
     | "engineer_count"
     | "estimated_hours"
+    | "work_days"
     | "out_of_hours"
     | "requested_date"
     | "requested_time"
