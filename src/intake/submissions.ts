@@ -174,8 +174,7 @@ export async function submitQuote(
   checkNesting(sent);
   const schema = quoteInput(ctx.catalog);
   const job = priceJob(
-    ctx.catalog,
-    ctx.now(),
+    ctx,
     sent,
     schema,
     QUOTE_LENIENCY,

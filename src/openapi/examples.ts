@@ -273,7 +273,8 @@ export const QUOTE_RESPONSE_EXAMPLES: Examples = {
           why: "hours per engineer, in days of at most 10 h: one shift of 3 h, 22:00 to 01:00 " +
             "local time on 2026-12-03",
         }],
-        note: null,
+        note: "A person reviews an emergency within 2 h (by 2026-11-22 11:30 UTC, 12:30 at the " +
+          "site, if sent now); no one is dispatched before that review.",
       },
     },
   },

@@ -38,7 +38,10 @@ export const EstimateInput = z.strictObject({
     description: "HH:MM, 24-hour, local at the site.",
   }),
   currency: JOB_FIELDS.currency,
-}).meta({ description: "The job to price: the fields of request_quote the price depends on." });
+  urgency: JOB_FIELDS.urgency.meta({
+    description: "emergency with no date or time: priced from now.",
+  }),
+}).meta({ description: "The fields of request_quote a price depends on." });
 
 const ESTIMATE_LENIENCY: LenientFields = {
   ...QUOTE_LENIENCY,
@@ -47,7 +50,7 @@ const ESTIMATE_LENIENCY: LenientFields = {
 
 /** Prices a job; throws the same 400 as `request_quote` for the same fields. */
 export function estimateQuote(ctx: Context, sent: unknown): Record<string, unknown> {
-  const job = priceJob(ctx.catalog, ctx.now(), sent, EstimateInput, ESTIMATE_LENIENCY);
+  const job = priceJob(ctx, sent, EstimateInput, ESTIMATE_LENIENCY);
   ctx.demand.note(job.coverage);
   return {
     ok: true,

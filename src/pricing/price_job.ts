@@ -8,12 +8,15 @@
 
 import type { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
+import type { Context } from "../context.ts";
 import { type Coverage, siteCoverage } from "../catalog/coverage.ts";
 import type { SiteCoverage } from "../catalog/coverage_types.ts";
 import { holidayCalendar } from "../catalog/holidays.ts";
 import { type BudgetEstimate, estimateBudget } from "./budget.ts";
 import { withTerms } from "./terms.ts";
 import { pastStart, readStart } from "./job_start.ts";
+import { formatClock, instantToLocal } from "./site_time.ts";
+import { expectedReview } from "../intake/review_time.ts";
 import type { Service } from "../catalog/records.ts";
 import { closestService, findService } from "../catalog/service_match.ts";
 import type { FieldIssue } from "../http/errors.ts";
@@ -30,6 +33,7 @@ interface Job {
   out_of_hours?: boolean | undefined;
   requested_date?: string | undefined;
   requested_time?: string | undefined;
+  urgency?: string | undefined;
   currency?: string | undefined;
 }
 
@@ -50,13 +54,14 @@ interface PricedJob<T extends Job> {
  * service, a date in the past, and a city that is a likely typo of a covered one.
  */
 export function priceJob<T extends Job>(
-  catalog: Catalog,
-  now: number,
+  ctx: Pick<Context, "catalog" | "config" | "now">,
   sent: unknown,
   schema: z.ZodType<T>,
   leniency: LenientFields,
   extra: (raw: unknown) => FieldIssue[] = () => [],
 ): PricedJob<T> {
+  const { catalog } = ctx;
+  const now = ctx.now();
   const synonyms = readSynonyms(sent);
   const raw = lenientArguments(synonyms.value, leniency);
   const parsed = schema.safeParse(raw);
@@ -87,7 +92,7 @@ export function priceJob<T extends Job>(
     throw validationFailed(issues);
   }
   const input = parsed.data;
-  const budget_estimate = withTerms(
+  const priced = withTerms(
     estimateBudget(service, input, {
       coverage,
       start,
@@ -99,7 +104,28 @@ export function priceJob<T extends Job>(
     coverage,
     input.currency,
   );
+  const budget_estimate = input.urgency !== "emergency" ? priced : {
+    ...priced,
+    note: [priced.note, _emergencyReview(ctx, now, start.zone)].filter(Boolean).join(" "),
+  };
   return { raw, input, service, coverage, site, budget_estimate };
+}
+
+/**
+ * What an emergency's estimate says of its review: when a person reviews it, and that no
+ * one is dispatched before. The same on an estimate, which is no request, as on the quote.
+ */
+function _emergencyReview(
+  ctx: Pick<Context, "config">,
+  now: number,
+  zone: string | null,
+): string {
+  const review = expectedReview(ctx.config, now, "emergency");
+  const by = Date.parse(review.by);
+  const local = zone ? `, ${formatClock(instantToLocal(zone, by).minutes)} at the site` : "";
+  return `A person reviews an emergency within ${review.within_hours} h (by ` +
+    `${review.by.slice(0, 16).replace("T", " ")} UTC${local}, if sent now); no one is ` +
+    "dispatched before that review.";
 }
 
 /**

@@ -42,6 +42,9 @@ export function llmsTxt(config: Config): string {
     `${config.reviewHours.emergency} h for an emergency). Its status is at ` +
     `\`GET ${templatePath(PATHS.requestStatus)}\`.`,
     "- Estimates and quote prices are non-binding: the team replies with a written quotation.",
+    "- `estimated_hours` is per engineer, not the total; more than 10 h is priced as days of " +
+    "at most 10 h, stated in the answer. An emergency with no date or time is priced from now " +
+    "at the site.",
     `- Rate limits per client address per minute: ${_limits(config)}. Past one, the answer ` +
     "is `429 rate_limited` with `Retry-After` (seconds): wait that long before retrying.",
     "- Retries are safe: send `Idempotency-Key` (REST) or `idempotency_key` (MCP) with a " +
