@@ -47,7 +47,7 @@ import {
 } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
 import { fitStoredBound } from "./stored_bound.ts";
-import { cityTypo, priceJob } from "../pricing/price_job.ts";
+import { cityTypo, priceJob, sentPlace } from "../pricing/price_job.ts";
 import { type SiteAnswer, siteAnswer, siteRecord } from "./site.ts";
 import { EstimateInput } from "../pricing/estimate.ts";
 import {
@@ -131,12 +131,12 @@ export async function submitLead(
     ...(parsed.success ? [] : fieldIssues(parsed.error)),
     ...extraPropertyIssues(raw, LeadInput.shape),
   ];
-  const site = parsed.data?.city
-    ? siteCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
-    : null;
+  // The city is read even when another field failed: every problem is listed at once.
+  const place = sentPlace(raw, parsed.data);
+  const site = place.city ? siteCoverage(ctx.catalog, place) : null;
   const coverage = site?.coverage ?? null;
-  if (coverage) ctx.demand.note(coverage);
-  const typo = coverage && cityTypo(coverage, parsed.data?.country);
+  if (coverage && parsed.success) ctx.demand.note(coverage);
+  const typo = coverage && cityTypo(coverage, place.country);
   if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
