@@ -155,8 +155,8 @@ const _phone = z.string(_required("phone"))
     examples: ["+49 69 1234 5678"],
   });
 const _country = CountryCode.optional().meta({
-  description: "The site's country: an ISO 3166-1 alpha-2 code or an English name " +
-    "(Germany). Tells apart cities that share a name.",
+  description: "The site's country: ISO 3166-1 alpha-2 code or English name (Germany); " +
+    "tells apart cities sharing a name.",
   examples: ["CH", "US"],
 });
 
@@ -209,7 +209,7 @@ export const JOB_FIELDS = {
   requested_time: z.string(_required("requested_time"))
     .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/, "requested_time must be HH:MM, 00:00 to 23:59")
     .optional().meta({
-      description: "Start time, HH:MM (24-hour), local time at the site.",
+      description: "Start, HH:MM (24-hour), local time at the site.",
       examples: ["09:30"],
     }),
   engineer_count: z.number({
@@ -219,7 +219,7 @@ export const JOB_FIELDS = {
     .min(1, "engineer_count must be at least 1")
     .max(LIMITS.engineers, `engineer_count must be at most ${LIMITS.engineers}`)
     .optional().meta({
-      description: "Engineers working at the same time, 1 to 50; 1 when absent.",
+      description: "Engineers on site together, 1 to 50; 1 when absent.",
       examples: [2],
     }),
   estimated_hours: z.number({
@@ -228,14 +228,20 @@ export const JOB_FIELDS = {
     .gt(0, "estimated_hours must be greater than 0")
     .max(LIMITS.hours, `estimated_hours must be at most ${LIMITS.hours}`)
     .optional().meta({
-      description: "Hours per engineer; the service's minimum when absent or lower.",
+      description: "Hours per engineer, not the total; days of at most 10 h; at least the " +
+        "service's minimum.",
       examples: [3],
     }),
   out_of_hours: z.boolean({
     error: (iss) => `out_of_hours must be true or false; got ${got(iss.input)}`,
   }).optional().meta({
-    description: "true: every hour at out-of-hours rates; false: every hour at business " +
-      "rates. Absent: each hour is priced by when it falls at the site.",
+    description: "true/false: every hour at out-of-hours/business rates; absent: each hour " +
+      "by when it falls at the site.",
+  }),
+  urgency: _urgency.meta({
+    description: "emergency (down now; with no date or time, priced from now at the site), " +
+      "asap (within days) or scheduled (a planned date); urgent ones are reviewed first.",
+    examples: ["asap"],
   }),
   // The shape only, in any case and with spaces around ("usd " is taken), since any other
   // code gets the estimate in the catalog's currency with a note (pricing/terms.ts); the
@@ -293,12 +299,11 @@ function _quoteInput(serviceIds: string) {
           "as a rack diagram; nothing is fetched.",
         examples: [["https://example.com/rack-12-elevation.pdf"]],
       }),
-    urgency: _urgency,
+    urgency: JOB_FIELDS.urgency,
     agent_context_optional: _agentContext.optional(),
     idempotency_key: IdempotencyKey.optional(),
   }).meta({
-    description: "A request for a quotation for one catalog service at one site. A person " +
-      "reviews it and sends the binding quotation; the answer's budget estimate is non-binding.",
+    description: "A quotation request for one catalog service at one site; a person reviews it.",
   });
 }
 

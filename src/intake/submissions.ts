@@ -47,7 +47,7 @@ import {
 } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
 import { fitStoredBound } from "./stored_bound.ts";
-import { cityTypo, priceJob } from "../pricing/price_job.ts";
+import { cityTypo, priceJob, sentPlace } from "../pricing/price_job.ts";
 import { type SiteAnswer, siteAnswer, siteRecord } from "./site.ts";
 import { EstimateInput } from "../pricing/estimate.ts";
 import {
@@ -69,7 +69,7 @@ export const SUBMISSION_MAX_BODY = 64 * 1024;
  * generates worst cases against it; docs/operations.md ("Worst-case figures at the default
  * limits") gives what that means per minute.
  */
-export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 6 * 1024;
+export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 7 * 1024;
 
 export interface SubmissionResult {
   ok: true;
@@ -132,12 +132,12 @@ export async function submitLead(
     ...(parsed.success ? [] : fieldIssues(parsed.error)),
     ...extraPropertyIssues(raw, LeadInput.shape),
   ];
-  const site = parsed.data?.city
-    ? siteCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
-    : null;
+  // The city is read even when another field failed: every problem is listed at once.
+  const place = sentPlace(raw, parsed.data);
+  const site = place.city ? siteCoverage(ctx.catalog, place) : null;
   const coverage = site?.coverage ?? null;
-  if (coverage) ctx.demand.note(coverage);
-  const typo = coverage && cityTypo(coverage, parsed.data?.country);
+  if (coverage && parsed.success) ctx.demand.note(coverage);
+  const typo = coverage && cityTypo(coverage, place.country);
   if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
@@ -175,8 +175,7 @@ export async function submitQuote(
   checkNesting(sent);
   const schema = quoteInput(ctx.catalog);
   const job = priceJob(
-    ctx.catalog,
-    ctx.now(),
+    ctx,
     sent,
     schema,
     QUOTE_LENIENCY,

@@ -263,12 +263,18 @@ const BudgetEstimateOutput = z.looseObject({
     hourly_rate: _money("Hourly rate used"),
     engineers: z.number().meta({ description: "Engineers assumed (engineer_count, or 1)." }),
     hours: z.number().meta({
-      description: "Hours per engineer assumed: estimated_hours, at least the minimum.",
+      description: "Hours per engineer (not in total): estimated_hours, at least the minimum.",
     }),
     hours_assumed: z.boolean().meta({
       description: "true when no estimated_hours was given and the minimum was used.",
     }),
     minimum_hours: z.number().meta({ description: "The service's minimum hours." }),
+    work_days: z.number().optional().meta({
+      description: "Days the hours are laid out on: 1 up to 10 h, else the fewest of at most 10 h.",
+    }),
+    hours_per_day: z.number().optional().meta({
+      description: "Hours per engineer each day, from the start's local time.",
+    }),
     out_of_hours: z.boolean().meta({ description: "Whether out-of-hours rates apply." }),
     hours_out_of_hours: z.number().optional().meta({
       description: "Hours per engineer priced at out-of-hours rates.",
@@ -289,8 +295,8 @@ const BudgetEstimateOutput = z.looseObject({
   assumptions: z.array(
     z.looseObject({
       field: z.string().meta({
-        description: "engineer_count, estimated_hours, out_of_hours, requested_date, " +
-          "requested_time, time_zone or currency.",
+        description: "engineer_count, estimated_hours, work_days, out_of_hours, " +
+          "requested_date, requested_time, time_zone or currency.",
       }),
       value: z.union([z.number(), z.boolean(), z.string(), z.null()]).meta({
         description: "The value used.",

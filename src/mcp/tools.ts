@@ -141,8 +141,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     title: "Estimate a price",
     description: "Use when a user wants to know what a job would cost, before any request. " +
       "Returns the non-binding estimate request_quote would give, the city's coverage and " +
-      "every assumption. Prices are in EUR, tax excluded (the answer names the tax). The " +
-      "date and time are the site's local time; each hour outside 08:00-18:00 Monday to " +
+      "every assumption. Prices are in EUR, tax excluded (the answer names the tax). " +
+      "Times are the site's local time; each hour outside 08:00-18:00 Monday to " +
       "Friday, or on a public holiday there, is at the out-of-hours rate; a start sooner " +
       "than the service's notice is flagged. Stores nothing; limited per address.",
     input: () => EstimateInput,

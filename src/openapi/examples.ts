@@ -257,6 +257,8 @@ export const QUOTE_RESPONSE_EXAMPLES: Examples = {
           hours: 3,
           hours_assumed: false,
           minimum_hours: 2,
+          work_days: 1,
+          hours_per_day: 3,
           out_of_hours: true,
           hours_out_of_hours: 3,
           out_of_hours_multiplier: 1.5,
@@ -266,8 +268,14 @@ export const QUOTE_RESPONSE_EXAMPLES: Examples = {
           notice_hours: 48,
           short_notice: false,
         },
-        assumptions: [],
-        note: null,
+        assumptions: [{
+          field: "work_days",
+          value: 1,
+          why: "hours per engineer, in days of at most 10 h: one shift of 3 h, 22:00 to 01:00 " +
+            "local time on 2026-12-03",
+        }],
+        note: "A person reviews an emergency within 2 h (by 2026-11-22 11:30 UTC, 12:30 at the " +
+          "site, if sent now); no one is dispatched before that review.",
       },
     },
   },

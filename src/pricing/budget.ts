@@ -1,10 +1,10 @@
 /**
  * @module
  * The non-binding budget estimate of a quote request, computed from the catalog: the job's
- * hours per engineer (at least the minimum) split into hours inside and outside business
- * hours at the site, rate × engineers × (inside + outside × out-of-hours multiplier) +
- * call-out fee, given as a range whose top adds a contingency for overruns; and whether
- * the start is sooner than the service's notice.
+ * hours per engineer (at least the minimum), laid out in days of at most 10 h (work_days.ts)
+ * and split into hours inside and outside business hours at the site, rate × engineers ×
+ * (inside + outside × out-of-hours multiplier) + call-out fee, given as a range whose top
+ * adds a contingency for overruns; and whether the start is sooner than the service's notice.
  */
 
 import type { Service } from "../catalog/records.ts";
@@ -13,6 +13,8 @@ import { noticeHours } from "../catalog/catalog.ts";
 import type { HolidayCalendar } from "../catalog/holidays.ts";
 import { type Assumption, type JobStart, shortNotice } from "./job_start.ts";
 import { BUSINESS_HOURS, describeOutside, type SpanSplit, splitSpan } from "./work_span.ts";
+import { describeDays, MAX_DAY_HOURS } from "./work_days.ts";
+import { parseClock } from "./site_time.ts";
 
 /** Share added to the labour cost for the top of the range. */
 const CONTINGENCY = 0.25;
@@ -35,6 +37,12 @@ export interface BudgetEstimate {
     hours: number;
     hours_assumed: boolean;
     minimum_hours: number;
+    /**
+     * The days the hours per engineer are laid out on, each of `hours_per_day` (at most 10)
+     * from the start's local time (absent from estimates stored before it).
+     */
+    work_days?: number;
+    hours_per_day?: number;
     /** True when any hour is priced out of hours. */
     out_of_hours: boolean;
     /** Hours per engineer priced out of hours (absent from estimates stored before it). */
@@ -96,7 +104,7 @@ export function estimateBudget(
     (job.hours - job.outside + job.outside * p.out_of_hours_multiplier);
   const notice = _notice(service, site);
   const notes = [
-    ..._hoursNotes(service, request, job.span, site.start.zone),
+    ..._hoursNotes(service, request, job, site.start.zone),
     ...(notice.note ? [notice.note] : []),
     ..._coverageNotes(service, site.coverage),
   ];
@@ -112,6 +120,8 @@ export function estimateBudget(
       hours: job.hours,
       hours_assumed: request.estimated_hours === undefined,
       minimum_hours: p.minimum_hours,
+      work_days: job.span.days.shifts.length,
+      hours_per_day: job.span.days.hoursPerDay,
       out_of_hours: job.outside > 0,
       hours_out_of_hours: job.outside,
       out_of_hours_multiplier: p.out_of_hours_multiplier,
@@ -156,11 +166,20 @@ function _readJob(
   } else given("estimated_hours", request.estimated_hours);
   assumptions.push(...site.start.assumptions);
   const { zone, date, minutes } = site.start;
-  const span = minutes === null
-    ? undefined
-    : splitSpan(zone ?? "UTC", { date, minutes }, hours, site.holidays);
+  // With no date or time, days from 08:00: every hour within business hours.
+  const from = minutes ?? parseClock(BUSINESS_HOURS.from);
+  const span = splitSpan(zone ?? "UTC", { date, minutes: from }, hours, site.holidays);
+  const days = describeDays(zone ?? "UTC", span.days, {
+    dated: date !== null,
+    timed: minutes !== null,
+  });
+  assumptions.push({
+    field: "work_days",
+    value: span.days.shifts.length,
+    why: `hours per engineer, in days of at most ${MAX_DAY_HOURS} h: ${days}`,
+  });
   const outside = request.out_of_hours === undefined
-    ? span?.outside ?? 0
+    ? span.outside
     : request.out_of_hours
     ? hours
     : 0;
@@ -171,15 +190,15 @@ function _readJob(
       why: _outOfHoursWhy(span, site),
     });
   } else given("out_of_hours", request.out_of_hours);
-  return { engineers, hours, outside, span, assumptions };
+  return { engineers, hours, outside, span, days, assumptions };
 }
 
 /** Why out_of_hours has the value it was inferred to have. */
-function _outOfHoursWhy(span: SpanSplit | undefined, site: JobSite): string {
+function _outOfHoursWhy(span: SpanSplit, site: JobSite): string {
   const zone = site.start.zone;
   const hours = `business hours (${BUSINESS_HOURS.from} to ${BUSINESS_HOURS.to} local time` +
     `${zone ? ` in ${zone}` : ""}, Monday to Friday, public holidays excepted)`;
-  if (!span) {
+  if (site.start.minutes === null) {
     return `not given, and no requested_date or requested_time: ${hours} at the site assumed`;
   }
   const holidays = !span.holidaysUnknownFrom
@@ -200,7 +219,7 @@ function _outOfHoursWhy(span: SpanSplit | undefined, site: JobSite): string {
 function _hoursNotes(
   service: Service,
   request: EstimateRequest,
-  span: SpanSplit | undefined,
+  { span, days }: { span: SpanSplit; days: string },
   zone: string | null,
 ): string[] {
   const p = service.pricing;
@@ -213,7 +232,10 @@ function _hoursNotes(
         `of ${service.name}: ${p.minimum_hours} h per engineer is billed.`,
     );
   }
-  if (!span || span.outside === 0 || request.out_of_hours === true) return notes;
+  if (span.days.shifts.length > 1) {
+    notes.push(`Priced as ${days} (at most ${MAX_DAY_HOURS} h a day).`);
+  }
+  if (span.outside === 0 || request.out_of_hours === true) return notes;
   const outside = `${_outside(span)} per engineer are outside business hours ` +
     `(${describeOutside(span, zone)})`;
   notes.push(

@@ -22,24 +22,28 @@ import { JOB_FIELDS, QUOTE_LENIENCY, serviceTypeField } from "../intake/schemas.
 
 /**
  * The quote's job fields, and nothing else: what a price depends on. Validated exactly as
- * request_quote validates them; the fields with a long description in request_quote are
- * described briefly here, since tools/list carries both.
+ * request_quote validates them, in its order, so that a refusal lists the same issues in
+ * the same order; the fields with a long description in request_quote are described
+ * briefly here, since tools/list carries both.
  */
 export const EstimateInput = z.strictObject({
   city: JOB_FIELDS.city.meta({
     description: 'City of the site, any common spelling ("Ashburn VA", "Frankfurt, Germany").',
   }),
-  country: JOB_FIELDS.country.meta({ description: "ISO 3166-1 alpha-2 code or English name." }),
   service_type: serviceTypeField("A catalog service id, name or alias, as for request_quote."),
-  engineer_count: JOB_FIELDS.engineer_count,
-  estimated_hours: JOB_FIELDS.estimated_hours,
-  out_of_hours: JOB_FIELDS.out_of_hours,
+  country: JOB_FIELDS.country.meta({ description: "ISO 3166-1 alpha-2 code or English name." }),
   requested_date: JOB_FIELDS.requested_date.meta({ description: "YYYY-MM-DD, at the site." }),
   requested_time: JOB_FIELDS.requested_time.meta({
     description: "HH:MM, 24-hour, local at the site.",
   }),
+  engineer_count: JOB_FIELDS.engineer_count,
+  estimated_hours: JOB_FIELDS.estimated_hours,
+  out_of_hours: JOB_FIELDS.out_of_hours,
   currency: JOB_FIELDS.currency,
-}).meta({ description: "The job to price: the fields of request_quote the price depends on." });
+  urgency: JOB_FIELDS.urgency.meta({
+    description: "emergency with no date or time: priced from now.",
+  }),
+}).meta({ description: "The fields of request_quote a price depends on." });
 
 const ESTIMATE_LENIENCY: LenientFields = {
   ...QUOTE_LENIENCY,
@@ -48,7 +52,7 @@ const ESTIMATE_LENIENCY: LenientFields = {
 
 /** Prices a job; throws the same 400 as `request_quote` for the same fields. */
 export function estimateQuote(ctx: Context, sent: unknown): Record<string, unknown> {
-  const job = priceJob(ctx.catalog, ctx.now(), sent, EstimateInput, ESTIMATE_LENIENCY);
+  const job = priceJob(ctx, sent, EstimateInput, ESTIMATE_LENIENCY);
   ctx.demand.note(job.coverage);
   return {
     ok: true,

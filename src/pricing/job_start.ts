@@ -1,9 +1,10 @@
 /**
  * @module
  * When a job starts, at its site: `requested_date` and `requested_time` read as the site's
- * local time (08:00 when only a date is given; as given when the site's zone is unknown),
- * refused once that start has passed there, and flagged when it is sooner than the
- * service's minimum notice. With no zone known, "passed" means passed in every time zone.
+ * local time (08:00 when only a date is given; as given when the site's zone is unknown;
+ * now at the site for an emergency given neither), refused once that start has passed
+ * there, and flagged when it is sooner than the service's minimum notice. With no zone
+ * known, "passed" means passed in every time zone.
  */
 
 import type { FieldIssue } from "../http/errors.ts";
@@ -17,11 +18,15 @@ import {
 } from "./site_time.ts";
 import { BUSINESS_HOURS } from "./work_span.ts";
 
-/** One input of the estimate the caller did not give as such, and why it has its value. */
+/**
+ * One input of the estimate the caller did not give as such, and why it has its value;
+ * `work_days` is how the hours were laid out (work_days.ts).
+ */
 export interface Assumption {
   field:
     | "engineer_count"
     | "estimated_hours"
+    | "work_days"
     | "out_of_hours"
     | "requested_date"
     | "requested_time"
@@ -50,11 +55,15 @@ export interface JobStart {
 /**
  * Reads a job's start in `zone` (null: unknown). A date without a time starts when business
  * hours begin, or, today at the site once they have begun, now: a start already gone is
- * never priced.
+ * never priced. An emergency with neither date nor time starts now at the site.
  */
 export function readStart(
   zone: string | null,
-  request: { requested_date?: string | undefined; requested_time?: string | undefined },
+  request: {
+    requested_date?: string | undefined;
+    requested_time?: string | undefined;
+    urgency?: string | undefined;
+  },
   now: number,
 ): JobStart {
   const { requested_date: date, requested_time: time } = request;
@@ -66,7 +75,9 @@ export function readStart(
     instant: null,
     assumptions: [],
   };
-  if (!date && !time) return start;
+  if (!date && !time) {
+    return request.urgency === "emergency" ? _startsNow(start, zone, now) : start;
+  }
   const assume = (field: Assumption["field"], value: Assumption["value"], why: string) =>
     start.assumptions.push({ field, value, why });
   if (zone === null) {
@@ -120,6 +131,32 @@ export function readStart(
     );
   }
   return start;
+}
+
+/**
+ * An emergency given no date or time: it starts now, the site's local date and time; where
+ * the zone is unknown, the time of day there is too, and business hours are assumed.
+ */
+function _startsNow(start: JobStart, zone: string | null, now: number): JobStart {
+  if (zone === null) {
+    const why = "not known: an emergency is priced from now at the site, but the site's " +
+      "time of day cannot be told: business hours assumed";
+    return { ...start, assumptions: [{ field: "time_zone", value: null, why }] };
+  }
+  const local = instantToLocal(zone, now);
+  const at = formatClock(local.minutes);
+  const why = "not given, and urgency is emergency: the job is taken to start now, " +
+    `${local.date} ${at} local time in ${zone}`;
+  return {
+    ...start,
+    date: local.date,
+    minutes: local.minutes,
+    instant: localToInstant(zone, local).instant,
+    assumptions: [
+      { field: "requested_date", value: local.date, why },
+      { field: "requested_time", value: at, why },
+    ],
+  };
 }
 
 /**

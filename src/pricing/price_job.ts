@@ -8,12 +8,15 @@
 
 import type { z } from "zod";
 import type { Catalog } from "../catalog/catalog.ts";
+import type { Context } from "../context.ts";
 import { type Coverage, siteCoverage } from "../catalog/coverage.ts";
 import type { SiteCoverage } from "../catalog/coverage_types.ts";
 import { holidayCalendar } from "../catalog/holidays.ts";
 import { type BudgetEstimate, estimateBudget } from "./budget.ts";
 import { withTerms } from "./terms.ts";
-import { pastStart, readStart } from "./job_start.ts";
+import { readSentStart } from "./start_issues.ts";
+import { formatClock, instantToLocal } from "./site_time.ts";
+import { expectedReview } from "../intake/review_time.ts";
 import type { Service } from "../catalog/records.ts";
 import { closestService, findService } from "../catalog/service_match.ts";
 import type { FieldIssue } from "../http/errors.ts";
@@ -30,6 +33,7 @@ interface Job {
   out_of_hours?: boolean | undefined;
   requested_date?: string | undefined;
   requested_time?: string | undefined;
+  urgency?: string | undefined;
   currency?: string | undefined;
 }
 
@@ -47,16 +51,18 @@ interface PricedJob<T extends Job> {
 /**
  * Reads, validates and prices a job. Every problem is listed in one 400: the schema's,
  * `extra` ones found on the read arguments (additional properties of a quote), an unknown
- * service, a date in the past, and a city that is a likely typo of a covered one.
+ * service, a date in the past (found even when the time is malformed), and a city that is
+ * a likely typo of a covered one.
  */
 export function priceJob<T extends Job>(
-  catalog: Catalog,
-  now: number,
+  ctx: Pick<Context, "catalog" | "config" | "now">,
   sent: unknown,
   schema: z.ZodType<T>,
   leniency: LenientFields,
   extra: (raw: unknown) => FieldIssue[] = () => [],
 ): PricedJob<T> {
+  const { catalog } = ctx;
+  const now = ctx.now();
   const synonyms = readSynonyms(sent);
   const raw = lenientArguments(synonyms.value, leniency);
   const parsed = schema.safeParse(raw);
@@ -68,26 +74,21 @@ export function priceJob<T extends Job>(
   // The catalog checks run even when other fields failed, so every problem is listed at once.
   const service = _service(catalog, raw, issues);
   // The city is checked even when another field failed, for the same reason.
-  const read = raw as { city?: unknown; country?: unknown } | null;
-  const city = parsed.data?.city ??
-    (typeof read?.city === "string" && read.city.length <= 200 ? read.city.trim() : "");
-  const country = parsed.data?.country ??
-    (typeof read?.country === "string" && /^[A-Za-z]{2}$/.test(read.country)
-      ? read.country.toUpperCase()
-      : undefined);
+  const { city, country } = sentPlace(raw, parsed.data);
   const site = city ? siteCoverage(catalog, { city, country }) : undefined;
-  // The date and time are the site's local time: "in the past" is judged there.
-  const start = readStart(site?.timeZone ?? null, parsed.data ?? {}, now);
-  const past = pastStart(start, now);
-  if (past) issues.push(past);
   const coverage = site?.coverage;
+  // The date and time are the site's local time: "in the past" is judged there.
+  const start = readSentStart(raw, issues, {
+    zone: site?.timeZone ?? null,
+    place: coverage?.place?.name ?? coverage?.location?.city ?? null,
+  }, now);
   const typo = coverage && cityTypo(coverage, country);
   if (typo) issues.push(typo);
   if (!parsed.success || !service || !site || !coverage || issues.length) {
     throw validationFailed(issues);
   }
   const input = parsed.data;
-  const budget_estimate = withTerms(
+  const priced = withTerms(
     estimateBudget(service, input, {
       coverage,
       start,
@@ -99,7 +100,47 @@ export function priceJob<T extends Job>(
     coverage,
     input.currency,
   );
+  const budget_estimate = input.urgency !== "emergency" ? priced : {
+    ...priced,
+    note: [priced.note, _emergencyReview(ctx, now, start.zone)].filter(Boolean).join(" "),
+  };
   return { raw, input, service, coverage, site, budget_estimate };
+}
+
+/**
+ * What an emergency's estimate says of its review: when a person reviews it, and that no
+ * one is dispatched before. The same on an estimate, which is no request, as on the quote.
+ */
+function _emergencyReview(
+  ctx: Pick<Context, "config">,
+  now: number,
+  zone: string | null,
+): string {
+  const review = expectedReview(ctx.config, now, "emergency");
+  const by = Date.parse(review.by);
+  const local = zone ? `, ${formatClock(instantToLocal(zone, by).minutes)} at the site` : "";
+  return `A person reviews an emergency within ${review.within_hours} h (by ` +
+    `${review.by.slice(0, 16).replace("T", " ")} UTC${local}, if sent now); no one is ` +
+    "dispatched before that review.";
+}
+
+/**
+ * The city and country of a submission or an estimate, as validated, or as sent when
+ * validation failed (another field's problem must not hide the city's): `city` empty when
+ * there is none to look up.
+ */
+export function sentPlace(
+  raw: unknown,
+  valid: { city?: string | undefined; country?: string | undefined } | undefined,
+): { city: string; country: string | undefined } {
+  const read = raw as { city?: unknown; country?: unknown } | null;
+  const city = valid?.city ??
+    (typeof read?.city === "string" && read.city.length <= 200 ? read.city.trim() : "");
+  const country = valid?.country ??
+    (typeof read?.country === "string" && /^[A-Za-z]{2}$/.test(read.country)
+      ? read.country.toUpperCase()
+      : undefined);
+  return { city, country };
 }
 
 /**

@@ -65,6 +65,16 @@ export function formatClock(minutes: number): string {
   return `${String(h).padStart(2, "0")}:${String(minutes % 60).padStart(2, "0")}`;
 }
 
+/** The zone's offset from UTC at an instant, as people write it: "UTC+8", "UTC+5:30", "UTC−3". */
+export function utcOffset(zone: string, instant: number): string {
+  const minutes = Math.round(_offsetMs(zone, instant) / MINUTE_MS);
+  const abs = Math.abs(minutes);
+  const m = abs % 60;
+  return `UTC${minutes < 0 ? "−" : "+"}${Math.floor(abs / 60)}${
+    m ? `:${String(m).padStart(2, "0")}` : ""
+  }`;
+}
+
 /** How far the zone's clocks are ahead of UTC at an instant, in milliseconds. */
 function _offsetMs(zone: string, instant: number): number {
   const parts: Record<string, number> = {};

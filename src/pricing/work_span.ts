@@ -1,7 +1,7 @@
 /**
  * @module
- * The whole span of a job against the site's business hours: worked continuously from its
- * start for the hours billed per engineer, how many of those hours fall inside business
+ * The whole span of a job against the site's business hours: the hours billed per engineer,
+ * laid out in days from its start (work_days.ts), how many of them fall inside business
  * hours (08:00 to 18:00 local time, Monday to Friday, not on a public holiday) and how many
  * outside, and why.
  */
@@ -9,6 +9,7 @@
 import type { HolidayCalendar } from "../catalog/holidays.ts";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../time.ts";
 import { localToInstant, nextDate, parseClock, weekday } from "./site_time.ts";
+import { layOutDays, type Shift, type WorkDays } from "./work_days.ts";
 
 /**
  * Business hours at the site: 08:00 to 18:00 local time, Monday to Friday, public holidays
@@ -26,7 +27,7 @@ const _OPEN = _OPEN_MIN * MINUTE_MS;
 const _CLOSE = _CLOSE_MIN * MINUTE_MS;
 const _DAY_NAMES = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
-/** A job's hours per engineer inside and outside business hours. */
+/** A job's hours per engineer inside and outside business hours, and the days they are on. */
 export interface SpanSplit {
   inside: number;
   outside: number;
@@ -34,11 +35,14 @@ export interface SpanSplit {
   reasons: { why: string; clock: boolean }[];
   /** The first working day of the span whose holidays the data does not know, if any. */
   holidaysUnknownFrom: string | null;
+  /** The days the hours are laid out on (work_days.ts), in the zone read. */
+  days: WorkDays;
 }
 
 /**
- * Splits `hours` worked from `start` (in `zone`) into hours inside and outside business
- * hours. With no date (`start.date` null) every day is taken as a working day.
+ * Lays `hours` out from `start` (in `zone`) in days (work_days.ts), and splits them into
+ * hours inside and outside business hours. With no date (`start.date` null) every day is
+ * taken as a working day.
  */
 export function splitSpan(
   zone: string,
@@ -49,38 +53,59 @@ export function splitSpan(
   const anyDay = start.date === null;
   // With no date the calendar is not read, nor are clock changes: any Monday in UTC serves.
   const tz = anyDay ? "UTC" : zone;
-  let day = start.date ?? "2026-01-05";
-  const from = _at(tz, day, start.minutes);
-  const to = from + Math.round(hours * HOUR_MS);
-  const reasons = new Map<string, boolean>();
-  let insideMs = 0;
-  let holidaysUnknownFrom: string | null = null;
+  const calendar = anyDay ? null : holidays;
+  const from = { date: start.date ?? ANY_MONDAY, minutes: start.minutes };
+  const days = layOutDays(tz, from, hours, calendar ?? (() => null));
+  const found: _Found = { insideMs: 0, reasons: new Map(), holidaysUnknownFrom: null };
+  for (const shift of days.shifts) _splitShift(tz, shift, calendar, found);
+  const totalMs = days.shifts.reduce((sum, s) => sum + s.to - s.from, 0);
+  return {
+    inside: _hours(found.insideMs),
+    outside: _hours(totalMs - found.insideMs),
+    reasons: [...found.reasons].map(([why, clock]) => ({ why, clock })),
+    holidaysUnknownFrom: found.holidaysUnknownFrom,
+    days,
+  };
+}
+
+/** The Monday that stands for any working day when no date was given. */
+const ANY_MONDAY = "2026-01-05";
+
+/** What the shifts of a span add up to. */
+interface _Found {
+  insideMs: number;
+  reasons: Map<string, boolean>;
+  holidaysUnknownFrom: string | null;
+}
+
+/** Adds one shift's hours inside business hours, and why the rest are outside. */
+function _splitShift(
+  tz: string,
+  shift: Shift,
+  holidays: HolidayCalendar | null,
+  found: _Found,
+): void {
+  let day = shift.date;
   let dayStart = _at(tz, day, 0);
-  while (dayStart < to) {
+  while (dayStart < shift.to) {
     const dayEnd = _at(tz, nextDate(day), 0);
-    const a = Math.max(from, dayStart);
-    const b = Math.min(to, dayEnd);
-    const off = anyDay ? null : _dayOff(day, holidays);
-    if (b > a && off) reasons.set(off, false);
+    const a = Math.max(shift.from, dayStart);
+    const b = Math.min(shift.to, dayEnd);
+    const off = holidays && _dayOff(day, holidays);
+    if (b > a && off) found.reasons.set(off, false);
     else if (b > a) {
-      if (!anyDay && holidays(day) === undefined) holidaysUnknownFrom ??= day;
+      if (holidays && holidays(day) === undefined) found.holidaysUnknownFrom ??= day;
       // Without a clock change that day, its hours are where they always are.
       const plain = dayEnd - dayStart === DAY_MS;
       const open = plain ? dayStart + _OPEN : _at(tz, day, _OPEN_MIN);
       const close = plain ? dayStart + _CLOSE : _at(tz, day, _CLOSE_MIN);
-      insideMs += _overlap(a, b, open, close);
-      if (_overlap(a, b, dayStart, open)) reasons.set(`before ${BUSINESS_HOURS.from}`, true);
-      if (_overlap(a, b, close, dayEnd)) reasons.set(`after ${BUSINESS_HOURS.to}`, true);
+      found.insideMs += _overlap(a, b, open, close);
+      if (_overlap(a, b, dayStart, open)) found.reasons.set(`before ${BUSINESS_HOURS.from}`, true);
+      if (_overlap(a, b, close, dayEnd)) found.reasons.set(`after ${BUSINESS_HOURS.to}`, true);
     }
     day = nextDate(day);
     dayStart = dayEnd;
   }
-  return {
-    inside: _hours(insideMs),
-    outside: _hours(to - from - insideMs),
-    reasons: [...reasons].map(([why, clock]) => ({ why, clock })),
-    holidaysUnknownFrom,
-  };
 }
 
 /**

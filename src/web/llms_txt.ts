@@ -48,6 +48,9 @@ export function llmsTxt(config: Config): string {
     "site's response time; the catalog gives it per location (`notice_hours_by_location`), a " +
     "coverage answer per service (`notice_hours`). A sooner start is accepted, and a person " +
     "confirms it.",
+    "- `estimated_hours` is per engineer, not the total; more than 10 h is priced as days of " +
+    "at most 10 h, stated in the answer. An emergency with no date or time is priced from now " +
+    "at the site.",
     `- Rate limits per client address per minute: ${_limits(config)}. Past one, the answer ` +
     "is `429 rate_limited` with `Retry-After` (seconds): wait that long before retrying.",
     "- Retries are safe: send `Idempotency-Key` (REST) or `idempotency_key` (MCP) with a " +

@@ -55,6 +55,8 @@ Deno.test("POST /api/v1/quotes accepts a quote with 202 and a non-binding budget
       hours: 3,
       hours_assumed: false,
       minimum_hours: 2,
+      work_days: 1,
+      hours_per_day: 3,
       out_of_hours: true,
       hours_out_of_hours: 3,
       out_of_hours_multiplier: 1.5,
@@ -64,7 +66,13 @@ Deno.test("POST /api/v1/quotes accepts a quote with 202 and a non-binding budget
       notice_hours: 48,
       short_notice: false,
     },
-    assumptions: [],
+    // Every input was given: only how the hours are laid out is stated.
+    assumptions: [{
+      field: "work_days",
+      value: 1,
+      why: "hours per engineer, in days of at most 10 h: one shift of 3 h, 08:30 to 11:30 " +
+        "local time on 2026-12-01",
+    }],
     note: null,
   });
   const record = (await getSubmission(app.kv, body.request_id)).value!;
@@ -416,6 +424,12 @@ Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never pri
     assert.deepEqual(e.assumptions, [
       { field: "engineer_count", value: 2, why: "read from engineers" },
       { field: "estimated_hours", value: 3, why: "read from hours" },
+      {
+        field: "work_days",
+        value: 1,
+        why: "hours per engineer, in days of at most 10 h: one shift of 3 h, 22:00 to 01:00 " +
+          "local time on 2026-12-05",
+      },
       { field: "out_of_hours", value: true, why: "read from after_hours" },
     ]);
     const record = (await getSubmission(app.kv, body.request_id)).value!;
@@ -439,9 +453,10 @@ Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never pri
     assert.deepEqual(body.budget_estimate.assumptions.map((a: { field: string }) => a.field), [
       "engineer_count",
       "estimated_hours",
+      "work_days",
       "out_of_hours",
     ]);
-    assert.match(body.budget_estimate.assumptions[2].why, /^not given, and no requested_date/);
+    assert.match(body.budget_estimate.assumptions[3].why, /^not given, and no requested_date/);
   });
 });
 

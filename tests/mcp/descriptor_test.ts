@@ -390,4 +390,15 @@ Deno.test("the pricing tools state the pricing rules: zone, span, holidays, curr
   const quote = described("request_quote");
   assert.match(quote, /same pricing/);
   assert.match(quote, /expected_review: sooner for urgency emergency/);
+  // The fields say what the hours are and when an emergency starts, in both tools.
+  for (const name of ["estimate_quote", "request_quote"]) {
+    const fields = (tools.find((t) => t.name === name)!.inputSchema as {
+      properties: Record<string, { description: string }>;
+    }).properties;
+    assert.match(
+      fields.estimated_hours!.description,
+      /per engineer, not the total; days of at most 10 h/,
+    );
+    assert.match(fields.urgency!.description, /emergency.*no date or time.*priced from now/);
+  }
 });

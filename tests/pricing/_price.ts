@@ -1,8 +1,9 @@
 /**
  * @module
  * A job priced through every surface that prices: GET /api/v1/estimate, the estimate_quote
- * and request_quote tools, and POST /api/v1/quotes. Each answer must carry the same
- * budget estimate (or the same refusal), which is returned.
+ * and request_quote tools, POST /api/v1/quotes and the home page's quote form (as its script
+ * posts it). Each answer must carry the same budget estimate (or the same refusal), which is
+ * returned.
  */
 
 import assert from "node:assert/strict";
@@ -35,6 +36,9 @@ export async function priceEverywhere(
   const res = await post(app, "/api/v1/quotes", quote);
   assert.equal(res.status, 202);
   assert.deepEqual((await res.json()).budget_estimate, estimate, "POST /api/v1/quotes");
+  const form = await post(app, "/forms/quote", { ...quote, description: `Job ${++_sent}` });
+  assert.equal(form.status, 202);
+  assert.deepEqual((await form.json()).budget_estimate, estimate, "POST /forms/quote");
   return estimate;
 }
 
@@ -57,9 +61,11 @@ export async function refusedEverywhere(
     assert.equal(r.isError, true, name);
     assert.deepEqual(r.structuredContent.issues, issues, name);
   }
-  const res = await post(app, "/api/v1/quotes", { ...CONTACT, ...job, description: "Job" });
-  assert.equal(res.status, 400);
-  assert.deepEqual((await res.json()).issues, issues, "POST /api/v1/quotes");
+  for (const path of ["/api/v1/quotes", "/forms/quote"]) {
+    const res = await post(app, path, { ...CONTACT, ...job, description: "Job" });
+    assert.equal(res.status, 400);
+    assert.deepEqual((await res.json()).issues, issues, `POST ${path}`);
+  }
   return issues;
 }
 

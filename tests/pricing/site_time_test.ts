@@ -167,18 +167,19 @@ Deno.test("clock changes: a skipped time is read after the jump, a repeated one 
     assert.match(assumed(e, "requested_time")!.why, /happens twice .* the first is read$/);
   });
   await t.step(
-    "40 h from midnight as New York falls back end at 15:00 Monday, not 16:00",
+    "a 10 h night shift from 22:00 as New York falls back ends at 07:00, not 08:00",
     async () => {
-      // Sunday 2027-11-07 has 25 hours in America/New_York: 25 + 15 = 40, so Monday's
-      // business hours give 7 h, not 8.
+      // Sunday 2027-11-07 has 25 hours in America/New_York: 10 real hours from Saturday
+      // 22:00 end at 07:00 by the clock.
       const e = await priceEverywhere(app, {
         ...REMOTE_HANDS,
-        estimated_hours: 40,
+        estimated_hours: 10,
         city: "Ashburn VA",
-        requested_date: "2027-11-07",
-        requested_time: "00:00",
+        requested_date: "2027-11-06",
+        requested_time: "22:00",
       });
-      assert.equal(e.basis.hours_out_of_hours, 33);
+      assert.equal(e.basis.hours_out_of_hours, 10);
+      assert.match(assumed(e, "work_days")!.why, /one shift of 10 h, 22:00 to 07:00 local time/);
     },
   );
 });

@@ -75,18 +75,24 @@ Deno.test("the whole span decides: each hour at the rate of when it is worked", 
     assert.equal(e.basis.out_of_hours, false);
     assert.equal(e.note, null);
   });
-  await t.step("Friday 16:00 for 20 h runs into the weekend", async () => {
+  await t.step("Friday 16:00 for 20 h: 10 h into Saturday night, then Monday's", async () => {
     const e = await priceEverywhere(app, {
       ...RACK_AMS,
       requested_date: "2026-12-04",
       requested_time: "16:00",
       estimated_hours: 20,
     });
-    // 16:00–18:00 inside; 18:00–24:00 Friday, then 12:00 of Saturday outside.
-    assert.equal(e.basis.hours_out_of_hours, 18);
+    // Each day 16:00–02:00: 2 h inside, 6 h after 18:00, 2 h past midnight (on Saturday,
+    // then on Tuesday before 08:00).
+    assert.equal(e.basis.work_days, 2);
+    assert.equal(e.basis.hours_out_of_hours, 16);
     assert.match(
       assumed(e, "out_of_hours")!.why,
-      /: after 18:00 local time; 2026-12-05 is a Saturday$/,
+      /: before 08:00 and after 18:00 local time; 2026-12-05 is a Saturday$/,
+    );
+    assert.match(
+      assumed(e, "work_days")!.why,
+      /: 2 days of 10 h, 16:00 to 02:00 local time: 2026-12-04 and 2026-12-07$/,
     );
   });
 });
@@ -104,7 +110,7 @@ Deno.test("what the caller leaves out of the date and time is assumed, and said"
       value: "08:00",
       why: "not given: the job is taken to start at 08:00 local time, when business hours begin",
     });
-    assert.equal(e.basis.hours_out_of_hours, 2, "08:00 to 20:00");
+    assert.equal(e.basis.hours_out_of_hours, 0, "two days of 6 h, 08:00 to 14:00");
   });
   await t.step("today, with no time, after 08:00 at the site: the job starts now", async () => {
     // 2026-11-22 is a Sunday: the clock is moved to Tuesday 2026-11-24 19:53 in Amsterdam.
