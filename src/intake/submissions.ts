@@ -385,8 +385,5 @@ async function _commitOrReplay(
 
 /** The first answer to the same request, given again. */
 function _replayed(answer: Record<string, unknown>): SubmitOutcome {
-  // Answers stored before one vocabulary said pending_review and next_steps (kept 24 h).
-  const { next_steps, ...rest } = answer;
-  const words = next_steps === undefined ? {} : { status: "pending", next_step: next_steps };
-  return { result: { ...rest, ...words, replayed: true } as SubmissionResult, replayed: true };
+  return { result: { ...answer, replayed: true } as SubmissionResult, replayed: true };
 }

@@ -75,7 +75,7 @@ Deno.test("an emergency with no date or time is priced from now at the site", as
       within_hours: 2,
       by: "2026-11-28T08:00:00.000Z",
     });
-    assert.match(body.next_steps, /expected as an emergency within 2 hours, by 2026-11-28 08:00/);
+    assert.match(body.next_step, /expected as an emergency within 2 hours, by 2026-11-28 08:00/);
   });
 });
 
