@@ -12,7 +12,9 @@
  *    unless it is a street, without its facility, operator and building words and then word
  *    by word, the longest place first ("Frankfurt-Sossenheim" is Frankfurt); a US ZIP code at
  *    the end of a part is read as its town;
- * 4. places a ZIP code or a postcode's country contradicts are dropped; the rest agree when
+ * 4. places a ZIP code or a postcode's country contradicts are dropped (but a ZIP code far
+ *    from every place named and their namesakes is one more reading: "Paris 75015" is Paris
+ *    or Irving, TX, never Irving silently); the rest agree when
  *    they lie within reach of each other ("Docklands, London", "Hayes, London"), and the first
  *    of them in the text, the most precise, is the place. A facility is the site when the
  *    places agree with it. What disagrees (places far apart, a facility in another city than
@@ -115,6 +117,23 @@ function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
   const facilities = [...new Map(parts.flatMap((p) => p.mentions).map((m) => [m.facility.id, m]))
     .values()].map((m) => m.facility);
   if (facilities.length) return _facilitySite(catalog, query, facilities, one, ignored, agrees);
+  // A ZIP code far from every place named, and from their namesakes ("Paris 75015": a
+  // French postcode, or Irving, TX?): both readings, never the ZIP code's town silently.
+  const pointed = read.filter((r) => r.site.point);
+  if (
+    zip?.point && !one.length && pointed.length &&
+    !pointed.some((r) => _namesakeNear(catalog, r.place, zip.point!))
+  ) {
+    const { place, covered } = zip.coverage;
+    const town = {
+      text: `ZIP code ${zipPart!.zip}`,
+      city: place!.name,
+      country: place!.country,
+      covered,
+      label: `${place!.name}, ${place!.country}, ${covered ? "covered" : "not covered"}`,
+    };
+    return _conflict(query, [...pointed.map(_readLabel), town], ignored);
+  }
   if (one.length) {
     const [first] = one;
     const far = one.filter((r) => haversineKm(first!.site.point!, r.site.point!) > 2 * NEARBY_KM);
@@ -211,6 +230,20 @@ function _atFacility(
     },
   };
   return { coverage, timeZone: loc.timezone, point: one ?? loc };
+}
+
+/** Whether a place of the name `key` (its regions after it, if any) lies within reach of `at`. */
+function _namesakeNear(
+  catalog: Catalog,
+  key: string,
+  at: { latitude: number; longitude: number },
+): boolean {
+  return readings(catalog, key).some((r) =>
+    named(catalog, r.key).some((c) => {
+      const where = c.location ?? c.place ?? c.airport;
+      return where !== undefined && haversineKm(where, at) <= NEARBY_KM;
+    })
+  );
 }
 
 /** Whether a part's words are a country or subdivision alone ("VA", "Germany", "USA"). */

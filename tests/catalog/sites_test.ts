@@ -124,6 +124,29 @@ const ROWS: Row[] = [
   }],
   // A ZIP code with its town.
   ["Ashburn VA 20147", undefined, { match: "covered", location: "iad", zone: NY }],
+  // A ZIP code of a namesake's town: that town ("Paris 75460" is Paris, TX).
+  ["Paris 75460", undefined, {
+    match: "known_uncovered",
+    place: /^Paris$/,
+    zone: "America/Chicago",
+  }],
+  // Another country's postcode after its town, or a ZIP code of another town: never the
+  // ZIP code's town silently (75015 is Irving, TX; 60439 Lemont, IL; 20121 Centreville, VA).
+  ["Paris 75015", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => {
+      assert.deepEqual(c.candidates.map((x) => x.country).sort(), ["FR", "US"]);
+      assert.match(c.summary, /"ZIP code 75015" \(Irving/);
+    },
+  }],
+  ["Frankfurt 60439", undefined, { match: "ambiguous", zone: null }],
+  ["Milan 20121", undefined, { match: "ambiguous", zone: null }],
+  ["Ashburn, VA 90210", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => assert.match(c.summary, /"Ashburn" \(Ashburn, US, covered\)/),
+  }],
   // Airports by name: a famous airport outranks a small town of the name (Heathrow, FL).
   ["Heathrow", undefined, {
     match: "nearby",
