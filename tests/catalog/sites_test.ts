@@ -124,6 +124,25 @@ const ROWS: Row[] = [
   }],
   // A ZIP code with its town.
   ["Ashburn VA 20147", undefined, { match: "covered", location: "iad", zone: NY }],
+  // The state after the town without a comma, the country after one.
+  ["Ashburn VA, USA", undefined, { match: "covered", location: "iad", zone: NY }],
+  ["Sydney NSW, Australia", undefined, {
+    match: "covered",
+    location: "syd",
+    zone: "Australia/Sydney",
+  }],
+  ["47 Bourke Road, Alexandria NSW 2015, Australia", undefined, {
+    match: "nearby",
+    location: "syd",
+    place: /^Alexandria$/,
+    from: "Alexandria NSW 2015, Australia",
+    zone: "Australia/Sydney",
+  }],
+  ["151 Front St W, Toronto ON M5J 2N1, Canada", undefined, {
+    match: "covered",
+    location: "yyz",
+    zone: "America/Toronto",
+  }],
   // A ZIP code of a namesake's town: that town ("Paris 75460" is Paris, TX).
   ["Paris 75460", undefined, {
     match: "known_uncovered",
@@ -345,6 +364,15 @@ Deno.test("a hostile 200-character site costs a bounded number of gazetteer look
     lookups = 0;
     checkCoverage(cat, { city: site });
     worst = Math.max(worst, lookups);
+  }
+  // Region names run on ("va va va …", "st,st,…"): read as a name and its regions from the
+  // last words and the first parts only.
+  for (const word of ["va", "st", "usa", "virginia", "new south wales"]) {
+    for (const separator of [" ", ",", ", "]) {
+      lookups = 0;
+      checkCoverage(cat, { city: Array(100).fill(word).join(separator).slice(0, 200) });
+      worst = Math.max(worst, lookups);
+    }
   }
   // At most 8 parts of 8 words, each read whole and from its ends: a few hundred lookups.
   assert.ok(worst <= 400, `${worst} lookups`);
