@@ -10,8 +10,9 @@
  * 2. the parts that are a region alone ("VA", "Germany"): hints, read beside the place;
  * 3. each other part as a place whole ("60326 Frankfurt am Main" without its number), else,
  *    unless it is a street, without its facility, operator and building words and then word
- *    by word, the longest place first ("Frankfurt-Sossenheim" is Frankfurt); a US ZIP code at
- *    the end of a part is read as its town;
+ *    by word, the longest place first ("Frankfurt-Sossenheim" is Frankfurt), where its regions
+ *    say, and a run shorter than the part only where the service works ("Grange Castle" is no
+ *    Grange in Australia); a US ZIP code at the end of a part is read as its town;
  * 4. places a ZIP code or a postcode's country contradicts are dropped (but a ZIP code far
  *    from every place named and their namesakes is one more reading: "Paris 75015" is Paris
  *    or Irving, TX, never Irving silently); the rest agree when
@@ -29,7 +30,7 @@ import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts"
 import type { FacilityMention } from "./facilities.ts";
 import { haversineKm, NEARBY_KM } from "./places.ts";
 import { nameCoverage } from "./name_coverage.ts";
-import { named, readings, regionAlone } from "./place_reading.ts";
+import { inRegion, named, readings, regionAlone } from "./place_reading.ts";
 import type { Facility } from "./records.ts";
 import { placeWords, type SitePart, siteParts, spans } from "./site_reading.ts";
 import { clip } from "../http/errors.ts";
@@ -95,14 +96,18 @@ function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
   const ignored: string[] = [];
   for (const part of parts) {
     if (regions.includes(part)) continue;
-    const place = _placeIn(catalog, part);
-    if (!place) {
-      if (!part.mentions.length) ignored.push(clip(part.text, 60));
-      continue;
-    }
     const shown = [part.text, ...regions.map((r) => r.text)].join(", ");
-    const site = nameCoverage(catalog, { city: [place, ...where].join(", "), country }, shown);
-    if (site.coverage.match !== "unknown") read.push({ part, place, shown, site });
+    let found: _Read | undefined;
+    for (const { place, span } of _placesIn(catalog, part)) {
+      const site = nameCoverage(catalog, { city: [place, ...where].join(", "), country }, shown);
+      // A word or two of a longer part is a place only where the service works: "Grange
+      // Castle" is no Grange in Australia, "Wells Fargo Center" no Wells in England.
+      if (site.coverage.match === "unknown" || (span && !_inReach(site.coverage))) continue;
+      found = { part, place, shown, site };
+      break;
+    }
+    if (found) read.push(found);
+    else if (!part.mentions.length) ignored.push(clip(part.text, 60));
   }
   const zipPart = parts.find((p) => p.zip);
   const zip = zipPart && nameCoverage(catalog, { city: zipPart.zip!, country });
@@ -252,26 +257,38 @@ function _region(catalog: Catalog, words: string[], country: string | undefined)
 }
 
 /**
- * The words of a part to look up as its place: all of them ("Ashburn VA", "Frankfurt am
- * Main"); unless it is a street, those left without its facility, operator, building and
- * floor words, whole, else the longest span of them that names a place
- * ("Frankfurt-Sossenheim"). Undefined when none does.
+ * The words of a part to look up as its place, in order: all of them ("Ashburn VA",
+ * "Frankfurt am Main"); unless it is a street, those left without its facility, operator,
+ * building and floor words, whole, then the spans of them that name a place, longest first
+ * ("Frankfurt-Sossenheim"), marked `span`.
  */
-function _placeIn(catalog: Catalog, part: _Part): string | undefined {
+function* _placesIn(catalog: Catalog, part: _Part): Generator<{ place: string; span: boolean }> {
   const whole = part.whole.join(" ");
-  if (whole && _names(catalog, whole)) return whole;
+  if (whole && _names(catalog, whole)) yield { place: whole, span: false };
   // Word by word only in a short part, from either end: a sentence or a building's name
   // ("Send the quote", "Harbour Exchange") is never searched for a town of one of its words.
-  if (part.street || part.core.length > SPAN_WORDS) return undefined;
-  return spans(part.core).find((span) => _names(catalog, span));
+  if (part.street || part.core.length > SPAN_WORDS) return;
+  for (const [i, place] of spans(part.core).entries()) {
+    if (_names(catalog, place)) yield { place, span: i > 0 };
+  }
 }
 
 /**
- * Whether a normalized text names a place, alone or before its regions ("ashburn va"): table
- * lookups only, no close spellings, so trying every span of a part stays cheap.
+ * Whether a normalized text names a place where its regions say ("ashburn va"; not
+ * "russelsheim am", Rüsselsheim in Armenia): table lookups only, no close spellings, so
+ * trying every span of a part stays cheap.
  */
 function _names(catalog: Catalog, key: string): boolean {
-  return readings(catalog, key).some((r) => named(catalog, r.key).length > 0);
+  return readings(catalog, key).some((r) =>
+    named(catalog, r.key).some((c) =>
+      r.qualifiers.every((codes) => codes.some((code) => inRegion(c, code)))
+    )
+  );
+}
+
+/** Whether an answer is covered, or names a covered candidate among others. */
+function _inReach(c: Coverage): boolean {
+  return c.covered || (c.match === "ambiguous" && c.candidates.some((x) => x.covered));
 }
 
 function _country(site: SiteCoverage): string | undefined {

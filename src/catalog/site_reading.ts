@@ -68,8 +68,11 @@ const BUILDING = new Set(
     .split(" "),
 );
 
-/** Words of "data center" and the like, left out wherever they stand. */
-const FILLER = new Set(["data", "center", "centre", "the"]);
+/**
+ * Words of "data center" and the like, left out wherever they stand; "shi" is a Japanese
+ * city's ("Inzai-shi": Inzai).
+ */
+const FILLER = new Set(["data", "center", "centre", "the", "shi"]);
 
 /** A number, a house number ("12a"), an ordinal ("3rd") or a letter: part of an address. */
 const NUMBERISH = /^(\d+[a-z]?|\d+(st|nd|rd|th)|[a-z])$/;

@@ -116,6 +116,45 @@ const ROWS: Row[] = [
   ["London Road, Reading", "GB", { match: "known_uncovered", place: /^Reading$/, zone: LON }],
   // Districts and parts of a city: the city.
   ["Frankfurt-Sossenheim", undefined, { match: "covered", location: "fra", zone: FRA }],
+  ["Rüsselsheim am Main", undefined, { match: "nearby", location: "fra", zone: FRA }],
+  ["Karl-Landsteiner-Ring 4, 65428 Rüsselsheim am Main, Germany", undefined, {
+    match: "nearby",
+    location: "fra",
+    place: /^Rüsselsheim$/,
+    zone: FRA,
+  }],
+  ["Via Savona 125, 20144 Milano MI, Italy", undefined, {
+    match: "covered",
+    location: "mil",
+    zone: "Europe/Rome",
+  }],
+  // A word of a campus's, a building's or a street's name is no town far away: "Grange
+  // Castle" is not Grange, AU, "Jebel Ali" not Jebel, RO, "Am Kronberger Hang" not Hangzhou.
+  ["Grange Castle", undefined, { match: "unknown", zone: null }],
+  ["Jebel Ali", undefined, { match: "unknown", zone: null }],
+  ["Wells Fargo Center, Dallas", undefined, {
+    match: "covered",
+    location: "dfw",
+    from: "Dallas",
+    zone: "America/Chicago",
+  }],
+  ["Am Kronberger Hang 2a, 65824 Schwalbach am Taunus", undefined, {
+    match: "nearby",
+    location: "fra",
+    place: /^Schwalbach am Taunus$/,
+    zone: FRA,
+  }],
+  ["Inzai-shi, Chiba-ken", undefined, {
+    match: "known_uncovered",
+    place: /^Inzai$/,
+    zone: "Asia/Tokyo",
+  }],
+  ["Slough Trading Estate", undefined, {
+    match: "nearby",
+    location: "lon",
+    place: /^Slough$/,
+    zone: LON,
+  }],
   ["Docklands, London", undefined, {
     match: "covered",
     location: "lon",
