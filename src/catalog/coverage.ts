@@ -112,10 +112,13 @@ function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
   const zipPart = parts.find((p) => p.zip);
   const zip = zipPart && nameCoverage(catalog, { city: zipPart.zip!, country });
   const postcodeCountries = new Set(parts.flatMap((p) => p.countries));
-  // A postcode's country or a ZIP code's town rules out places elsewhere.
-  const fits = read.filter((r) =>
-    (!postcodeCountries.size || postcodeCountries.has(_country(r.site) ?? "")) &&
-    (!zip?.point || !r.site.point || haversineKm(zip.point, r.site.point) <= NEARBY_KM)
+  // A postcode's country or a ZIP code's town rules out places elsewhere; a postcode's format
+  // only when a place read is in its country ("1100 NE Frankfort Ave, Chicago IL": a house
+  // number and a compass point, not a Dutch postcode).
+  const inPostcodeCountry = (r: _Read) => postcodeCountries.has(_country(r.site) ?? "");
+  const byPostcode = read.some(inPostcodeCountry) ? read.filter(inPostcodeCountry) : read;
+  const fits = byPostcode.filter((r) =>
+    !zip?.point || !r.site.point || haversineKm(zip.point, r.site.point) <= NEARBY_KM
   );
   const one = fits.filter((r) => r.site.point);
   const agrees = zip?.point && one.length ? zipPart!.zip : undefined;

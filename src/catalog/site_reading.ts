@@ -10,7 +10,8 @@
  *   place ("60326 Frankfurt am Main");
  * - a building, a floor, a suite, a hall or a cage, with its number ("3rd floor", "Suite 200");
  * - a postcode: a US ZIP code at the end of a part, read as its town (places.ts); another
- *   country's postcode, read only as that country ("EC1A 1BB" is GB, "1012 AB" NL);
+ *   country's postcode, read only as that country ("EC1A 1BB" is GB, "1012 AB" NL), which
+ *   the reader (coverage.ts) holds to when a place read is there;
  * - a number.
  *
  * What is left of a part is the text to read as a place, whole first, then word by word:
@@ -77,9 +78,12 @@ const FILLER = new Set(["data", "center", "centre", "the", "shi"]);
 /** A number, a house number ("12a"), an ordinal ("3rd") or a letter: part of an address. */
 const NUMBERISH = /^(\d+[a-z]?|\d+(st|nd|rd|th)|[a-z])$/;
 
-/** Postcode formats that say their country; others (4 or 5 digits) say nothing. */
+/**
+ * Postcode formats that say their country; others (4 or 5 digits) say nothing. A facility's
+ * code before a floor ("DC11 1st floor") is no British postcode.
+ */
 const POSTCODES: readonly [RegExp, string][] = [
-  [/\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b/, "GB"],
+  [/\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b(?! ?(FLOOR|FL|FLR|LEVEL|LVL)\b)/, "GB"],
   [/\b\d{4} ?[A-Z]{2}\b/, "NL"],
   [/\b[A-Z]\d[A-Z] ?\d[A-Z]\d\b/, "CA"],
   [/\b\d{3}-\d{4}\b/, "JP"],

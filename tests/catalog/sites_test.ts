@@ -112,6 +112,25 @@ const ROWS: Row[] = [
     location: "chi",
     zone: "America/Chicago",
   }],
+  // A floor after a facility's code, a compass point after a house number: no postcode.
+  ["Equinix DC11 1st Floor, Ashburn VA", undefined, {
+    match: "covered",
+    location: "iad",
+    facility: "iad-equinix-dc11",
+    zone: NY,
+  }],
+  ["TY1 3rd Floor, Tokyo", undefined, {
+    match: "covered",
+    location: "tyo",
+    facility: "tyo-equinix-ty1",
+    zone: "Asia/Tokyo",
+  }],
+  ["1100 NE Frankfort Ave, Chicago IL", undefined, {
+    match: "covered",
+    location: "chi",
+    from: "Chicago IL",
+    zone: "America/Chicago",
+  }],
   // A street named after a town is a street: "London Road" is not London.
   ["London Road, Reading", "GB", { match: "known_uncovered", place: /^Reading$/, zone: LON }],
   // Districts and parts of a city: the city.
