@@ -84,6 +84,39 @@ const ROWS: Row[] = [
       assert.match(c.summary, /names places far apart/);
     },
   }],
+  // A facility's code beside a town of several places, none near it: both readings ("CH1" is
+  // Chicago's, "TR1" Toronto's; Chester and Truro are in England and elsewhere).
+  ["Chester CH1", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => {
+      assert.ok(c.candidates.some((x) => x.city === "Chicago"));
+      assert.ok(c.candidates.some((x) => x.city === "Chester" && x.country === "GB"));
+    },
+  }],
+  ["Truro TR1", undefined, { match: "ambiguous", zone: null }],
+  ["Santa Clara SV1", undefined, {
+    match: "covered",
+    location: "sjc",
+    zone: "America/Los_Angeles",
+  }],
+  // A town of several places beside a place: the one within reach of it, else both readings.
+  ["Manchester, London", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => assert.ok(c.candidates.some((x) => x.city === "London" && x.covered)),
+  }],
+  ["Hayes, London", undefined, { match: "nearby", location: "lon", place: /^Hayes$/, zone: LON }],
+  ["Reading, London", undefined, { match: "known_uncovered", place: /^Reading$/, zone: LON }],
+  // A second part naming a place far away is not passed over; an operator's name is no town
+  // (Iron Mountain, MI).
+  ["Dallas, Ashburn", undefined, { match: "ambiguous", zone: null }],
+  ["Iron Mountain, Ashburn", undefined, {
+    match: "covered",
+    location: "iad",
+    from: "Ashburn",
+    zone: NY,
+  }],
   // Street addresses: the street is no place, the ZIP code agrees.
   ["21715 Filigree Ct, Ashburn, VA 20147", undefined, {
     match: "covered",
