@@ -42,7 +42,7 @@ import {
   placeAnswer,
   type PlaceRead,
 } from "./site_answer.ts";
-import { placeWords, type SitePart, siteParts, spans } from "./site_reading.ts";
+import { isBuildingWord, placeWords, type SitePart, siteParts, spans } from "./site_reading.ts";
 import { clip } from "../http/errors.ts";
 
 export type { Coverage, CoverageQuery } from "./coverage_types.ts";
@@ -89,7 +89,10 @@ interface _Part extends SitePart {
 }
 
 function _annotate(catalog: Catalog, part: SitePart): _Part {
-  const mentions = catalog.facilityIndex.find(part.all);
+  // "Building S1", "Rack VA2": a building's or a rack's name, not a facility's code.
+  const mentions = catalog.facilityIndex.find(part.all).filter((m) =>
+    m.how !== "code" || !isBuildingWord(part.all[m.start - 1] ?? "")
+  );
   const named = new Set<number>();
   for (const m of mentions) for (let i = m.start; i < m.end; i++) named.add(i);
   for (let i = 0; i < part.all.length; i++) {

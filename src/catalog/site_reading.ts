@@ -75,8 +75,11 @@ const BUILDING = new Set(
  */
 const FILLER = new Set(["data", "center", "centre", "the", "shi"]);
 
-/** A number, a house number ("12a"), an ordinal ("3rd") or a letter: part of an address. */
-const NUMBERISH = /^(\d+[a-z]?|\d+(st|nd|rd|th)|[a-z])$/;
+/**
+ * A number, a house number ("12a"), an ordinal ("3rd"), a letter or a building's code ("S1",
+ * "VA2"): part of an address.
+ */
+const NUMBERISH = /^(\d+[a-z]?|\d+(st|nd|rd|th)|[a-z]|[a-z]{1,3}\d{1,3}[a-z]?)$/;
 
 /**
  * Postcode formats that say their country; others (4 or 5 digits) say nothing. A facility's
@@ -116,6 +119,11 @@ function _part(text: string): SitePart {
     ...(zip ? { zip } : {}),
     countries,
   };
+}
+
+/** Whether a word names a building, a floor, a suite, a hall, a cage or a rack ("building"). */
+export function isBuildingWord(word: string): boolean {
+  return BUILDING.has(word);
 }
 
 /**

@@ -84,6 +84,20 @@ const ROWS: Row[] = [
       assert.match(c.summary, /names places far apart/);
     },
   }],
+  // A building's, a suite's or a rack's letter and number is no facility's code (NEXTDC S1 is
+  // in Sydney).
+  ["Building S1, Ashburn", undefined, { match: "covered", location: "iad", zone: NY }],
+  ["Suite S1, 350 E Cermak Rd, Chicago", undefined, {
+    match: "covered",
+    location: "chi",
+    zone: "America/Chicago",
+  }],
+  ["Rack VA2, cage 10, Equinix DC5", undefined, {
+    match: "covered",
+    location: "iad",
+    facility: "iad-equinix-dc5",
+    zone: NY,
+  }],
   // A facility's code beside a town of several places, none near it: both readings ("CH1" is
   // Chicago's, "TR1" Toronto's; Chester and Truro are in England and elsewhere).
   ["Chester CH1", undefined, {
