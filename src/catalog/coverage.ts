@@ -39,6 +39,7 @@ import {
   conflictAnswer,
   disagreeing,
   facilityAnswer,
+  facilityElsewhere,
   placeAnswer,
   type PlaceRead,
 } from "./site_answer.ts";
@@ -67,10 +68,10 @@ export function siteCoverage(catalog: Catalog, query: CoverageQuery): SiteCovera
   // A name alone, read: as it was (a site's extra words would only be read as no place);
   // but not when another part names a place or an operator too ("Dallas, Ashburn", "Iron
   // Mountain, Ashburn"): the name reading reads the first and passes over the rest.
-  const named = parts.filter((p) =>
+  const naming = parts.filter((p) =>
     p.operator || (p.whole.length && _names(catalog, p.whole.join(" ")))
   );
-  const several = named.filter((p) =>
+  const several = naming.filter((p) =>
     p.operator || !_region(catalog, p.whole, query.country?.toUpperCase())
   );
   if (
@@ -140,8 +141,16 @@ function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
   // A name of several places ("Chester", "Manchester") beside a place or a facility.
   const vague = placed.filter((r) => !r.site.point);
   const agrees = zip?.point && one.length ? zipPart!.zip : undefined;
-  const facilities = [...new Map(parts.flatMap((p) => p.mentions).map((m) => [m.facility.id, m]))
-    .values()].map((m) => m.facility);
+  const mentioned = [
+    ...new Map(parts.flatMap((p) => p.mentions).map((m) => [m.facility.id, m])).values(),
+  ].map((m) => m.facility);
+  // The country given narrows the facilities too ("Equinix LD8" in the US is none).
+  const facilities = mentioned.filter((f) =>
+    !country || catalog.locationById.get(f.location)!.country === country
+  );
+  if (mentioned.length && !facilities.length && !read.length) {
+    return facilityElsewhere(catalog, query, mentioned);
+  }
   if (facilities.length) {
     return _facilitySite(catalog, query, facilities, { one, vague }, ignored, agrees);
   }

@@ -101,6 +101,35 @@ export function facilityAnswer(
   return { coverage, timeZone: loc.timezone, point: one ?? loc };
 }
 
+/** Facilities named, none of them in the country given: where they are, to ask again. */
+export function facilityElsewhere(
+  catalog: Catalog,
+  query: CoverageQuery,
+  facilities: Facility[],
+): SiteCoverage {
+  const where = [...new Set(facilities.map((f) => f.location))]
+    .map((id) => catalog.locationById.get(id)!);
+  const [first] = where;
+  const coverage: Coverage = {
+    query: _query(query),
+    match: "other_country",
+    covered: false,
+    location: null,
+    place: null,
+    services: [],
+    response_time_hours: null,
+    nearest: [],
+    candidates: where.map((l) => ({ city: l.city, country: l.country, covered: true })),
+    summary: `"${clip(query.city.trim(), 60)}" names the datacenter` +
+      `${facilities.length > 1 ? "s" : ""} ${facilities.map((f) => f.name).join(", ")}, in ` +
+      `${where.map((l) => `${l.city}, ${l.country}`).join(" and ")}, not in ` +
+      `${query.country!.toUpperCase()}: ask again with country ${first!.country} if that is ` +
+      "the one.",
+    site: { read_from: null, facility: null, ignored: [] },
+  };
+  return { coverage, timeZone: null, point: null };
+}
+
 /**
  * A part's reading as a disagreeing one: the place it was read as, or, for a name of several
  * places ("Chester"), each of them.

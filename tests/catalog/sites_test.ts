@@ -75,6 +75,17 @@ const ROWS: Row[] = [
     facility: "lon-digital-realty-lhr20",
     zone: LON,
   }],
+  // A facility in another country than the one given: not the site.
+  ["Equinix LD8", "US", {
+    match: "other_country",
+    zone: null,
+    also: (c) => {
+      assert.deepEqual(c.candidates, [{ city: "London", country: "GB", covered: true }]);
+      assert.match(c.summary, /Equinix LD8.*London, GB.*country GB/);
+    },
+  }],
+  ["SV1", "GB", { match: "other_country", zone: null }],
+  ["Equinix DC11, Ashburn", "GB", { match: "other_country", zone: null }],
   // A facility in another city than the place named: both, never one at random.
   ["Equinix FR5, London", undefined, {
     match: "ambiguous",
