@@ -60,9 +60,26 @@ export interface Reading {
 /**
  * The ways to read `text`, most literal first: as a whole; as the part before a comma and the
  * regions after it (any part may be the city when the others are regions); as its first words
- * and regions in its last ones ("Ashburn Virginia USA", "Sydney NSW").
+ * and regions in its last ones ("Ashburn Virginia USA", "Sydney NSW"). Regions of no one
+ * country are no reading.
  */
 export function readings(catalog: Catalog, text: string): Reading[] {
+  return _readings(catalog, text).filter((r) => _oneCountry(r.qualifiers));
+}
+
+/**
+ * Whether regions can be one place's: each names a region of one same country ("Ota-ku,
+ * Tokyo": KU is in Greenland, Kuwait… and Tokyo in Japan, so "ota" is no city there).
+ */
+function _oneCountry(qualifiers: string[][]): boolean {
+  const [first, ...rest] = qualifiers;
+  if (!first) return true;
+  return first.some((code) =>
+    rest.every((codes) => codes.some((other) => other.slice(0, 2) === code.slice(0, 2)))
+  );
+}
+
+function _readings(catalog: Catalog, text: string): Reading[] {
   const out: Reading[] = [{ key: normalizeName(text), qualifiers: [], where: "" }];
   const parts = text.split(",").map((p) => p.trim()).filter((p) => normalizeName(p) !== "");
   if (parts.length > MAX_PARTS) return out;

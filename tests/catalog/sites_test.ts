@@ -205,6 +205,16 @@ const ROWS: Row[] = [
     location: "mil",
     zone: "Europe/Rome",
   }],
+  // Regions of different countries are no one place's ("KU" is no Japanese ward's region): a
+  // Tokyo ward is Tokyo, not Ōta in Gunma or Minato in Wakayama.
+  ["Ota-ku, Tokyo", undefined, {
+    match: "covered",
+    location: "tyo",
+    from: "Tokyo",
+    zone: "Asia/Tokyo",
+  }],
+  ["Minato-ku, Tokyo", undefined, { match: "covered", location: "tyo", zone: "Asia/Tokyo" }],
+  ["Milano MI, Italy", undefined, { match: "covered", location: "mil", zone: "Europe/Rome" }],
   // A word of a campus's, a building's or a street's name is no town far away: "Grange
   // Castle" is not Grange, AU, "Jebel Ali" not Jebel, RO, "Am Kronberger Hang" not Hangzhou.
   ["Grange Castle", undefined, { match: "unknown", zone: null }],
