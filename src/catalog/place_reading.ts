@@ -16,6 +16,16 @@ import { normalizeName } from "./names.ts";
 /** Most words read as a subdivision or country after a city ("new south wales"). */
 const REGION_WORDS = 4;
 
+/**
+ * Compass words, which beside a city say a part of it ("Dallas North", "Central Tokyo",
+ * "Frankfurt Nord"): never a region alone after a name (Cameroon's "North"), nor a name
+ * before regions.
+ */
+const COMPASS = new Set(
+  "north south east west central centre center downtown midtown uptown nord sud ost noord zuid oost norte sur este oeste centro"
+    .split(" "),
+);
+
 /** Most words read as regions after a name ("new south wales australia"). */
 const TAIL_WORDS = 8;
 
@@ -120,7 +130,7 @@ function _regionsAfter(catalog: Catalog, words: string[]): Reading[] {
   const tails = segments(catalog, words, from);
   for (let start = words.length - 1; start >= from; start--) {
     const qualifiers = tails[start];
-    if (!qualifiers) continue;
+    if (!qualifiers || (start === 1 && COMPASS.has(words[0]!))) continue;
     out.push({
       key: words.slice(0, start).join(" "),
       qualifiers,
@@ -141,7 +151,7 @@ function segments(catalog: Catalog, words: string[], from = 0): (string[][] | un
   for (let i = words.length - 1; i >= from; i--) {
     for (let n = Math.min(REGION_WORDS, words.length - i); n >= 1; n--) {
       const rest = out[i + n];
-      if (!rest) continue;
+      if (!rest || (n === 1 && COMPASS.has(words[i]!))) continue;
       const codes = catalog.places.regions(words.slice(i, i + n).join(" "));
       if (codes.length === 0) continue;
       out[i] = [codes, ...rest];

@@ -205,6 +205,12 @@ const ROWS: Row[] = [
     location: "mil",
     zone: "Europe/Rome",
   }],
+  // A compass word beside a city is no region ("North": Cameroon's), and no town before one.
+  ["Dallas North", undefined, { match: "covered", location: "dfw", zone: "America/Chicago" }],
+  ["Frankfurt Nord", undefined, { match: "covered", location: "fra", zone: FRA }],
+  ["Paris Nord 2", undefined, { match: "covered", location: "par", zone: "Europe/Paris" }],
+  ["Central Tokyo", undefined, { match: "covered", location: "tyo", zone: "Asia/Tokyo" }],
+  ["Frankfurt KY", undefined, { match: "other_country", zone: null }],
   // Regions of different countries are no one place's ("KU" is no Japanese ward's region): a
   // Tokyo ward is Tokyo, not Ōta in Gunma or Minato in Wakayama.
   ["Ota-ku, Tokyo", undefined, {
