@@ -226,11 +226,14 @@ export function named(catalog: Catalog, key: string, capitals = false): Candidat
   // answer names both.
   const largest = Math.max(0, ...out.map((c) => c.population));
   for (const airport of catalog.places.airportsNamed(key)) {
+    // The gazetteer gives an airport no subdivision: that of the covered city beside it, so
+    // "Dulles, VA" and "Heathrow, England" are the airport.
+    const beside = coveringLocation(catalog, { ...airport, population: 0 });
     out.push({
       airport,
       city: `${airport.name} (${airport.code})`,
       country: airport.country,
-      subdivision: null,
+      subdivision: beside ? locationSubdivision(catalog, beside) : null,
       population: largest >= TOWN_MAX ? Math.min(airport.served, largest) : airport.served,
     });
   }

@@ -321,6 +321,26 @@ const ROWS: Row[] = [
     zone: "Europe/Copenhagen",
   }],
   ["Dulles", undefined, { match: "nearby", location: "iad", place: /\(IAD\)/, zone: NY }],
+  // An airport by its name with its state: the state of the covered city beside it.
+  ["Dulles, VA", undefined, { match: "nearby", location: "iad", place: /\(IAD\)/, zone: NY }],
+  ["45901 Nokes Blvd, Dulles, VA", undefined, {
+    match: "nearby",
+    location: "iad",
+    place: /\(IAD\)/,
+    zone: NY,
+  }],
+  ["Heathrow, England", undefined, {
+    match: "nearby",
+    location: "lon",
+    place: /\(LHR\)/,
+    zone: LON,
+  }],
+  ["Love Field, TX", undefined, {
+    match: "nearby",
+    location: "dfw",
+    place: /\(DAL\)/,
+    zone: "America/Chicago",
+  }],
   // An airport beside a town of some size: both are candidates.
   ["Wilson", undefined, { match: "ambiguous", zone: null }],
   // Small towns near a campus (under GeoNames' old 5,000 threshold), and city sections.
