@@ -165,8 +165,11 @@ export function conflictAnswer(
     services: [],
     response_time_hours: null,
     nearest: [],
-    candidates: readings.flatMap((r) => r.candidates)
-      .sort((a, b) => Number(b.covered) - Number(a.covered)),
+    // One candidate a place ("Chester CH1": three of Chicago's datacenters are one Chicago).
+    candidates: [
+      ...new Map(readings.flatMap((r) => r.candidates).map((c) => [JSON.stringify(c), c]))
+        .values(),
+    ].sort((a, b) => Number(b.covered) - Number(a.covered)),
     summary: `The site "${asked}" names places far apart: ${listed.join(" and ")}. ` +
       "Ask again with the one meant.",
     site: { read_from: null, facility: null, ignored },
