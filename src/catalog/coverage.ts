@@ -87,6 +87,8 @@ interface _Part extends SitePart {
   operator: boolean;
   whole: string[];
   core: string[];
+  /** Words of a building, a floor or "data center" were left out of the core. */
+  cut: boolean;
 }
 
 function _annotate(catalog: Catalog, part: SitePart): _Part {
@@ -103,7 +105,8 @@ function _annotate(catalog: Catalog, part: SitePart): _Part {
   const rest = part.all.filter((_, i) => !named.has(i));
   const operator = !mentions.length && part.all.length > 0 && rest.length === 0;
   const whole = operator ? [] : placeWords(part.all).whole;
-  return { ...part, mentions, operator, ...placeWords(rest), whole };
+  const { whole: left, core } = placeWords(rest);
+  return { ...part, mentions, operator, whole, core, cut: core.length < left.length };
 }
 
 /** A part read as a place. */
@@ -208,7 +211,7 @@ function _readParts(
       const site = nameCoverage(catalog, { city: [place, ...where].join(", "), country }, shown);
       // A word or two of a longer part is a place only where the service works: "Grange
       // Castle" is no Grange in Australia, "Wells Fargo Center" no Wells in England.
-      if (site.coverage.match === "unknown" || (span && !_inReach(site.coverage))) continue;
+      if (site.coverage.match === "unknown" || (span && !_mayStand(site.coverage, span))) continue;
       found = { part, place, shown, site };
       break;
     }
@@ -276,18 +279,27 @@ function _region(catalog: Catalog, words: string[], country: string | undefined)
 
 /**
  * The words of a part to look up as its place, in order: all of them ("Ashburn VA",
- * "Frankfurt am Main"); unless it is a street, those left without its facility, operator,
- * building and floor words, whole, then the spans of them that name a place, longest first
- * ("Frankfurt-Sossenheim"), marked `span`.
+ * "Frankfurt am Main"); unless it is a street, those left without its facility and operator
+ * ("Chester CH1"), then without building, floor and "data center" words, whole, then the spans
+ * of them that name a place, longest first ("Frankfurt-Sossenheim"). Words read with others
+ * left out as a building's or a floor's ("Mobile data centre", "Street level") and spans are
+ * marked `span`; in a part naming a datacenter, a span is read only as a covered city itself
+ * ("our DC2 in Frankfurt"; "Send to: Equinix FR5" is no Send).
  */
-function* _placesIn(catalog: Catalog, part: _Part): Generator<{ place: string; span: boolean }> {
+function* _placesIn(
+  catalog: Catalog,
+  part: _Part,
+): Generator<{ place: string; span: false | "cut" | "part" | "city" }> {
   const whole = part.whole.join(" ");
   if (whole && _names(catalog, whole)) yield { place: whole, span: false };
   // Word by word only in a short part, from either end: a sentence or a building's name
   // ("Send the quote", "Harbour Exchange") is never searched for a town of one of its words.
   if (part.street || part.core.length > SPAN_WORDS) return;
   for (const [i, place] of spans(part.core).entries()) {
-    if (_names(catalog, place)) yield { place, span: i > 0 };
+    if (place === whole || !_names(catalog, place)) continue;
+    if (part.mentions.length && i > 0) yield { place, span: "city" };
+    else if (i > 0) yield { place, span: "part" };
+    else yield { place, span: part.cut ? "cut" : false };
   }
 }
 
@@ -304,9 +316,16 @@ function _names(catalog: Catalog, key: string): boolean {
   );
 }
 
-/** Whether an answer is covered, or names a covered candidate among others. */
-function _inReach(c: Coverage): boolean {
-  return c.covered || (c.match === "ambiguous" && c.candidates.some((x) => x.covered));
+/**
+ * Whether an answer read from some of a part's words may stand: a covered place; or, for the
+ * words left beside "data center" or a floor, several places ("Reading Data Centre"), for a
+ * span of them several places one of which is covered (not "Green" in "Green Park"); for a
+ * span beside a datacenter's name, a covered city itself.
+ */
+function _mayStand(c: Coverage, span: "cut" | "part" | "city"): boolean {
+  if (span === "city") return c.match === "covered";
+  if (c.covered) return true;
+  return c.match === "ambiguous" && (span === "cut" || c.candidates.some((x) => x.covered));
 }
 
 function _country(site: SiteCoverage): string | undefined {

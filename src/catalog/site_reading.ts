@@ -69,11 +69,8 @@ const BUILDING = new Set(
     .split(" "),
 );
 
-/**
- * Words of "data center" and the like, left out wherever they stand; "shi" is a Japanese
- * city's ("Inzai-shi": Inzai).
- */
-const FILLER = new Set(["data", "center", "centre", "the", "shi"]);
+/** Words of "data center" and the like, left out wherever they stand. */
+const FILLER = new Set(["data", "center", "centre", "the"]);
 
 /**
  * A number, a house number ("12a"), an ordinal ("3rd"), a letter or a building's code ("S1",
@@ -136,12 +133,16 @@ export function placeWords(all: readonly string[]): { whole: string[]; core: str
   return { whole, core: _withoutBuilding(whole) };
 }
 
-/** The words without the numbers that start or end them (a house number, a postcode). */
+/**
+ * The words without the numbers that start or end them (a house number, a postcode), and
+ * without a Japanese city's last word ("Inzai-shi": Inzai).
+ */
 function _trimNumbers(words: readonly string[]): string[] {
   let start = 0;
   let end = words.length;
   while (start < end && /^\d/.test(words[start]!)) start++;
   while (end > start && /^\d/.test(words[end - 1]!)) end--;
+  if (end - start > 1 && words[end - 1] === "shi") end--;
   return words.slice(start, end);
 }
 

@@ -237,6 +237,25 @@ const ROWS: Row[] = [
     place: /^Schwalbach am Taunus$/,
     zone: FRA,
   }],
+  // Nor a word left beside "data center" or a floor, nor words beside a datacenter's name.
+  ["Mobile data centre, Ashburn", undefined, { match: "covered", location: "iad", zone: NY }],
+  ["Hope Data Center, Dallas", undefined, {
+    match: "covered",
+    location: "dfw",
+    zone: "America/Chicago",
+  }],
+  ["Street level, 60 Hudson St, New York", undefined, {
+    match: "covered",
+    location: "nyc",
+    zone: NY,
+  }],
+  ["our DC2 in Frankfurt", undefined, { match: "ambiguous", zone: null }],
+  ["Send to: Equinix FR5", undefined, {
+    match: "covered",
+    location: "fra",
+    facility: "fra-equinix-fr5",
+    zone: FRA,
+  }],
   ["Inzai-shi, Chiba-ken", undefined, {
     match: "known_uncovered",
     place: /^Inzai$/,
