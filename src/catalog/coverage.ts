@@ -119,7 +119,12 @@ function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
   const regions = parts.filter((p) => !p.street && _region(catalog, p.whole, country));
   const where = regions.map((p) => p.whole.join(" "));
   const { read, ignored } = _readParts(catalog, parts, regions, country);
-  const zipPart = parts.find((p) => p.zip);
+  // A site said to be in another country than the US has no ZIP code: "Paris, France 75015"
+  // is not Irving, TX.
+  const said = regions.flatMap((p) =>
+    regionAlone(catalog, p.whole.join(" "), country)?.codes.map((c) => c.slice(0, 2)) ?? []
+  );
+  const zipPart = said.length && !said.includes("US") ? undefined : parts.find((p) => p.zip);
   const zip = zipPart && nameCoverage(catalog, { city: zipPart.zip!, country });
   const postcodeCountries = new Set(parts.flatMap((p) => p.countries));
   // A postcode's country or a ZIP code's town rules out places elsewhere; a postcode's format

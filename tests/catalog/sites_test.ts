@@ -311,6 +311,10 @@ const ROWS: Row[] = [
     },
   }],
   ["Frankfurt 60439", undefined, { match: "ambiguous", zone: null }],
+  // With the country said, a postcode of five digits is that country's.
+  ["Paris, France 75015", undefined, { match: "covered", location: "par", zone: "Europe/Paris" }],
+  ["Milano 20121, Italy", undefined, { match: "covered", location: "mil", zone: "Europe/Rome" }],
+  ["Frankfurt 60439, Germany", undefined, { match: "covered", location: "fra", zone: FRA }],
   ["Milan 20121", undefined, { match: "ambiguous", zone: null }],
   ["Ashburn, VA 90210", undefined, {
     match: "ambiguous",
