@@ -119,32 +119,11 @@ function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
   const regions = parts.filter((p) => !p.street && _region(catalog, p.whole, country));
   const where = regions.map((p) => p.whole.join(" "));
   const { read, ignored } = _readParts(catalog, parts, regions, country);
-  // A site said to be in another country than the US has no ZIP code: "Paris, France 75015"
-  // is not Irving, TX.
-  const said = regions.flatMap((p) =>
-    regionAlone(catalog, p.whole.join(" "), country)?.codes.map((c) => c.slice(0, 2)) ?? []
-  );
-  const zipPart = said.length && !said.includes("US") ? undefined : parts.find((p) => p.zip);
-  const zip = zipPart && nameCoverage(catalog, { city: zipPart.zip!, country });
-  const postcodeCountries = new Set(parts.flatMap((p) => p.countries));
-  // A postcode's country or a ZIP code's town rules out places elsewhere; a postcode's format
-  // only when a place read is in its country ("1100 NE Frankfort Ave, Chicago IL": a house
-  // number and a compass point, not a Dutch postcode).
-  const inPostcodeCountry = (r: _Read) => postcodeCountries.has(_country(r.site) ?? "");
-  const byPostcode = read.some(inPostcodeCountry) ? read.filter(inPostcodeCountry) : read;
-  const fits = byPostcode.filter((r) =>
-    !zip?.point || !r.site.point || haversineKm(zip.point, r.site.point) <= NEARBY_KM
-  );
+  const { zipPart, zip, fits } = _hinted(catalog, parts, regions, read, country);
   // A name of several places beside a place ("Hayes, London"): the one of them in its
   // country, when that one is within reach of it (Hayes, GB).
   const anchor = fits.find((r) => r.site.point)?.site;
-  const placed = fits.map((r) => {
-    if (r.site.point || !anchor) return r;
-    const city = [r.place, ...where].join(", ");
-    const site = nameCoverage(catalog, { city, country: _country(anchor) }, r.shown);
-    const near = site.point && haversineKm(site.point, anchor.point!) <= 2 * NEARBY_KM;
-    return near ? { ...r, site } : r;
-  });
+  const placed = anchor ? _narrowed(catalog, fits, where, _country(anchor)!, anchor.point!) : fits;
   const one = placed.filter((r) => r.site.point);
   // A name of several places ("Chester", "Manchester") beside a place or a facility.
   const vague = placed.filter((r) => !r.site.point);
@@ -224,6 +203,61 @@ function _readParts(
     else if (!part.mentions.length) ignored.push(clip(part.text, 60));
   }
   return { read, ignored };
+}
+
+/**
+ * The hints a site gives beside its places, and the places read they leave: a ZIP code's town
+ * rules out places far from it, a postcode's country those elsewhere.
+ */
+function _hinted(
+  catalog: Catalog,
+  parts: _Part[],
+  regions: _Part[],
+  read: _Read[],
+  country: string | undefined,
+) {
+  const where = regions.map((p) => p.whole.join(" "));
+  // A site said to be in another country than the US has no ZIP code: "Paris, France 75015"
+  // is not Irving, TX.
+  const said = regions.flatMap((p) =>
+    regionAlone(catalog, p.whole.join(" "), country)?.codes.map((c) => c.slice(0, 2)) ?? []
+  );
+  const zipPart = said.length && !said.includes("US") ? undefined : parts.find((p) => p.zip);
+  const zip = zipPart && nameCoverage(catalog, { city: zipPart.zip!, country });
+  const postcodeCountries = new Set(parts.flatMap((p) => p.countries));
+  // A postcode's format rules out places elsewhere only when a place read is in its country
+  // ("1100 NE Frankfort Ave, Chicago IL": a house number and a compass point, not a Dutch
+  // postcode).
+  const inPostcodeCountry = (r: _Read) => postcodeCountries.has(_country(r.site) ?? "");
+  // A name of several places with a postcode of one country ("Reading RG2 6GP"): the one there.
+  const [postcodeCountry, another] = postcodeCountries;
+  const sharp = postcodeCountry && !another && !country
+    ? _narrowed(catalog, read, where, postcodeCountry)
+    : read;
+  const byPostcode = sharp.some(inPostcodeCountry) ? sharp.filter(inPostcodeCountry) : sharp;
+  const fits = byPostcode.filter((r) =>
+    !zip?.point || !r.site.point || haversineKm(zip.point, r.site.point) <= NEARBY_KM
+  );
+  return { zipPart, zip, fits };
+}
+
+/**
+ * Names of several places read again in `country`: the one of them there, when it is within
+ * reach of `near` (if given).
+ */
+function _narrowed(
+  catalog: Catalog,
+  reads: _Read[],
+  where: string[],
+  country: string,
+  near?: { latitude: number; longitude: number },
+): _Read[] {
+  return reads.map((r) => {
+    if (r.site.point) return r;
+    const site = nameCoverage(catalog, { city: [r.place, ...where].join(", "), country }, r.shown);
+    const fits = site.point && (!near || haversineKm(site.point, near) <= 2 * NEARBY_KM);
+    return fits ? { ...r, site } : r;
+  });
 }
 
 /**

@@ -132,6 +132,11 @@ const ROWS: Row[] = [
     also: (c) => assert.ok(c.candidates.some((x) => x.city === "London" && x.covered)),
   }],
   ["Hayes, London", undefined, { match: "nearby", location: "lon", place: /^Hayes$/, zone: LON }],
+  ["Green Park, Reading RG2 6GP", undefined, {
+    match: "known_uncovered",
+    place: /^Reading$/,
+    zone: LON,
+  }],
   ["Reading, London", undefined, { match: "known_uncovered", place: /^Reading$/, zone: LON }],
   // A second part naming a place far away is not passed over; an operator's name is no town
   // (Iron Mountain, MI).
