@@ -169,7 +169,10 @@ function _readSite(catalog: Catalog, query: CoverageQuery, parts: _Part[]) {
     }
     return placeAnswer(query, first!, ignored, agrees);
   }
-  if (fits.length) return placeAnswer(query, fits[0]!, ignored);
+  // "Portland 97201": the ZIP code says which Portland.
+  const which = zip?.point &&
+    fits.every((r) => _namesakeNear(catalog, r.place, zip.point!, NEARBY_KM));
+  if (fits.length && !which) return placeAnswer(query, fits[0]!, ignored);
   if (zip && zip.coverage.match !== "unknown") {
     const shown = zipPart!.text;
     return placeAnswer(query, { part: zipPart!, place: zipPart!.zip!, shown, site: zip }, ignored);

@@ -305,6 +305,11 @@ const ROWS: Row[] = [
     place: /^Paris$/,
     zone: "America/Chicago",
   }],
+  ["Portland 97201", undefined, {
+    match: "known_uncovered",
+    place: /^Portland$/,
+    zone: "America/Los_Angeles",
+  }],
   // Another country's postcode after its town, or a ZIP code of another town: never the
   // ZIP code's town silently (75015 is Irving, TX; 60439 Lemont, IL; 20121 Centreville, VA).
   ["Paris 75015", undefined, {
