@@ -68,16 +68,19 @@ export function siteCoverage(catalog: Catalog, query: CoverageQuery): SiteCovera
   // A name alone, read: as it was (a site's extra words would only be read as no place);
   // but not when another part names a place or an operator too ("Dallas, Ashburn", "Iron
   // Mountain, Ashburn"): the name reading reads the first and passes over the rest.
-  const naming = parts.filter((p) =>
-    p.operator || (p.whole.length && _names(catalog, p.whole.join(" ")))
-  );
-  const several = naming.filter((p) =>
-    p.operator || !_region(catalog, p.whole, query.country?.toUpperCase())
-  );
-  if (
-    direct.coverage.match !== "unknown" && !facility && !/\d/.test(text) && several.length < 2
-  ) return direct;
+  const name = direct.coverage.match !== "unknown" && !facility && !/\d/.test(text);
+  if (name && !_severalPlaces(catalog, parts, query.country?.toUpperCase())) return direct;
   return _readSite(catalog, query, parts) ?? direct;
+}
+
+/** Whether two parts or more name a place (not a region alone) or an operator. */
+function _severalPlaces(catalog: Catalog, parts: _Part[], country: string | undefined) {
+  const naming = parts.length < 2 ? [] : parts.filter((p) =>
+    p.operator ||
+    (p.whole.length > 0 && _names(catalog, p.whole.join(" ")) &&
+      !_region(catalog, p.whole, country))
+  );
+  return naming.length >= 2;
 }
 
 /** A part of a site with the facilities it names and the words left to read as a place. */
