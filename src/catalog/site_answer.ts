@@ -154,7 +154,9 @@ export function conflictAnswer(
   const state = (covered: boolean) => (covered ? "covered" : "not covered");
   const listed = readings.map((r) =>
     `"${clip(r.text, 40)}" (` +
-    r.candidates.map((c) => `${c.city}, ${c.country}, ${state(c.covered)}`).join("; or ") + ")"
+    [...new Set(r.candidates.map((c) => `${c.city}, ${c.country}, ${state(c.covered)}`))]
+      .join("; or ") +
+    ")"
   );
   const coverage: Coverage = {
     query: _query(query),

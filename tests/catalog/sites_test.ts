@@ -129,7 +129,10 @@ const ROWS: Row[] = [
   ["Manchester, London", undefined, {
     match: "ambiguous",
     zone: null,
-    also: (c) => assert.ok(c.candidates.some((x) => x.city === "London" && x.covered)),
+    also: (c) => {
+      assert.ok(c.candidates.some((x) => x.city === "London" && x.covered));
+      assert.doesNotMatch(c.summary, /(Manchester, US, not covered).*\1/, "each place once");
+    },
   }],
   ["Hayes, London", undefined, { match: "nearby", location: "lon", place: /^Hayes$/, zone: LON }],
   ["Green Park, Reading RG2 6GP", undefined, {
