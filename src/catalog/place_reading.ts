@@ -16,6 +16,22 @@ import { normalizeName } from "./names.ts";
 /** Most words read as a subdivision or country after a city ("new south wales"). */
 const REGION_WORDS = 4;
 
+/**
+ * Compass words, which beside a city say a part of it ("Dallas North", "Central Tokyo",
+ * "Frankfurt Nord"): never a region alone after a name (Cameroon's "North"), nor a name
+ * before regions.
+ */
+const COMPASS = new Set(
+  "north south east west central centre center downtown midtown uptown nord sud ost noord zuid oost norte sur este oeste centro"
+    .split(" "),
+);
+
+/** Most words read as regions after a name ("new south wales australia"). */
+const TAIL_WORDS = 8;
+
+/** Most parts between commas a name and its regions are read in ("New York, NY, USA"). */
+const MAX_PARTS = 6;
+
 /** How many nearest covered cities an answer lists. */
 const NEAREST = 3;
 
@@ -54,11 +70,29 @@ export interface Reading {
 /**
  * The ways to read `text`, most literal first: as a whole; as the part before a comma and the
  * regions after it (any part may be the city when the others are regions); as its first words
- * and regions in its last ones ("Ashburn Virginia USA", "Sydney NSW").
+ * and regions in its last ones ("Ashburn Virginia USA", "Sydney NSW"). Regions of no one
+ * country are no reading.
  */
 export function readings(catalog: Catalog, text: string): Reading[] {
+  return _readings(catalog, text).filter((r) => _oneCountry(r.qualifiers));
+}
+
+/**
+ * Whether regions can be one place's: each names a region of one same country ("Ota-ku,
+ * Tokyo": KU is in Greenland, Kuwait… and Tokyo in Japan, so "ota" is no city there).
+ */
+function _oneCountry(qualifiers: string[][]): boolean {
+  const [first, ...rest] = qualifiers;
+  if (!first) return true;
+  return first.some((code) =>
+    rest.every((codes) => codes.some((other) => other.slice(0, 2) === code.slice(0, 2)))
+  );
+}
+
+function _readings(catalog: Catalog, text: string): Reading[] {
   const out: Reading[] = [{ key: normalizeName(text), qualifiers: [], where: "" }];
   const parts = text.split(",").map((p) => p.trim()).filter((p) => normalizeName(p) !== "");
+  if (parts.length > MAX_PARTS) return out;
   if (parts.length > 1) {
     // Each part looked up once, not once for every other part.
     const regionsOf = parts.map((p) => catalog.places.regions(normalizeName(p)));
@@ -69,15 +103,34 @@ export function readings(catalog: Catalog, text: string): Reading[] {
       // Berkshire"); before one, only when everything else is a region.
       const read = qualifiers.filter((q) => q.length > 0);
       if (i > 0 && read.length < qualifiers.length) return;
-      out.push({ key: normalizeName(part), qualifiers: read, where: rest.join(", ") });
+      const where = rest.join(", ");
+      out.push({ key: normalizeName(part), qualifiers: read, where });
+      // "Ashburn VA, USA": the part's own last words may be regions too.
+      for (const own of _regionsAfter(catalog, normalizeName(part).split(" "))) {
+        out.push({
+          ...own,
+          qualifiers: [...own.qualifiers, ...read],
+          where: `${own.where}, ${where}`,
+        });
+      }
     });
     return out;
   }
-  const words = normalizeName(text).split(" ");
-  const tails = segments(catalog, words);
-  for (let start = words.length - 1; start >= 1; start--) {
+  return [...out, ..._regionsAfter(catalog, normalizeName(text).split(" "))];
+}
+
+/**
+ * `words` read as a name and the regions in its last words ("ashburn virginia usa", "sydney
+ * nsw"), the longest name first. Only the last {@linkcode TAIL_WORDS} words are tried as
+ * regions, so a long text costs no more than a short one.
+ */
+function _regionsAfter(catalog: Catalog, words: string[]): Reading[] {
+  const out: Reading[] = [];
+  const from = Math.max(1, words.length - TAIL_WORDS);
+  const tails = segments(catalog, words, from);
+  for (let start = words.length - 1; start >= from; start--) {
     const qualifiers = tails[start];
-    if (!qualifiers) continue;
+    if (!qualifiers || (start === 1 && COMPASS.has(words[0]!))) continue;
     out.push({
       key: words.slice(0, start).join(" "),
       qualifiers,
@@ -88,17 +141,17 @@ export function readings(catalog: Catalog, text: string): Reading[] {
 }
 
 /**
- * For each word `i`, `words[i..]` read as a run of region names ("virginia usa", "new south
- * wales"), or undefined. Made from the last word back, each start once: linear in the words,
- * however many of them are region names.
+ * For each word `i` from `from` on, `words[i..]` read as a run of region names ("virginia usa",
+ * "new south wales"), or undefined. Made from the last word back, each start once: linear in
+ * the words, however many of them are region names.
  */
-function segments(catalog: Catalog, words: string[]): (string[][] | undefined)[] {
+function segments(catalog: Catalog, words: string[], from = 0): (string[][] | undefined)[] {
   const out: (string[][] | undefined)[] = [];
   out[words.length] = [];
-  for (let i = words.length - 1; i >= 0; i--) {
+  for (let i = words.length - 1; i >= from; i--) {
     for (let n = Math.min(REGION_WORDS, words.length - i); n >= 1; n--) {
       const rest = out[i + n];
-      if (!rest) continue;
+      if (!rest || (n === 1 && COMPASS.has(words[i]!))) continue;
       const codes = catalog.places.regions(words.slice(i, i + n).join(" "));
       if (codes.length === 0) continue;
       out[i] = [codes, ...rest];
@@ -173,11 +226,14 @@ export function named(catalog: Catalog, key: string, capitals = false): Candidat
   // answer names both.
   const largest = Math.max(0, ...out.map((c) => c.population));
   for (const airport of catalog.places.airportsNamed(key)) {
+    // The gazetteer gives an airport no subdivision: that of the covered city beside it, so
+    // "Dulles, VA" and "Heathrow, England" are the airport.
+    const beside = coveringLocation(catalog, { ...airport, population: 0 });
     out.push({
       airport,
       city: `${airport.name} (${airport.code})`,
       country: airport.country,
-      subdivision: null,
+      subdivision: beside ? locationSubdivision(catalog, beside) : null,
       population: largest >= TOWN_MAX ? Math.min(airport.served, largest) : airport.served,
     });
   }

@@ -75,6 +75,17 @@ const ROWS: Row[] = [
     facility: "lon-digital-realty-lhr20",
     zone: LON,
   }],
+  // A facility in another country than the one given: not the site.
+  ["Equinix LD8", "US", {
+    match: "other_country",
+    zone: null,
+    also: (c) => {
+      assert.deepEqual(c.candidates, [{ city: "London", country: "GB", covered: true }]);
+      assert.match(c.summary, /Equinix LD8.*London, GB.*country GB/);
+    },
+  }],
+  ["SV1", "GB", { match: "other_country", zone: null }],
+  ["Equinix DC11, Ashburn", "GB", { match: "other_country", zone: null }],
   // A facility in another city than the place named: both, never one at random.
   ["Equinix FR5, London", undefined, {
     match: "ambiguous",
@@ -83,6 +94,61 @@ const ROWS: Row[] = [
       assert.deepEqual(c.candidates.map((x) => x.city).sort(), ["Frankfurt", "London"]);
       assert.match(c.summary, /names places far apart/);
     },
+  }],
+  // A building's, a suite's or a rack's letter and number is no facility's code (NEXTDC S1 is
+  // in Sydney).
+  ["Building S1, Ashburn", undefined, { match: "covered", location: "iad", zone: NY }],
+  ["Suite S1, 350 E Cermak Rd, Chicago", undefined, {
+    match: "covered",
+    location: "chi",
+    zone: "America/Chicago",
+  }],
+  ["Rack VA2, cage 10, Equinix DC5", undefined, {
+    match: "covered",
+    location: "iad",
+    facility: "iad-equinix-dc5",
+    zone: NY,
+  }],
+  // A facility's code beside a town of several places, none near it: both readings ("CH1" is
+  // Chicago's, "TR1" Toronto's; Chester and Truro are in England and elsewhere).
+  ["Chester CH1", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => {
+      assert.equal(c.candidates.filter((x) => x.city === "Chicago").length, 1);
+      assert.ok(c.candidates.some((x) => x.city === "Chester" && x.country === "GB"));
+    },
+  }],
+  ["Truro TR1", undefined, { match: "ambiguous", zone: null }],
+  ["Santa Clara SV1", undefined, {
+    match: "covered",
+    location: "sjc",
+    zone: "America/Los_Angeles",
+  }],
+  // A town of several places beside a place: the one within reach of it, else both readings.
+  ["Manchester, London", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => {
+      assert.ok(c.candidates.some((x) => x.city === "London" && x.covered));
+      assert.doesNotMatch(c.summary, /(Manchester, US, not covered).*\1/, "each place once");
+    },
+  }],
+  ["Hayes, London", undefined, { match: "nearby", location: "lon", place: /^Hayes$/, zone: LON }],
+  ["Green Park, Reading RG2 6GP", undefined, {
+    match: "known_uncovered",
+    place: /^Reading$/,
+    zone: LON,
+  }],
+  ["Reading, London", undefined, { match: "known_uncovered", place: /^Reading$/, zone: LON }],
+  // A second part naming a place far away is not passed over; an operator's name is no town
+  // (Iron Mountain, MI).
+  ["Dallas, Ashburn", undefined, { match: "ambiguous", zone: null }],
+  ["Iron Mountain, Ashburn", undefined, {
+    match: "covered",
+    location: "iad",
+    from: "Ashburn",
+    zone: NY,
   }],
   // Street addresses: the street is no place, the ZIP code agrees.
   ["21715 Filigree Ct, Ashburn, VA 20147", undefined, {
@@ -112,10 +178,103 @@ const ROWS: Row[] = [
     location: "chi",
     zone: "America/Chicago",
   }],
+  // A floor after a facility's code, a compass point after a house number: no postcode.
+  ["Equinix DC11 1st Floor, Ashburn VA", undefined, {
+    match: "covered",
+    location: "iad",
+    facility: "iad-equinix-dc11",
+    zone: NY,
+  }],
+  ["TY1 3rd Floor, Tokyo", undefined, {
+    match: "covered",
+    location: "tyo",
+    facility: "tyo-equinix-ty1",
+    zone: "Asia/Tokyo",
+  }],
+  ["1100 NE Frankfort Ave, Chicago IL", undefined, {
+    match: "covered",
+    location: "chi",
+    from: "Chicago IL",
+    zone: "America/Chicago",
+  }],
   // A street named after a town is a street: "London Road" is not London.
   ["London Road, Reading", "GB", { match: "known_uncovered", place: /^Reading$/, zone: LON }],
   // Districts and parts of a city: the city.
   ["Frankfurt-Sossenheim", undefined, { match: "covered", location: "fra", zone: FRA }],
+  ["Rüsselsheim am Main", undefined, { match: "nearby", location: "fra", zone: FRA }],
+  ["Karl-Landsteiner-Ring 4, 65428 Rüsselsheim am Main, Germany", undefined, {
+    match: "nearby",
+    location: "fra",
+    place: /^Rüsselsheim$/,
+    zone: FRA,
+  }],
+  ["Via Savona 125, 20144 Milano MI, Italy", undefined, {
+    match: "covered",
+    location: "mil",
+    zone: "Europe/Rome",
+  }],
+  // A compass word beside a city is no region ("North": Cameroon's), and no town before one.
+  ["Dallas North", undefined, { match: "covered", location: "dfw", zone: "America/Chicago" }],
+  ["Frankfurt Nord", undefined, { match: "covered", location: "fra", zone: FRA }],
+  ["Paris Nord 2", undefined, { match: "covered", location: "par", zone: "Europe/Paris" }],
+  ["Central Tokyo", undefined, { match: "covered", location: "tyo", zone: "Asia/Tokyo" }],
+  ["Frankfurt KY", undefined, { match: "other_country", zone: null }],
+  // Regions of different countries are no one place's ("KU" is no Japanese ward's region): a
+  // Tokyo ward is Tokyo, not Ōta in Gunma or Minato in Wakayama.
+  ["Ota-ku, Tokyo", undefined, {
+    match: "covered",
+    location: "tyo",
+    from: "Tokyo",
+    zone: "Asia/Tokyo",
+  }],
+  ["Minato-ku, Tokyo", undefined, { match: "covered", location: "tyo", zone: "Asia/Tokyo" }],
+  ["Milano MI, Italy", undefined, { match: "covered", location: "mil", zone: "Europe/Rome" }],
+  // A word of a campus's, a building's or a street's name is no town far away: "Grange
+  // Castle" is not Grange, AU, "Jebel Ali" not Jebel, RO, "Am Kronberger Hang" not Hangzhou.
+  ["Grange Castle", undefined, { match: "unknown", zone: null }],
+  ["Jebel Ali", undefined, { match: "unknown", zone: null }],
+  ["Wells Fargo Center, Dallas", undefined, {
+    match: "covered",
+    location: "dfw",
+    from: "Dallas",
+    zone: "America/Chicago",
+  }],
+  ["Am Kronberger Hang 2a, 65824 Schwalbach am Taunus", undefined, {
+    match: "nearby",
+    location: "fra",
+    place: /^Schwalbach am Taunus$/,
+    zone: FRA,
+  }],
+  // Nor a word left beside "data center" or a floor, nor words beside a datacenter's name.
+  ["Mobile data centre, Ashburn", undefined, { match: "covered", location: "iad", zone: NY }],
+  ["Hope Data Center, Dallas", undefined, {
+    match: "covered",
+    location: "dfw",
+    zone: "America/Chicago",
+  }],
+  ["Street level, 60 Hudson St, New York", undefined, {
+    match: "covered",
+    location: "nyc",
+    zone: NY,
+  }],
+  ["our DC2 in Frankfurt", undefined, { match: "ambiguous", zone: null }],
+  ["Send to: Equinix FR5", undefined, {
+    match: "covered",
+    location: "fra",
+    facility: "fra-equinix-fr5",
+    zone: FRA,
+  }],
+  ["Inzai-shi, Chiba-ken", undefined, {
+    match: "known_uncovered",
+    place: /^Inzai$/,
+    zone: "Asia/Tokyo",
+  }],
+  ["Slough Trading Estate", undefined, {
+    match: "nearby",
+    location: "lon",
+    place: /^Slough$/,
+    zone: LON,
+  }],
   ["Docklands, London", undefined, {
     match: "covered",
     location: "lon",
@@ -124,6 +283,57 @@ const ROWS: Row[] = [
   }],
   // A ZIP code with its town.
   ["Ashburn VA 20147", undefined, { match: "covered", location: "iad", zone: NY }],
+  // The state after the town without a comma, the country after one.
+  ["Ashburn VA, USA", undefined, { match: "covered", location: "iad", zone: NY }],
+  ["Sydney NSW, Australia", undefined, {
+    match: "covered",
+    location: "syd",
+    zone: "Australia/Sydney",
+  }],
+  ["47 Bourke Road, Alexandria NSW 2015, Australia", undefined, {
+    match: "nearby",
+    location: "syd",
+    place: /^Alexandria$/,
+    from: "Alexandria NSW 2015, Australia",
+    zone: "Australia/Sydney",
+  }],
+  ["151 Front St W, Toronto ON M5J 2N1, Canada", undefined, {
+    match: "covered",
+    location: "yyz",
+    zone: "America/Toronto",
+  }],
+  // A ZIP code of a namesake's town: that town ("Paris 75460" is Paris, TX).
+  ["Paris 75460", undefined, {
+    match: "known_uncovered",
+    place: /^Paris$/,
+    zone: "America/Chicago",
+  }],
+  ["Portland 97201", undefined, {
+    match: "known_uncovered",
+    place: /^Portland$/,
+    zone: "America/Los_Angeles",
+  }],
+  // Another country's postcode after its town, or a ZIP code of another town: never the
+  // ZIP code's town silently (75015 is Irving, TX; 60439 Lemont, IL; 20121 Centreville, VA).
+  ["Paris 75015", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => {
+      assert.deepEqual(c.candidates.map((x) => x.country).sort(), ["FR", "US"]);
+      assert.match(c.summary, /"ZIP code 75015" \(Irving/);
+    },
+  }],
+  ["Frankfurt 60439", undefined, { match: "ambiguous", zone: null }],
+  // With the country said, a postcode of five digits is that country's.
+  ["Paris, France 75015", undefined, { match: "covered", location: "par", zone: "Europe/Paris" }],
+  ["Milano 20121, Italy", undefined, { match: "covered", location: "mil", zone: "Europe/Rome" }],
+  ["Frankfurt 60439, Germany", undefined, { match: "covered", location: "fra", zone: FRA }],
+  ["Milan 20121", undefined, { match: "ambiguous", zone: null }],
+  ["Ashburn, VA 90210", undefined, {
+    match: "ambiguous",
+    zone: null,
+    also: (c) => assert.match(c.summary, /"Ashburn" \(Ashburn, US, covered\)/),
+  }],
   // Airports by name: a famous airport outranks a small town of the name (Heathrow, FL).
   ["Heathrow", undefined, {
     match: "nearby",
@@ -147,6 +357,26 @@ const ROWS: Row[] = [
     zone: "Europe/Copenhagen",
   }],
   ["Dulles", undefined, { match: "nearby", location: "iad", place: /\(IAD\)/, zone: NY }],
+  // An airport by its name with its state: the state of the covered city beside it.
+  ["Dulles, VA", undefined, { match: "nearby", location: "iad", place: /\(IAD\)/, zone: NY }],
+  ["45901 Nokes Blvd, Dulles, VA", undefined, {
+    match: "nearby",
+    location: "iad",
+    place: /\(IAD\)/,
+    zone: NY,
+  }],
+  ["Heathrow, England", undefined, {
+    match: "nearby",
+    location: "lon",
+    place: /\(LHR\)/,
+    zone: LON,
+  }],
+  ["Love Field, TX", undefined, {
+    match: "nearby",
+    location: "dfw",
+    place: /\(DAL\)/,
+    zone: "America/Chicago",
+  }],
   // An airport beside a town of some size: both are candidates.
   ["Wilson", undefined, { match: "ambiguous", zone: null }],
   // Small towns near a campus (under GeoNames' old 5,000 threshold), and city sections.
@@ -322,6 +552,15 @@ Deno.test("a hostile 200-character site costs a bounded number of gazetteer look
     lookups = 0;
     checkCoverage(cat, { city: site });
     worst = Math.max(worst, lookups);
+  }
+  // Region names run on ("va va va …", "st,st,…"): read as a name and its regions from the
+  // last words and the first parts only.
+  for (const word of ["va", "st", "usa", "virginia", "new south wales"]) {
+    for (const separator of [" ", ",", ", "]) {
+      lookups = 0;
+      checkCoverage(cat, { city: Array(100).fill(word).join(separator).slice(0, 200) });
+      worst = Math.max(worst, lookups);
+    }
   }
   // At most 8 parts of 8 words, each read whole and from its ends: a few hundred lookups.
   assert.ok(worst <= 400, `${worst} lookups`);
