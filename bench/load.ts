@@ -45,6 +45,8 @@ export interface Shape {
   headers?: Record<string, string>;
   body?: string;
   revokePath?: string;
+  /** Each request's path ends with this many random small letters: every answer differs. */
+  randomSuffix?: number;
 }
 
 /** Targets from the store-layer issue, all ratios within one run. */
@@ -455,6 +457,7 @@ export async function drive(
       WRK_BODY: shape.body ?? "",
       WRK_HEADERS: headers,
       ...(shape.revokePath ? { WRK_REVOKE_PATH: shape.revokePath } : {}),
+      ...(shape.randomSuffix ? { WRK_RANDOM_SUFFIX: String(shape.randomSuffix) } : {}),
     },
     stdout: "piped",
     stderr: "piped",
