@@ -20,6 +20,7 @@
 
 import { createHash } from "node:crypto";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { type ListBound, listEntries } from "./header_list.ts";
 
 /** The content codings this service sends besides identity, in its order of preference. */
 type Coding = "br" | "gzip";
@@ -39,14 +40,24 @@ const _CACHE_ENTRIES = 32;
 const _CACHE_MAX_BODY = 64 * 1024;
 
 /**
+ * How much of `Accept-Encoding` is read: a browser sends four entries in some 25 characters
+ * (`gzip, deflate, br, zstd`). A coding named only past this is not seen.
+ */
+export const ACCEPT_ENCODING_READ: ListBound = { entries: 8, chars: 256 };
+
+/** How much of `If-None-Match` is read: a tag here is about 30 characters, one per variant. */
+export const IF_NONE_MATCH_READ: ListBound = { entries: 8, chars: 512 };
+
+/**
  * The coding to send for an `Accept-Encoding`: the accepted one with the highest quality,
  * Brotli on a tie; `undefined` for identity (no header, `identity`, or `q=0` for both).
  * `*` stands for any coding the header does not name; `x-gzip` is gzip (RFC 9110 §8.4.1.3).
+ * Only the first entries are read ({@linkcode ACCEPT_ENCODING_READ}); the rest are as if
+ * absent, so a 58 KB header costs what a short one does.
  */
 export function chooseCoding(acceptEncoding: string | null): Coding | undefined {
-  if (!acceptEncoding) return undefined;
   const quality = new Map<string, number>();
-  for (const part of acceptEncoding.split(",")) {
+  for (const part of listEntries(acceptEncoding, ",", ACCEPT_ENCODING_READ)) {
     const [name = "", ...params] = part.split(";");
     const coding = name.trim().toLowerCase();
     if (coding === "" || quality.has(coding)) continue;
@@ -78,10 +89,13 @@ function _encode(
   return out as Uint8Array<ArrayBuffer>;
 }
 
-/** Whether `If-None-Match` names `etag` or is `*` (weak comparison, RFC 9110 §13.1.2). */
+/**
+ * Whether `If-None-Match` names `etag` or is `*` (weak comparison, RFC 9110 §13.1.2). Only
+ * its first tags are read ({@linkcode IF_NONE_MATCH_READ}): a tag past them is not seen, and
+ * the whole answer is sent, which is always correct.
+ */
 function _notModified(ifNoneMatch: string | null, etag: string): boolean {
-  if (ifNoneMatch === null) return false;
-  return ifNoneMatch.split(",").some((t) => {
+  return listEntries(ifNoneMatch, ",", IF_NONE_MATCH_READ).some((t) => {
     const tag = t.trim();
     return tag === "*" || tag.replace(/^W\//, "") === etag;
   });
