@@ -15,6 +15,7 @@ import {
   unavailable,
 } from "./http/admission.ts";
 import { errorResponse, HttpError, internalError, unexpectedErrorFields } from "./http/errors.ts";
+import { CACHE_CONTROL } from "./http/json.ts";
 import { createJsonLineLogger } from "./http/log.ts";
 import { STAFF_PATHS } from "./http/paths.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
@@ -113,14 +114,16 @@ function _commonHeaders(res: Response, ctx: Context): void {
 }
 
 /**
- * An answer under `/staff/` that says nothing of caching gets `no-store`: the router's 404,
- * 405 and OPTIONS there, and a ceremony's JSON refusal, are the console's answers too, and
- * no cache keeps any (its pages and redirects say so themselves; its public assets, which
- * are the same for everyone, say otherwise).
+ * An answer under `/staff/` that says nothing of caching gets `no-store, no-transform`: the
+ * router's 404, 405 and OPTIONS there, and a ceremony's JSON refusal, are the console's
+ * answers too, and no cache keeps any nor compresses any (its pages and redirects say so
+ * themselves; its public assets, which are the same for everyone, say otherwise).
  */
 function _staffNoStore(res: Response, path: string): void {
   const staff = path.startsWith(STAFF_PATHS.prefix) || `${path}/` === STAFF_PATHS.prefix;
-  if (staff && !res.headers.has("cache-control")) res.headers.set("Cache-Control", "no-store");
+  if (staff && !res.headers.has("cache-control")) {
+    res.headers.set("Cache-Control", CACHE_CONTROL.secret);
+  }
 }
 
 /** The last resort: logged with the request id, never echoed; the caller gets a bare 500. */
