@@ -139,18 +139,22 @@ export class Gazetteer {
     return _lookup(this.#regions, key)?.split(",") ?? [];
   }
 
-  /** Up to `limit` normalised names starting with `prefix`, in order. */
-  namesStartingWith(prefix: string, limit: number): string[] {
+  /**
+   * Up to `limit` normalised names starting with `prefix`, in order: those around where `name`
+   * sorts, so a name whose slip comes after its first letters finds its neighbours even in a
+   * block of thousands ("san…"). Found by two binary searches; `limit` lines read.
+   */
+  namesAround(name: string, prefix: string, limit: number): string[] {
+    const first = _lowerBound(this.#names, prefix);
+    const end = _lowerBound(this.#names, `${prefix}\uffff`);
+    const from = Math.max(
+      first,
+      Math.min(_lowerBound(this.#names, name) - (limit >> 1), end - limit),
+    );
     const out: string[] = [];
     const { text, starts } = this.#names;
-    for (
-      let i = _lowerBound(this.#names, prefix);
-      i < starts.length - 1 && out.length < limit;
-      i++
-    ) {
-      const key = text.slice(starts[i]!, text.indexOf("\t", starts[i]!));
-      if (!key.startsWith(prefix)) break;
-      out.push(key);
+    for (let i = from; i < Math.min(end, from + limit); i++) {
+      out.push(text.slice(starts[i]!, text.indexOf("\t", starts[i]!)));
     }
     return out;
   }
