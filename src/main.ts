@@ -2,9 +2,9 @@
  * @module
  * The entry point, wiring only, in the order things start: the `Deno.cron` schedules
  * (ops/background.ts), config, the store (ops/startup.ts and ops/platform.ts decide
- * which), the review notifier loop, the handler, the server, the start-up work (a
- * retention pass, on Deno Deploy the check of the attached database), and the drain on
- * SIGINT/SIGTERM (ops/drain.ts).
+ * which), the review notifier loop, the handler, the server, the start-up work (the static
+ * documents' compression, a retention pass, on Deno Deploy the check of the attached
+ * database), and the drain on SIGINT/SIGTERM (ops/drain.ts).
  *
  * Deno Deploy runs this file as it is, `deno run --allow-all src/main.ts`, with no other
  * flag, on Deno `OLDEST_DENO` (ops/platform.ts); it finds the schedules by evaluating this
@@ -54,6 +54,8 @@ async function main(): Promise<void> {
     submitted: () => notifier.wake(),
   });
   const server = listen(config, log, handler, deploy);
+  // Off the request path: every document's encodings, one a turn, before requests need them.
+  void handler.prepareDocuments();
   background.start({ kv, config, now: Date.now, log });
   // Retention also runs once at start: the hourly schedule may be most of an hour away.
   void background.run("retention");

@@ -11,7 +11,8 @@ import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
-import { dynamicCompression, staticDocument } from "./http/compression.ts";
+import { dynamicCompression } from "./http/compression.ts";
+import { isStaticDocument, type StaticDocument, staticDocument } from "./http/static_document.ts";
 import { CACHE_CONTROL } from "./http/json.ts";
 import { ownOrigins } from "./http/origins.ts";
 import { API_PREFIX, PATHS } from "./http/paths.ts";
@@ -29,7 +30,9 @@ import { openApiDocument, type OperationDoc } from "./openapi/document.ts";
 import { operationDocs } from "./openapi/operations.ts";
 import { liveness, readinessEndpoint } from "./ops/readiness.ts";
 import { ESTIMATE_BY_GET, getEstimate } from "./pricing/estimate.ts";
-import { homePage, webAsset } from "./web/pages.ts";
+import { homePage, webAsset, webDocuments } from "./web/pages.ts";
+import { staffDocuments } from "./staff/assets.ts";
+import { staffRoutes } from "./staff/routes.ts";
 import { LLMS_TXT_TYPE, llmsTxt, ROBOTS_TXT_TYPE, robotsTxt } from "./web/llms_txt.ts";
 
 type Headers = Record<string, string>;
@@ -51,7 +54,7 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
   const own = ownOrigins(config);
   // The kinds of route: a read anyone may make from any origin (CORS *), compressed when
   // large; a document that never changes (CORS *; made and compressed once, see
-  // http/compression.ts); a write from no browser or one of ours; and an OAuth endpoint
+  // http/static_document.ts); a write from no browser or one of ours; and an OAuth endpoint
   // (a write with OAuth errors).
   const large = dynamicCompression;
   const read = (doc: OperationDoc) => ({ cors: true, doc, compress: large() });
@@ -118,12 +121,28 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
     r(
       "GET",
       PATHS.openApi,
-      // Built at its first request: the costliest document, which most handlers never serve.
+      // Built when first needed (at start, by prepareDocuments, in a handler that serves).
       staticDocument(() => JSON.stringify(openApiDocument(routes, config, catalog)), PUBLIC),
       fixed(docs.openApi),
     ),
   ];
   return routes;
+}
+
+/**
+ * Every route the handler serves, the staff console's after the service's (outside its
+ * OpenAPI document), and every static document it serves: the table's, the home page's at
+ * `BASE_URL` and the files', which `prepareDocuments` compresses at start.
+ */
+export function serviceRoutes(
+  config: Config,
+  catalog: Catalog,
+): { table: Route<Context>[]; documents: StaticDocument[] } {
+  const staff = config.staffConsole;
+  const table = [...buildRoutes(config, catalog), ...(staff ? staffRoutes() : [])];
+  const documents = [...table.map((r) => r.handler), ...webDocuments(catalog, config.baseUrl)]
+    .concat(staff ? staffDocuments() : []).filter(isStaticDocument);
+  return { table, documents };
 }
 
 /** A JSON document that never changes while the process runs, serialised once. */

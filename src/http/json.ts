@@ -40,18 +40,22 @@ interface JsonInit {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** A JSON response of `body`, serialised here. */
+/** A JSON response of `body`, serialised here (for this answer alone). */
 export function json(body: unknown, init: JsonInit = {}): Response {
-  return jsonText(JSON.stringify(body), init);
+  return _jsonResponse(JSON.stringify(body), init, false);
 }
 
 /**
- * A JSON response of text that is already serialised JSON (catalog bodies, metadata). It
- * keeps the text, so a compressing route compresses the same text once (http/compression.ts).
+ * A JSON response of text that is already serialised JSON and served again (the catalog's
+ * bodies): a compressing route compresses it once and keeps it (http/compression.ts).
  */
 export function jsonText(text: string, init: JsonInit = {}): Response {
+  return _jsonResponse(text, init, true);
+}
+
+function _jsonResponse(text: string, init: JsonInit, held: boolean): Response {
   return new TextResponse(text, {
     status: init.status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...init.headers },
-  });
+  }, held);
 }

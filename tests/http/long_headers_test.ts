@@ -6,11 +6,8 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  ACCEPT_ENCODING_READ,
-  chooseCoding,
-  IF_NONE_MATCH_READ,
-} from "../../src/http/compression.ts";
+import { ACCEPT_ENCODING_READ, chooseCoding } from "../../src/http/compression.ts";
+import { IF_NONE_MATCH_READ } from "../../src/http/static_document.ts";
 import { listEntries } from "../../src/http/header_list.ts";
 import { COOKIE_READ } from "../../src/staff/session.ts";
 import { createApp } from "../_helpers.ts";
