@@ -69,7 +69,7 @@ export const SUBMISSION_MAX_BODY = 64 * 1024;
  * generates worst cases against it; docs/operations.md ("Worst-case figures at the default
  * limits") gives what that means per minute.
  */
-export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 6 * 1024;
+export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 7 * 1024;
 
 export interface SubmissionResult {
   ok: true;
@@ -91,7 +91,7 @@ export interface SubmissionResult {
 
 export interface SubmitOutcome {
   result: SubmissionResult;
-  /** True when an `Idempotency-Key` matched an earlier, identical request. */
+  /** True when this is an earlier identical request's answer (see idempotency.ts). */
   replayed: boolean;
 }
 
@@ -230,11 +230,11 @@ interface Validated {
 }
 
 /**
- * Stores a validated submission with its review notice and idempotency record in one
+ * Stores a validated submission with its review notice and idempotency records in one
  * commit, or replays the first answer to the same request. Two sequential store round
- * trips: the idempotency record, the rate counters (those this instance does not know) and,
- * the first time, the email index's key, read together; then the one commit, which also
- * counts the request (http/rate_limit.ts).
+ * trips: the idempotency records (the key's and the same request's), the rate counters
+ * (those this instance does not know) and, the first time, the email index's key, read
+ * together; then the one commit, which also counts the request (http/rate_limit.ts).
  */
 async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   const payload = new TextEncoder().encode(JSON.stringify(sub.input));
@@ -286,26 +286,20 @@ function _result(
   };
 }
 
-/** What the commit of a new submission writes; its idempotency check is set per attempt. */
+/** What the commit of a new submission writes; its records' checks are set per attempt. */
 function _write(
   record: SubmissionRecord,
   payload: Uint8Array,
   result: SubmissionResult,
-  { scope, bodyHash, ttl }: ReplayScope,
+  { records, bodyHash }: ReplayScope,
 ): Required<NewSubmission> {
   return {
     record,
     payload,
-    idempotency: {
-      scope,
-      value: {
-        body_hash: bodyHash,
-        request_id: record.request_id,
-        response: answerText(result),
-        expires_at: Date.parse(record.created_at) + ttl,
-      },
-      expireIn: ttl,
-      versionstamp: null,
+    replay: {
+      body_hash: bodyHash,
+      response: answerText(result),
+      records: records.map((r) => ({ ...r, versionstamp: null })),
     },
   };
 }
@@ -342,10 +336,10 @@ async function _record(
 
 /**
  * Commits the submission, or answers with the first answer to the same request. A
- * concurrent request with the same key, or KV expiring a stale key between our read and
- * our commit, fails the check; it looks again (strongly) and retries a few times. A replay
- * stores nothing, so only a submission about to be stored takes a place of the global limit,
- * and one the full limit refuses looks strongly for an answer to replay first.
+ * concurrent request with the same key or body, or KV expiring a stale record between our
+ * read and our commit, fails the check; it looks again (strongly) and retries a few times.
+ * A replay stores nothing, so only a submission about to be stored takes a place of the
+ * global limit, and one the full limit refuses looks strongly for an answer to replay first.
  */
 async function _commitOrReplay(
   ctx: Context,
@@ -358,11 +352,18 @@ async function _commitOrReplay(
   for (let attempt = 0; attempt < 3; attempt++) {
     if (attempt > 0) earlier = await findEarlier(ctx, looked.scope, "strong");
     if ("answer" in earlier) return _replayed(earlier.answer);
-    const idempotency = { ...write.idempotency, versionstamp: earlier.staleVersion };
+    const { versions } = earlier;
+    const records = write.replay.records.map((r, n) => ({
+      ...r,
+      versionstamp: versions[n] ?? null,
+    }));
     let done;
     try {
       if (attempt === 0) reserveGlobal(ctx, "submit_all", ctx.config.rateLimits.submitGlobal);
-      done = await commitCounted(ctx, newSubmission({ ...write, idempotency }));
+      done = await commitCounted(
+        ctx,
+        newSubmission({ ...write, replay: { ...write.replay, records } }),
+      );
     } catch (err) {
       // The first look was eventual: a replay it missed is not refused.
       if (!globalRefused(ctx)) throw err;
@@ -377,9 +378,9 @@ async function _commitOrReplay(
       return { result, replayed: false };
     }
   }
-  // Requests with the same key kept racing this one: a retry will find the winner's answer.
+  // Requests with the same key or body kept racing this one: a retry finds the winner's answer.
   throw storeUnavailable(
-    "other requests with this idempotency key kept arriving at the same moment; retry",
+    "other requests with this idempotency key or body kept arriving at the same moment; retry",
   );
 }
 

@@ -229,8 +229,8 @@ export const LeadOutput = z.looseObject({
   }),
   site: SiteAnswerOutput.nullable().optional(),
   replayed: z.boolean().optional().meta({
-    description: "true when this answers an earlier identical call (same arguments within 10 " +
-      "minutes, or the same idempotency_key within 24 h): nothing new was stored.",
+    description: "true when this answers an earlier identical call (the same arguments within " +
+      "10 minutes, or the key of a stored request within 24 h): nothing new was stored.",
   }),
 }).meta({
   description: "The stored request, waiting for human review: request_id, to quote and to " +

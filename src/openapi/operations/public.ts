@@ -206,8 +206,11 @@ function _submission(
     tags: ["Public"],
     headers: {
       "Idempotency-Key": {
-        description: "1–255 visible ASCII characters, optionally quoted. The same key with the " +
-          "same body within 24 h replays the first answer and stores nothing new",
+        description: "1–255 visible ASCII characters, optionally quoted. For 24 h, the same " +
+          "key with the same body replays the answer of the request first stored with it, and " +
+          "stores nothing new; with another body it is 409. Whatever the key, or without one, " +
+          "the same body from the same address within 10 minutes (REST or MCP) replays the " +
+          "first answer",
         schema: z.string().min(1).max(257),
         example: "5f0c2d4e-quote-1",
       },
