@@ -283,8 +283,7 @@ function _quoteInput(serviceIds: string) {
     agent_context_optional: _agentContext.optional(),
     idempotency_key: IdempotencyKey.optional(),
   }).meta({
-    description: "A request for a quotation for one catalog service at one site. A person " +
-      "reviews it and sends the binding quotation; the answer's budget estimate is non-binding.",
+    description: "A request for a quotation for one catalog service at one site.",
   });
 }
 

@@ -12,7 +12,8 @@ import { type BudgetEstimate, noOnePlace } from "../pricing/budget.ts";
 import { findService } from "../catalog/service_match.ts";
 import { HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
-import { type ExpectedReview, expectedReview, reviewWords } from "./review_time.ts";
+import { expectedReview } from "./review_time.ts";
+import { submissionAnswer, type SubmissionResult, type SubmitOutcome } from "./answer.ts";
 import { storeUnavailable } from "../store/deadline.ts";
 import {
   answerText,
@@ -43,6 +44,8 @@ import {
   checkNesting,
   checkPropertyCount,
   extraPropertyIssues,
+  type Ignored,
+  ignoredProperties,
   misnamedFieldIssues,
 } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
@@ -69,41 +72,10 @@ export const SUBMISSION_MAX_BODY = 64 * 1024;
  * generates worst cases against it; docs/operations.md ("Worst-case figures at the default
  * limits") gives what that means per minute.
  */
-export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 7 * 1024;
+export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 9 * 1024;
 
-export interface SubmissionResult {
-  ok: true;
-  request_id: string;
-  status: "pending_review";
-  requires_human_approval: true;
-  billable_order_created: false;
-  /** What happens next, the expected review time included, in a sentence to relay. */
-  next_steps: string;
-  expected_review: ExpectedReview;
-  /** The catalog service `service_type` was understood as, or null. */
-  service_id: string | null;
-  /** How the city (and a quote's site_address) was read; null for a lead without a city. */
-  site: SiteAnswer | null;
-  budget_estimate?: BudgetEstimate;
-  /** True when this is the stored answer to an earlier identical request. */
-  replayed: boolean;
-}
-
-export interface SubmitOutcome {
-  result: SubmissionResult;
-  /** True when this is an earlier identical request's answer (see idempotency.ts). */
-  replayed: boolean;
-}
-
-/** What happens next, in words: who reviews it, when, and that nothing was ordered. */
-function _nextSteps(kind: SubmissionKind, review: ExpectedReview, urgency: unknown): string {
-  const when = reviewWords(review, urgency);
-  return kind === "lead"
-    ? `A member of our team will review your request and reply by email, ${when}; nothing ` +
-      "has been ordered or scheduled."
-    : `A member of our team will review this request and reply by email with a quotation, ` +
-      `${when}; the budget estimate is non-binding and nothing has been ordered or scheduled.`;
-}
+/** What a lead's review depends on: a property that probably means it is refused, not kept. */
+const LEAD_REVIEW_FIELDS = ["urgency"];
 
 /**
  * Runs a submission request's work counted against `RATE_LIMIT_SUBMIT` per address. REST
@@ -130,6 +102,7 @@ export async function submitLead(
   const issues = [
     ...(parsed.success ? [] : fieldIssues(parsed.error)),
     ...extraPropertyIssues(raw, LeadInput.shape),
+    ...misnamedFieldIssues(raw, LeadInput.shape, LEAD_REVIEW_FIELDS),
   ];
   const site = parsed.data?.city
     ? siteCoverage(ctx.catalog, { city: parsed.data.city, country: parsed.data.country })
@@ -152,16 +125,20 @@ export async function submitLead(
       covered: coverage ? coveredFact(coverage) : null,
       site: site && coverage ? siteAnswer(ctx.catalog, site) : null,
       match: coverage?.match ?? null,
+      ignored: ignoredProperties(raw, LeadInput.shape),
     },
     idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
 }
 
 /**
- * What a price depends on: estimate_quote's arguments. A quote refuses an additional property
- * that probably means one of them, as estimate_quote refuses it, rather than price a default.
+ * What a quote's price and review depend on: estimate_quote's arguments, and urgency. A quote
+ * refuses an additional property that probably means one of them, as estimate_quote refuses
+ * it, rather than price or review a default.
  */
-const PRICE_FIELDS = Object.keys(EstimateInput.shape);
+const QUOTE_PRICE_AND_REVIEW_FIELDS = [
+  ...new Set([...Object.keys(EstimateInput.shape), "urgency"]),
+];
 
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
 export async function submitQuote(
@@ -181,7 +158,7 @@ export async function submitQuote(
     QUOTE_LENIENCY,
     (raw) => [
       ...extraPropertyIssues(raw, schema.shape),
-      ...misnamedFieldIssues(raw, schema.shape, PRICE_FIELDS),
+      ...misnamedFieldIssues(raw, schema.shape, QUOTE_PRICE_AND_REVIEW_FIELDS),
     ],
   );
   ctx.demand.note(job.coverage);
@@ -200,6 +177,7 @@ export async function submitQuote(
         country: input.country,
       }),
       match: job.coverage.match,
+      ignored: ignoredProperties(job.raw, schema.shape),
     },
     idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
@@ -218,13 +196,14 @@ interface Validated {
   raw: unknown;
   /** The accepted fields, the idempotency key left out: what is stored. */
   input: Record<string, unknown>;
-  /** Catalog facts for the record, the answer and the review list. */
+  /** Catalog facts for the record, the answer and the review list; the properties kept unread. */
   facts: {
     service_id: string | null;
     covered: boolean | null;
     budget_estimate?: BudgetEstimate;
     site: SiteAnswer | null;
     match: Coverage["match"] | null;
+    ignored: Ignored[];
   };
   idempotencyKey: string | undefined;
 }
@@ -258,32 +237,18 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   if ("answer" in earlier) return _replayed(earlier.answer);
   // Checked once the first look found no answer to replay: a retry is answered as before.
   const fitted = fitStoredBound(
-    { record, result: _result(sub, requestId, expectedReview(ctx.config, now, sub.input.urgency)) },
+    {
+      record,
+      result: submissionAnswer(sub.kind, requestId, {
+        ...sub.facts,
+        review: expectedReview(ctx.config, now, sub.input.urgency),
+        urgency: sub.input.urgency,
+      }),
+    },
     ({ record, result }) => _write(record, payload, result, scope),
     MAX_STORED_PER_SUBMISSION,
   );
   return await _commitOrReplay(ctx, sub, fitted.write, fitted.draft.result, { scope, earlier });
-}
-
-/** The answer to a new submission. */
-function _result(
-  sub: Validated,
-  requestId: string,
-  review: ExpectedReview,
-): SubmissionResult {
-  return {
-    ok: true,
-    request_id: requestId,
-    status: "pending_review",
-    requires_human_approval: true,
-    billable_order_created: false,
-    next_steps: _nextSteps(sub.kind, review, sub.input.urgency),
-    expected_review: review,
-    service_id: sub.facts.service_id,
-    site: sub.facts.site,
-    ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
-    replayed: false,
-  };
 }
 
 /** What the commit of a new submission writes; its records' checks are set per attempt. */

@@ -228,14 +228,25 @@ export const LeadOutput = z.looseObject({
       "none (kept as free text) or was not given.",
   }),
   site: SiteAnswerOutput.nullable().optional(),
+  ignored: z.array(
+    z.looseObject({
+      property: z.string().meta({ description: "The name as sent." }),
+      did_you_mean: z.string().nullable().meta({
+        description: "The field it probably means, or null.",
+      }),
+    }).meta({ description: "One argument kept as sent for the reviewer and read as no field." }),
+  ).optional().meta({
+    description: "Every argument the tool does not take, kept for the reviewer; next_steps " +
+      "names them too. One that probably means urgency or a price input is refused instead.",
+  }),
   replayed: z.boolean().optional().meta({
     description: "true when this answers an earlier identical call (the same arguments within " +
       "10 minutes, or the key of a stored request within 24 h): nothing new was stored.",
   }),
 }).meta({
   description: "The stored request, waiting for human review: request_id, to quote and to " +
-    "follow up with get_request_status; replayed is true when an earlier identical call " +
-    "answered and nothing new was stored.",
+    "follow up with get_request_status; ignored lists arguments kept unread; replayed is " +
+    "true when an earlier identical call answered and nothing new was stored.",
 });
 
 /** The non-binding estimate of a job, as `request_quote` stores it and `estimate_quote` answers. */
@@ -307,8 +318,9 @@ const BudgetEstimateOutput = z.looseObject({
 export const QuoteOutput = LeadOutput.extend({
   budget_estimate: BudgetEstimateOutput,
 }).meta({
-  description: "The stored quote request (request_id, replayed) and its non-binding " +
-    "budget_estimate: low, high, currency, and assumptions listing every input not given as such.",
+  description: "The stored quote request (request_id, replayed, ignored: arguments kept " +
+    "unread) and its non-binding budget_estimate: low, high, currency, and assumptions " +
+    "listing every input not given as such.",
 });
 
 /** The `estimate_quote` answer: a price, the city's coverage, and nothing stored. */
@@ -368,6 +380,9 @@ export const ToolErrorOutput = z.looseObject({
           "(body) for the arguments as a whole.",
       }),
       message: z.string().meta({ description: "What is wrong with it and what is accepted." }),
+      did_you_mean: z.string().nullable().optional().meta({
+        description: "For an argument the tool does not take: the one it probably means, or null.",
+      }),
     }).meta({ description: "One problem." }),
   ).meta({
     description: "Every problem with the arguments, all found in one pass; empty for " +

@@ -41,6 +41,9 @@ export const ApiErrorBody = z.strictObject({
         "The field at fault, as a dotted path (attachments_optional.0), or (body)",
       ),
       message: z.string().describe("What is wrong with it and what is accepted"),
+      did_you_mean: z.string().nullable().optional().describe(
+        "For a field or argument the endpoint does not take: the one it probably means, or null",
+      ),
     }).describe("One problem"),
   )
     .describe("Every field problem of a validation failure, all at once")

@@ -213,6 +213,7 @@ const _accepted = {
   status: "pending_review",
   requires_human_approval: true,
   billable_order_created: false,
+  ignored: [],
   replayed: false,
 };
 

@@ -126,7 +126,7 @@ export function publicOperations(catalog: Catalog) {
       summary: "Submit a lead",
       description: _withTool(
         "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
-          "billed. Other members are kept.",
+          `billed. ${_OTHER_MEMBERS("urgency")}`,
         "submit_lead",
       ),
       requestBody: {
@@ -159,7 +159,7 @@ export function publicOperations(catalog: Catalog) {
       summary: "Request a quote",
       description: _withTool(
         "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
-          "billed. Other members are kept.",
+          `billed. ${_OTHER_MEMBERS("urgency or a field the price depends on")}`,
         "request_quote",
       ),
       requestBody: {
@@ -189,6 +189,12 @@ export function publicOperations(catalog: Catalog) {
     }),
   } satisfies Record<string, OperationDoc>;
 }
+
+/** What a submission does with a member it does not take (intake/bounds.ts). */
+const _OTHER_MEMBERS = (refused: string) =>
+  "Other members are kept as sent for the reviewer and listed in `ignored` (each with the " +
+  `field it probably means, \`did_you_mean\`, or null), except one that probably means ${refused}, ` +
+  "which is refused (400, its issue naming `did_you_mean`).";
 
 /** An operation's description: what the REST endpoint adds, then its MCP tool's words. */
 function _withTool(rest: string, toolName: string): string {
