@@ -84,7 +84,7 @@ export type Earlier = { answer: Record<string, unknown> } | { versions: (string 
  * for another; else the same request's answer, with whatever key; else the versionstamps
  * to write over. A record changes only by expiring, so an eventual read that finds one
  * unexpired finds it as it is. The same request's record of a keyed submission names the
- * key's record, which keeps the answer: one more read, only when it replays.
+ * key's record, which keeps the answer: one more (strong) read, only when it replays.
  */
 export async function findEarlier(
   ctx: Context,
@@ -103,19 +103,22 @@ export async function findEarlier(
     });
   }
   const bySame = byKey ?? live(entries.at(-1));
-  const answer = bySame ? await _answerOf(ctx, bySame, consistency) : undefined;
+  const answer = bySame ? await _answerOf(ctx, bySame) : undefined;
   if (answer !== undefined) return { answer: JSON.parse(answer) };
   return { versions: entries.map((e) => e.versionstamp) };
 }
 
-/** The answer a record replays: its own, or the one its `answer_in` names (if still there). */
+/**
+ * The answer a record replays: its own, or the one its `answer_in` names, read strongly: a
+ * stale read that missed it would have a live record written over (a second submission).
+ * Missing, it was erased with the submission, and so was the record that names it.
+ */
 async function _answerOf(
   ctx: Context,
   record: IdempotencyRecord,
-  consistency: Deno.KvConsistencyLevel,
 ): Promise<string | undefined> {
   if (record.response !== undefined) return record.response;
   if (!record.answer_in) return undefined;
-  const keeping = await getAnswerRecord(ctx.kv, record.answer_in, consistency);
+  const keeping = await getAnswerRecord(ctx.kv, record.answer_in);
   return keeping.value?.request_id === record.request_id ? keeping.value.response : undefined;
 }

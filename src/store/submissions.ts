@@ -284,9 +284,8 @@ export function getIdempotency(
 export function getAnswerRecord(
   kv: Kv,
   key: Deno.KvKey,
-  consistency: Deno.KvConsistencyLevel,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
-  return kv.get<IdempotencyRecord>(key, { consistency });
+  return kv.get<IdempotencyRecord>(key);
 }
 
 export function getSubmission(
