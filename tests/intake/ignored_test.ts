@@ -90,7 +90,7 @@ Deno.test("a property kept unread is named in ignored with the field it probably
         ]);
         assert.match(
           answer.next_steps,
-          /nothing has been ordered or scheduled\. Not read as fields, kept as sent for the reviewer: phone_number \(probably phone\), po_number, start\.$/,
+          /\. Not read as fields, kept as sent for the reviewer: phone_number \(probably phone\), po_number, start\.$/,
         );
         const kept = await stored(app, answer.request_id);
         for (const [name, value] of Object.entries(extras)) assert.equal(kept[name], value);
