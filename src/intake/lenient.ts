@@ -93,8 +93,8 @@ const _BY_NAME: ReadonlyMap<string, string> = new Map(
  * as its field, the other name dropped. When the field is given too, or two names of it
  * are, with different values, nothing is guessed: an issue names both. Returns the copy,
  * what was read under another name (with the same value as the field's, too: `same`), and
- * those issues. Each argument's name is squashed once
- * and looked up once, so the cost grows with the arguments, not with arguments × names.
+ * those issues. Each argument's name is squashed once and looked up once, so the cost grows
+ * with the arguments, not with arguments × names.
  */
 export function readSynonyms(
   raw: unknown,

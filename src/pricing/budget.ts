@@ -80,8 +80,8 @@ interface JobSite {
 
 /**
  * The non-binding estimate of a quote. `renamed` names the inputs that were read from
- * another argument name (`engineers` for `engineer_count`; see intake/lenient.ts), so
- * that `assumptions` can say so.
+ * another argument name (`engineers` for `engineer_count`; see intake/lenient.ts), or given
+ * under one too with the same value (`same`), so that `assumptions` lists each.
  */
 export function estimateBudget(
   service: Service,
