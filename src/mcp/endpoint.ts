@@ -190,7 +190,7 @@ function admitToolErrors(success: JsonObject): JsonObject {
   return {
     ...success,
     description: `${success.description ?? ""} When ok is false the call failed (isError): ` +
-      "error (a code), message and issues (each with path and message) say why.",
+      "error (a code), message and issues say why.",
     required: ["ok"],
     if: { properties: { ok: { const: false } }, required: ["ok"] },
     then: { required: ERROR_REQUIRED },

@@ -1,8 +1,8 @@
 /**
  * @module
  * Erasing submissions: one, or up to {@linkcode ERASE_BATCH} at once, each with
- * everything that points to it (payload chunks, review notice, idempotency record and its
- * pointer, index keys). Every key read is checked, so a notifier or reviewer writing
+ * everything that points to it (payload chunks, review notice, idempotency records and
+ * their pointer, index keys). Every key read is checked, so a notifier or reviewer writing
  * meanwhile makes it read again and retry. Which submissions to erase is review/'s
  * business (review/retention.ts).
  */
@@ -38,7 +38,7 @@ export interface Erased {
 
 /**
  * Erases a submission in one commit: its record, its payload chunks, its outbox entry
- * and due key, and the idempotency record that would replay it with its pointer. `extra`
+ * and due key, and the idempotency records that would replay it with their pointer. `extra`
  * joins that commit (a staff action's audit entry). Returns null when there is no such
  * submission.
  */
@@ -60,9 +60,10 @@ export async function eraseSubmission(
 
 /**
  * Submissions erased together by {@linkcode eraseSubmissions}: read at once, and committed
- * in as few commits as KV's limits allow (limits.ts). Each adds two or three checks (its
- * record, its notice, its idempotency record) and about a dozen deletions, so a commit
- * holds three to five of them under denokv's 10 checks, and the commits go out together.
+ * in as few commits as KV's limits allow (limits.ts). Each adds two to four checks (its
+ * record, its notice, its idempotency records: the same request's for 10 minutes, an
+ * `Idempotency-Key`'s for 24 h) and about a dozen deletions, so a commit holds two to five
+ * of them under denokv's 10 checks, and the commits go out together.
  */
 export const ERASE_BATCH = 25;
 
@@ -143,12 +144,13 @@ async function _erasePlan(kv: Kv, id: string): Promise<ErasePlan | null> {
   const record = await getSubmission(kv, id);
   if (!record.value) return null;
   const outbox = await getOutboxEntry(kv, id);
-  const idem = await _idempotencyOf(kv, record.value);
+  const idempotency = await _idempotencyOf(kv, record.value);
   const checks: Deno.AtomicCheck[] = [record, outbox];
   const keys: Deno.KvKey[] = [record.key];
   for (let n = 0; n < record.value.payload.chunks; n++) keys.push(payloadKey(id, n));
   if (outbox.value) keys.push(outbox.key, dueKey(outbox.value));
-  if (idem?.value?.request_id === id) {
+  for (const idem of idempotency) {
+    if (idem.value?.request_id !== id) continue;
     checks.push(idem);
     keys.push(idem.key);
   }
@@ -162,13 +164,18 @@ async function _erasePlan(kv: Kv, id: string): Promise<ErasePlan | null> {
   return { checks, keys, erased: { request_id: id, kind, created_at, keys: keys.length } };
 }
 
-/** The idempotency entry that replays a submission, through its pointer key. */
+/**
+ * The idempotency entries that replay a submission, through its pointer key: a list of
+ * keys, or one key where written before a submission had two (at most 24 h before).
+ */
 async function _idempotencyOf(
   kv: Kv,
   record: SubmissionRecord,
-): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
-  if (!record.idempotent) return null;
-  const pointer = await kv.get<Deno.KvKey>(idempotencyPointerKey(record.request_id));
-  const key = pointer.value;
-  return key ? await kv.get<IdempotencyRecord>(key) : null;
+): Promise<Deno.KvEntryMaybe<IdempotencyRecord>[]> {
+  if (!record.idempotent) return [];
+  const pointer = await kv.get<Deno.KvKey | Deno.KvKey[]>(idempotencyPointerKey(record.request_id));
+  const value = pointer.value;
+  if (!value?.length) return [];
+  const keys = Array.isArray(value[0]) ? value as Deno.KvKey[] : [value as Deno.KvKey];
+  return await kv.getMany<IdempotencyRecord[]>(keys);
 }

@@ -14,7 +14,7 @@
  * | `["submissions", request_id]`                      | the record, submissions.ts                    |
  * | `["submission_payloads", request_id, n]`           | chunk n of the request, submissions.ts        |
  * | `["idempotency", endpoint, address, key]`          | the first answer, submissions.ts              |
- * | `["submission_idempotency", request_id]`           | the key above, for erasure, submissions.ts    |
+ * | `["submission_idempotency", request_id]`           | the keys above, for erasure, submissions.ts   |
  * | `["review_outbox", request_id]`                    | a notice not sent yet, outbox.ts              |
  * | `["review_due", next_attempt_at, request_id]`      | the outbox in due order, outbox.ts            |
  * | `["review_new", created_ms, request_id]`           | notices never tried, outbox.ts                |

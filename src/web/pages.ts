@@ -24,7 +24,7 @@ import { BUSINESS_HOURS } from "../pricing/work_span.ts";
 import { TOOLS } from "../mcp/tools.ts";
 import { type FieldIssue, HttpError } from "../http/errors.ts";
 import type { SubmissionKind } from "../store/submissions.ts";
-import type { SubmissionResult } from "../intake/submissions.ts";
+import type { SubmissionResult } from "../intake/answer.ts";
 import type { Params } from "../http/router.ts";
 import { escapeHtml } from "./html.ts";
 

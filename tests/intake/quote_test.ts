@@ -424,6 +424,8 @@ Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never pri
     assert.deepEqual(e.assumptions, [
       { field: "engineer_count", value: 2, why: "read from engineers" },
       { field: "estimated_hours", value: 3, why: "read from hours" },
+      { field: "requested_date", value: "2026-12-05", why: "read from date" },
+      { field: "requested_time", value: "22:00", why: "read from time" },
       {
         field: "work_days",
         value: 1,
@@ -432,6 +434,7 @@ Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never pri
       },
       { field: "out_of_hours", value: true, why: "read from after_hours" },
     ]);
+    assert.deepEqual(body.ignored, [], "every synonym was read as its field");
     const record = (await getSubmission(app.kv, body.request_id)).value!;
     const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
     assert.equal(stored.engineer_count, 2);

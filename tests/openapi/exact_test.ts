@@ -183,8 +183,11 @@ Deno.test("POST /forms/lead and /forms/quote: the document declares their bodies
           headers: { "Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": "f1" },
           body: fields,
         });
-      const first = await send(form);
+      // A body not sent before: the same body within 10 minutes would replay that answer, and
+      // a key that stored nothing binds no body (docs/api.md, "Idempotent submissions").
+      const first = await send(form.replace("description=", "description=Keyed+"));
       assert.equal(first.status, 202);
+      assert.equal(first.headers.get("Idempotent-Replayed"), null);
       await first.body?.cancel();
       const other = await send(form.replace("description=", "description=Other+"));
       assert.equal(other.status, 409);
