@@ -44,6 +44,11 @@ export interface Config {
   /** Signs webhook bodies with HMAC-SHA256 when set. */
   readonly reviewWebhookSecret: string | undefined;
   /**
+   * `REVIEW_WEBHOOK_ALL_TIMELINES`: true POSTs notices on every Deno Deploy timeline; false
+   * (the default) only on production, logging them elsewhere (ops/platform.ts).
+   */
+  readonly reviewWebhookAllTimelines: boolean;
+  /**
    * Decided submissions are erased this many days after their decision; `undefined`
    * (the default) keeps them until staff erase or purge them.
    */
@@ -135,6 +140,7 @@ export const ENV_NAMES = [
   "TRUST_PROXY",
   "REVIEW_WEBHOOK_URL",
   "REVIEW_WEBHOOK_SECRET",
+  "REVIEW_WEBHOOK_ALL_TIMELINES",
   "SUBMISSION_RETENTION_DAYS",
   "REVIEW_HOURS",
   "REVIEW_HOURS_EMERGENCY",
@@ -180,6 +186,7 @@ export function loadConfig(env: Env): Config {
     trustProxy,
     reviewWebhookUrl,
     reviewWebhookSecret,
+    reviewWebhookAllTimelines: _boolean(env, "REVIEW_WEBHOOK_ALL_TIMELINES"),
     submissionRetentionDays,
     reviewHours: _reviewHours(env),
     staffConsole: _value(env, "STAFF_CONSOLE") === undefined || _boolean(env, "STAFF_CONSOLE"),
