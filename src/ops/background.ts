@@ -12,7 +12,7 @@
  * previews (denoland/docs deploy/reference/cron.md, "Timelines"), each on its timeline's own
  * database. They are declared whatever the timeline, since Deploy picks up no declaration
  * made in a conditional; outside production a notices run logs the notices it would
- * otherwise POST, unless `REVIEW_WEBHOOK_ALL_TIMELINES` is set (ops/platform.ts).
+ * otherwise POST, unless `REVIEW_WEBHOOK_TIMELINES=all` (ops/platform.ts).
  */
 
 import type { Kv } from "../store/store.ts";

@@ -14,7 +14,7 @@
  *   (`deno task start`, `deno run -A src/main.ts`, any working directory). Deno's own default
  *   depends on `--location` and the config file, so it is never used.
  * - **On a git-branch or preview timeline** ({@linkcode configForTimeline}) the review
- *   webhook is off unless `REVIEW_WEBHOOK_ALL_TIMELINES` says otherwise.
+ *   webhook is off unless `REVIEW_WEBHOOK_TIMELINES=all`.
  *
  * docs/operations.md, "Deno Deploy", has the rules these follow, with their sources (paths
  * in denoland/docs).
@@ -97,22 +97,22 @@ export async function looksAttached(write: () => Promise<string>): Promise<boole
 /**
  * The config as this timeline uses it. Where `DENO_TIMELINE` names a timeline other than
  * `production` (a git branch's or a preview's), review notices are logged, not POSTed, unless
- * `REVIEW_WEBHOOK_ALL_TIMELINES` is true; one line at start says so. Such a timeline reads the
+ * `REVIEW_WEBHOOK_TIMELINES` is `all`; one line at start says so. Such a timeline reads the
  * Development context's variables, which every branch and preview share, and stores what its
  * own URL receives in its own database, not production's (denoland/docs
- * deploy/reference/timelines.md, env_vars_and_contexts.md, databases.md), while its crons run
- * as production's do (cron.md): a webhook set for every context would tell staff of
- * submissions their console never shows. Production, and anywhere without `DENO_TIMELINE`,
+ * deploy/reference/timelines.md, env_vars_and_contexts.md, databases.md), and a git branch's
+ * crons run as production's do (cron.md): a webhook set for every context would tell staff
+ * of submissions their console never shows. Production, and anywhere without `DENO_TIMELINE`,
  * keep the config as it is.
  */
 export function configForTimeline(config: Config, env: PlatformEnv, log: Logger): Config {
   const timeline = env.DENO_TIMELINE;
   if (!timeline || timeline === "production") return config;
-  if (!config.reviewWebhookUrl || config.reviewWebhookAllTimelines) return config;
+  if (!config.reviewWebhookUrl || config.reviewWebhookTimelines === "all") return config;
   log({
     level: "info",
     msg: "review webhook off outside production: notices are logged " +
-      "(REVIEW_WEBHOOK_ALL_TIMELINES=true sends them)",
+      "(REVIEW_WEBHOOK_TIMELINES=all sends them)",
     timeline,
   });
   return Object.freeze({ ...config, reviewWebhookUrl: undefined });

@@ -2,7 +2,7 @@
  * The review webhook on Deno Deploy's timelines (`DENO_TIMELINE`): production POSTs every
  * notice; a git branch's or a preview's timeline, which reads the Development context's
  * variables and keeps its own database, logs them instead, unless
- * `REVIEW_WEBHOOK_ALL_TIMELINES` is true. Each case stores a submission through the handler
+ * `REVIEW_WEBHOOK_TIMELINES=all`. Each case stores a submission through the handler
  * and runs the notices job as its schedule would.
  */
 
@@ -70,18 +70,22 @@ Deno.test("on a git-branch or preview timeline, notices are logged, not POSTed, 
     assert.equal(seen.via, "log");
     assert.equal(seen.off.length, 1);
     assert.equal(seen.off[0]!.timeline, timeline);
-    assert.match(String(seen.off[0]!.msg), /REVIEW_WEBHOOK_ALL_TIMELINES=true/);
+    assert.match(String(seen.off[0]!.msg), /REVIEW_WEBHOOK_TIMELINES=all/);
   }
 });
 
-Deno.test("REVIEW_WEBHOOK_ALL_TIMELINES=true POSTs on a branch timeline too", async () => {
-  const seen = await noticeOn("git-branch/feature-x", { REVIEW_WEBHOOK_ALL_TIMELINES: "true" });
+Deno.test("REVIEW_WEBHOOK_TIMELINES=all POSTs on a branch timeline too", async () => {
+  const seen = await noticeOn("git-branch/feature-x", { REVIEW_WEBHOOK_TIMELINES: "all" });
   assert.deepEqual(seen.posted, [`${HOOK} ${seen.request_id}`]);
   assert.equal(seen.via, "webhook");
   assert.deepEqual(seen.off, []);
 });
 
 Deno.test("with no webhook set, a branch timeline changes nothing and logs nothing about it", () => {
+  assert.throws(
+    () => loadConfig({ REVIEW_WEBHOOK_TIMELINES: "branches" }),
+    /^ConfigError: REVIEW_WEBHOOK_TIMELINES must be production or all; got "branches"$/,
+  );
   const logs: Record<string, unknown>[] = [];
   const config = loadConfig({ BASE_URL: "https://api.test" });
   const seen = configForTimeline(config, { DENO_TIMELINE: "git-branch/x" }, (r) => logs.push(r));
