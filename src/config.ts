@@ -44,6 +44,11 @@ export interface Config {
   /** Signs webhook bodies with HMAC-SHA256 when set. */
   readonly reviewWebhookSecret: string | undefined;
   /**
+   * `REVIEW_WEBHOOK_TIMELINES`: the Deno Deploy timelines whose notices are POSTed, `all` or
+   * `production` (the default: elsewhere they are logged; ops/platform.ts).
+   */
+  readonly reviewWebhookTimelines: "production" | "all";
+  /**
    * Decided submissions are erased this many days after their decision; `undefined`
    * (the default) keeps them until staff erase or purge them.
    */
@@ -135,6 +140,7 @@ export const ENV_NAMES = [
   "TRUST_PROXY",
   "REVIEW_WEBHOOK_URL",
   "REVIEW_WEBHOOK_SECRET",
+  "REVIEW_WEBHOOK_TIMELINES",
   "SUBMISSION_RETENTION_DAYS",
   "REVIEW_HOURS",
   "REVIEW_HOURS_EMERGENCY",
@@ -180,11 +186,18 @@ export function loadConfig(env: Env): Config {
     trustProxy,
     reviewWebhookUrl,
     reviewWebhookSecret,
+    reviewWebhookTimelines: _webhookTimelines(env),
     submissionRetentionDays,
     reviewHours: _reviewHours(env),
     staffConsole: _value(env, "STAFF_CONSOLE") === undefined || _boolean(env, "STAFF_CONSOLE"),
     staffEnrolCode: _enrolCode(env),
   });
+}
+
+function _webhookTimelines(env: Env): "production" | "all" {
+  const timelines = _value(env, "REVIEW_WEBHOOK_TIMELINES") ?? "production";
+  if (timelines === "production" || timelines === "all") return timelines;
+  throw new ConfigError(`REVIEW_WEBHOOK_TIMELINES must be production or all; got "${timelines}"`);
 }
 
 /** Shortest `STAFF_ENROL_CODE`: it is a credential, guessed only through a rate limit. */
