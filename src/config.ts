@@ -23,6 +23,11 @@ interface RateLimits {
   readonly estimate: number;
   /** Staff console passkey ceremonies (sign-in and enrolment) begun and finished. */
   readonly staff: number;
+  /**
+   * All callers together, on staff passkey ceremonies begun (each stores a challenge; an
+   * enrolment's checks an invite or the enrolment code), whatever they answer.
+   */
+  readonly staffGlobal: number;
 }
 
 export interface Config {
@@ -85,6 +90,10 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   // A person signing in makes two requests (the challenge, the answer); ten a minute lets a
   // few people behind one address in and stops guessing at once.
   staff: 10,
+  // Staff are a handful and a ceremony begins once per sign-in or enrolment. The cap bounds
+  // the guesses at an enrolment code or invite (30 a minute) and the live challenges (a
+  // challenge lives 5 minutes: at most 6 windows' worth, 180 rows of about 100 bytes).
+  staffGlobal: 30,
 });
 
 /**
@@ -110,6 +119,7 @@ const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
   mcp: "RATE_LIMIT_MCP",
   estimate: "RATE_LIMIT_ESTIMATE",
   staff: "RATE_LIMIT_STAFF",
+  staffGlobal: "RATE_LIMIT_STAFF_GLOBAL",
 };
 
 /**
@@ -130,6 +140,7 @@ export const ENV_NAMES = [
   "RATE_LIMIT_MCP",
   "RATE_LIMIT_ESTIMATE",
   "RATE_LIMIT_STAFF",
+  "RATE_LIMIT_STAFF_GLOBAL",
   "MAX_IN_FLIGHT",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",

@@ -44,6 +44,7 @@ Deno.test("loadConfig reads every variable", () => {
     RATE_LIMIT_MCP: "10",
     RATE_LIMIT_ESTIMATE: "11",
     RATE_LIMIT_STAFF: "12",
+    RATE_LIMIT_STAFF_GLOBAL: "13",
     ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
     TRUST_PROXY: "true",
     REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
@@ -66,6 +67,7 @@ Deno.test("loadConfig reads every variable", () => {
     mcp: 10,
     estimate: 11,
     staff: 12,
+    staffGlobal: 13,
   });
   assert.equal(c.staffConsole, false);
   assert.equal(c.staffEnrolCode, "a-code-of-twenty-four-ch");
