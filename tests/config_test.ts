@@ -44,6 +44,7 @@ Deno.test("loadConfig reads every variable", () => {
     RATE_LIMIT_MCP: "10",
     RATE_LIMIT_ESTIMATE: "11",
     RATE_LIMIT_STAFF: "12",
+    RATE_LIMIT_STAFF_GLOBAL: "13",
     ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
     TRUST_PROXY: "true",
     REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
@@ -66,6 +67,7 @@ Deno.test("loadConfig reads every variable", () => {
     mcp: 10,
     estimate: 11,
     staff: 12,
+    staffGlobal: 13,
   });
   assert.equal(c.staffConsole, false);
   assert.equal(c.staffEnrolCode, "a-code-of-twenty-four-ch");
@@ -130,4 +132,35 @@ Deno.test("loadConfig rejects bad values with one line naming the variable", asy
       });
     });
   }
+});
+
+Deno.test("STAFF_ENROL_CODE must be as strong as a random string of 100 bits", async (t) => {
+  await t.step("repeats, runs and a repeated word are refused, with the rule and a command", () => {
+    const weak = [
+      "aaaaaaaaaaaaaaaaaaaaaaaa", // the finding: 24 characters, about 4 bits
+      "abcdefghijklmnopqrstuvwxyz",
+      "9876543210zyxwvutsrqponmlk",
+      "Password1Password1Password1Password1",
+      "qwertyuiopasdfghjklzxcvbnm", // 26 distinct letters: 94 bits
+      "0000-1111-2222-3333-4444-5555",
+    ];
+    for (const code of weak) {
+      assert.throws(() => loadConfig({ STAFF_ENROL_CODE: code }), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(
+          err.message,
+          /^STAFF_ENROL_CODE is too weak: about \d+ bits where 100 are needed, judged as a random string \(.*a-z 26, A-Z 26, 0-9 10, others 33.*\); generate one: openssl rand -base64 24$/,
+        );
+        assert.ok(!err.message.includes(code), "the line never holds the code");
+        return true;
+      }, code);
+    }
+  });
+  await t.step("what openssl rand -base64 24 prints always passes", () => {
+    for (let i = 0; i < 2000; i++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(24));
+      const code = btoa(String.fromCharCode(...bytes));
+      assert.equal(loadConfig({ STAFF_ENROL_CODE: code }).staffEnrolCode, code);
+    }
+  });
 });

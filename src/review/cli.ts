@@ -83,7 +83,7 @@ and whether that is stale (over 15 minutes: the webhook has been failing). The s
 dcfs.review.notices.* gauges; /readyz does not say it.`,
   audit: `usage: deno task review audit [--limit N] [--before <at_ms>.<entry_id>] [--json]
 Lists the audit trail of staff actions newest first, 50 to a page (--limit, at most 1000):
-when, who (a member's name, or cli), from which session, what (approve, reject, erase,
+when, who (a member's name and member id, or cli), from which session, what (approve, reject, erase,
 erase_email, disable_client, sign_in, invite…) and on what. It holds no submitted text.
 The next page: --before the cursor printed on stderr. --json prints a JSON array.
 Entries are kept ${AUDIT_RETENTION_MS / DAY_MS} days.`,
