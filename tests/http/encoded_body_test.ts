@@ -9,7 +9,14 @@
 import assert from "node:assert/strict";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { PATHS, STAFF_PATHS } from "../../src/http/paths.ts";
-import { basic, createApp, registerClient, type TestApp } from "../_helpers.ts";
+import {
+  basic,
+  countSubmissions,
+  createApp,
+  listen,
+  registerClient,
+  type TestApp,
+} from "../_helpers.ts";
 import { LEAD, QUOTE, RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { signedIn, type Staffer } from "../staff/_staff.ts";
 import { submit } from "../staff/_review.ts";
@@ -241,4 +248,17 @@ Deno.test("a 415 for the media type carries no Accept-Encoding (RFC 9110 §12.5.
   assert.equal(res.status, 415);
   assert.equal(res.headers.get("accept-encoding"), null);
   assert.equal((await res.json()).error, "unsupported_media_type");
+});
+
+Deno.test("over a real port, a gzip submission is 415 and nothing is stored", async () => {
+  await using app = await listen();
+  const res = await fetch(`${app.baseUrl}${PATHS.intake}`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Content-Encoding": "gzip" },
+    body: new Uint8Array(gzipSync(new TextEncoder().encode(JSON.stringify(LEAD)))),
+  });
+  assert.equal(res.status, 415);
+  assert.equal(res.headers.get("accept-encoding"), "identity");
+  assert.equal((await res.json()).error, "unsupported_encoding");
+  assert.equal(await countSubmissions(app), 0);
 });
