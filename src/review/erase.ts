@@ -35,7 +35,10 @@ export async function eraseOne(io: EraseIo, id: string): Promise<void> {
 /** `erase --email <address>`: every submission with that email (a data-subject request). */
 export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): Promise<void> {
   const what = `with email ${oneLine(email)}`;
-  if (dryRun) return await _dryRun(io, await findByEmail(io.kv, email), what);
+  if (dryRun) {
+    await _dryRun(io, await findByEmail(io.kv, email), what);
+    return;
+  }
   const { erased } = await eraseByEmail(io.kv, email, io.now(), CLI_ACTOR, {
     onErased: (e) => io.out(_erasedLine(e)),
   });
@@ -101,8 +104,8 @@ interface PurgeQuery {
 export async function purge(io: EraseIo, q: PurgeQuery): Promise<void> {
   const what = _purgeWhat(q.status, q.before);
   if (q.dryRun) {
-    await _dryRun(io, recordsBefore(io.kv, q.status, q.before), what);
-    if (q.erasesWith) io.out(`to erase them, run the same command with ${q.erasesWith}`);
+    const found = await _dryRun(io, recordsBefore(io.kv, q.status, q.before), what);
+    if (found && q.erasesWith) io.out(`to erase them, run the same command with ${q.erasesWith}`);
     return;
   }
   const ids = q.status === "decided"
@@ -145,17 +148,19 @@ export async function findByEmail(
   return await getSubmissions(kv, await idsByEmail(kv, hash(email), limit));
 }
 
+/** Lists what would be erased; returns how many. */
 async function _dryRun(
   io: EraseIo,
   found: Iterable<SubmissionRecord> | AsyncIterable<SubmissionRecord>,
   what: string,
-): Promise<void> {
+): Promise<number> {
   let n = 0;
   for await (const r of found) {
     n++;
     io.out(`would erase ${r.request_id} (${r.kind}, created ${r.created_at})`);
   }
   io.out(`${n} submission${n === 1 ? "" : "s"} ${what}; nothing erased`);
+  return n;
 }
 
 function _erasedLine(e: Erased): string {
@@ -163,8 +168,8 @@ function _erasedLine(e: Erased): string {
 }
 
 /**
- * Parses `--before` and `--decided-before`: a date (`2026-01-31`, midnight UTC) or a number of days
- * before now (`30d`). Undefined when it is neither.
+ * Parses `--before` and `--decided-before`: a date (`2026-01-31`, midnight UTC) or a number
+ * of days before now (`30d`). Undefined when it is neither.
  */
 export function parseCutoff(text: string, now: number): number | undefined {
   const days = text.match(/^(\d{1,5})d$/);

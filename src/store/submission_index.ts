@@ -106,7 +106,7 @@ export async function pendingRetentionCursor(kv: Kv): Promise<TimePlace | undefi
 
 /**
  * Records that the pending retention pass read the time index up to `place`. A plain write:
- * two passes at once may set it back, which only makes the next read a page again.
+ * two passes at once may set it back, which only makes the next pass read some keys again.
  */
 export async function setPendingRetentionCursor(kv: Kv, place: TimePlace): Promise<void> {
   await kv.set(pendingRetentionCursorKey(), { created_ms: place.createdMs, request_id: place.id });

@@ -216,6 +216,8 @@ Deno.test("review purge --status pending --before lists first, erases with --yes
   });
   await t.step("a run that finds nothing erases nothing, and says so in the trail", async () => {
     app.clock.advance(1_000);
+    const dry = await cli(app, "purge", "--status", "pending", "--before", "30d");
+    assert.match(dry.out, /^0 submissions pending, created before .*; nothing erased$/);
     const run = await cli(app, "purge", "--status", "pending", "--before", "30d", "--yes");
     assert.equal(run.code, 0);
     assert.match(run.out, /^erased 0 submissions pending, created before /);
