@@ -58,6 +58,11 @@ export interface Config {
    * (the default) keeps them until staff erase or purge them.
    */
   readonly submissionRetentionDays: number | undefined;
+  /**
+   * Submissions still pending are erased this many days after they were made; `undefined`
+   * (the default) keeps them until staff decide, erase or purge them.
+   */
+  readonly pendingRetentionDays: number | undefined;
   /** Hours within which a submission is expected to be reviewed, stated in every answer. */
   readonly reviewHours: ReviewHours;
   /** `STAFF_CONSOLE`: false serves no `/staff/` path at all. */
@@ -153,6 +158,7 @@ export const ENV_NAMES = [
   "REVIEW_WEBHOOK_SECRET",
   "REVIEW_WEBHOOK_TIMELINES",
   "SUBMISSION_RETENTION_DAYS",
+  "PENDING_RETENTION_DAYS",
   "REVIEW_HOURS",
   "REVIEW_HOURS_EMERGENCY",
   "STAFF_CONSOLE",
@@ -183,9 +189,8 @@ export function loadConfig(env: Env): Config {
   if (reviewWebhookSecret !== undefined && reviewWebhookSecret.length < 16) {
     throw new ConfigError("REVIEW_WEBHOOK_SECRET must be at least 16 characters");
   }
-  const submissionRetentionDays = _value(env, "SUBMISSION_RETENTION_DAYS") === undefined
-    ? undefined
-    : _integer(env, "SUBMISSION_RETENTION_DAYS", 0, 1, 36_500);
+  const submissionRetentionDays = _days(env, "SUBMISSION_RETENTION_DAYS");
+  const reviewHours = _reviewHours(env);
   return Object.freeze({
     port,
     hostname,
@@ -199,16 +204,37 @@ export function loadConfig(env: Env): Config {
     reviewWebhookSecret,
     reviewWebhookTimelines: _webhookTimelines(env),
     submissionRetentionDays,
-    reviewHours: _reviewHours(env),
+    pendingRetentionDays: _pendingRetention(env, reviewHours),
+    reviewHours,
     staffConsole: _value(env, "STAFF_CONSOLE") === undefined || _boolean(env, "STAFF_CONSOLE"),
     staffEnrolCode: _enrolCode(env),
   });
 }
 
+/** `REVIEW_WEBHOOK_TIMELINES`: production (the default) or all. */
 function _webhookTimelines(env: Env): "production" | "all" {
   const timelines = _value(env, "REVIEW_WEBHOOK_TIMELINES") ?? "production";
   if (timelines === "production" || timelines === "all") return timelines;
   throw new ConfigError(`REVIEW_WEBHOOK_TIMELINES must be production or all; got "${timelines}"`);
+}
+
+/** A number of days from 1 to 100 years, or undefined when the variable is unset. */
+function _days(env: Env, name: string): number | undefined {
+  return _value(env, name) === undefined ? undefined : _integer(env, name, 0, 1, 36_500);
+}
+
+/**
+ * `PENDING_RETENTION_DAYS`: longer than `REVIEW_HOURS`, so no submission is erased before
+ * the review every answer promises it.
+ */
+function _pendingRetention(env: Env, hours: ReviewHours): number | undefined {
+  const days = _days(env, "PENDING_RETENTION_DAYS");
+  if (days !== undefined && days * 24 <= hours.standard) {
+    throw new ConfigError(
+      `PENDING_RETENTION_DAYS must be longer than REVIEW_HOURS (${hours.standard} h), got "${days}"`,
+    );
+  }
+  return days;
 }
 
 /** Shortest `STAFF_ENROL_CODE`: it is a credential, guessed only through a rate limit. */

@@ -17,6 +17,8 @@ Deno.test("loadConfig applies the documented defaults", () => {
   assert.equal(c.trustProxy, false);
   assert.deepEqual(c.reviewHours, { standard: 24, emergency: 2 });
   assert.deepEqual(c.reviewHours, DEFAULT_REVIEW_HOURS);
+  assert.equal(c.submissionRetentionDays, undefined);
+  assert.equal(c.pendingRetentionDays, undefined, "pending submissions are kept by default");
   assert.ok(Object.isFrozen(c));
   assert.ok(Object.isFrozen(c.reviewHours));
 });
@@ -53,7 +55,11 @@ Deno.test("loadConfig reads every variable", () => {
     REVIEW_HOURS_EMERGENCY: "4",
     STAFF_CONSOLE: "off",
     STAFF_ENROL_CODE: "a-code-of-twenty-four-ch",
+    SUBMISSION_RETENTION_DAYS: "365",
+    PENDING_RETENTION_DAYS: "3",
   });
+  assert.equal(c.submissionRetentionDays, 365);
+  assert.equal(c.pendingRetentionDays, 3);
   assert.equal(c.port, 0);
   assert.equal(c.hostname, "127.0.0.1");
   assert.equal(c.kvPath, ":memory:");
@@ -120,6 +126,18 @@ Deno.test("loadConfig rejects bad values with one line naming the variable", asy
     [
       { REVIEW_HOURS: "4", REVIEW_HOURS_EMERGENCY: "8" },
       /^REVIEW_HOURS_EMERGENCY must be at most REVIEW_HOURS \(4\), got "8"/,
+    ],
+    [{ PENDING_RETENTION_DAYS: "0" }, /^PENDING_RETENTION_DAYS must be a whole number from 1/],
+    [{ PENDING_RETENTION_DAYS: "30d" }, /^PENDING_RETENTION_DAYS must be a whole number/],
+    [{ PENDING_RETENTION_DAYS: "36501" }, /^PENDING_RETENTION_DAYS must be a whole number/],
+    // A pending submission must outlive the review time every answer promises it.
+    [
+      { PENDING_RETENTION_DAYS: "1" },
+      /^PENDING_RETENTION_DAYS must be longer than REVIEW_HOURS \(24 h\), got "1"/,
+    ],
+    [
+      { PENDING_RETENTION_DAYS: "3", REVIEW_HOURS: "72" },
+      /^PENDING_RETENTION_DAYS must be longer than REVIEW_HOURS \(72 h\), got "3"/,
     ],
   ];
   for (const [env, message] of cases) {

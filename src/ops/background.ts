@@ -18,7 +18,7 @@
 import type { Kv } from "../store/store.ts";
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
-import { retentionPass } from "../review/retention.ts";
+import { pendingRetentionPass, retentionPass } from "../review/retention.ts";
 import { abortableSleep, sendNotices } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 
@@ -138,5 +138,7 @@ export function pacedPause(
 
 const _passes: Record<Pass, (deps: BackgroundDeps, signal: AbortSignal) => Promise<number>> = {
   review_notices: (deps, signal) => sendNotices(deps, signal),
-  retention: (deps, signal) => retentionPass(deps, pacedPause(signal)),
+  retention: async (deps, signal) =>
+    await retentionPass(deps, pacedPause(signal)) +
+    await pendingRetentionPass(deps, pacedPause(signal)),
 };

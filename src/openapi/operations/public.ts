@@ -248,8 +248,7 @@ function _submission(
             "arguments to get the first answer again, or a new key for a new request",
         }],
       ]),
-      ...bodyLimits("api", SUBMISSION_MAX_BODY),
-      "415": apiError("The body is not JSON", [
+      ...bodyLimits("api", SUBMISSION_MAX_BODY, [
         "unsupported_media_type",
         "Content-Type must be application/json",
       ]),
