@@ -1,3 +1,4 @@
+import { PLACES_FILE } from "../../src/catalog/catalog.ts";
 /**
  * The place resolver as operations staff write sites (issue 27): every row answered alike by
  * the public REST check, the token-protected one and the MCP tool; the gazetteer file is what
@@ -5,12 +6,14 @@
  */
 
 import assert from "node:assert/strict";
-import placesFile from "../../data/places.v2.json" with { type: "json" };
-import { generatePlaces, placesJson, SOURCES } from "../../scripts/places.ts";
+import { generatePlaces, SOURCES } from "../../scripts/places.ts";
+import { encodePlaces } from "../../src/catalog/places.ts";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { bearerGet, createApp, issueToken, mcpToolCall, registerClient } from "../_helpers.ts";
 import { filesUnder } from "../_source.ts";
 import { priceEverywhere } from "../pricing/_price.ts";
+
+const placesFile = Deno.readFileSync(PLACES_FILE);
 
 interface Answer {
   match: string;
@@ -249,11 +252,11 @@ Deno.test("the estimate prices a site in the time zone of the place it resolved 
   assert.equal(zip.basis.time_zone, "America/New_York");
 });
 
-Deno.test("data/places.v2.json is what deno task data:places writes now", () => {
+Deno.test("data/places.v3.bin is what deno task data:places writes now", () => {
   const file = generatePlaces();
-  assert.deepEqual(
-    placesFile,
-    JSON.parse(placesJson(file)),
+  const written = encodePlaces(file);
+  assert.ok(
+    placesFile.byteLength === written.byteLength && placesFile.every((b, i) => b === written[i]),
     "the file differs from the datasets: run deno task data:places and commit it",
   );
   assert.ok(file.sources.some((s) => /GeoNames.*CC BY 4\.0/.test(s)), "GeoNames is attributed");

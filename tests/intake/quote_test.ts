@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
-import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
-import { buildCatalog } from "../../src/catalog/catalog.ts";
+import { buildCatalog, PLACES_FILE } from "../../src/catalog/catalog.ts";
 import { getSubmission, getSubmissionPayload } from "../../src/store/submissions.ts";
 import { catalog, createApp, post } from "../_helpers.ts";
 import { LEAD } from "../_fixtures.ts";
+
+const placesFile = Deno.readFileSync(PLACES_FILE);
 
 const QUOTE = {
   company: "Example GmbH",

@@ -4,7 +4,7 @@
  */
 
 import { type Config, DEFAULT_RATE_LIMITS } from "../../config.ts";
-import { MCP_MAX_BODY } from "../../mcp/endpoint.ts";
+import { MCP_MAX_BODY } from "../../mcp/protocol.ts";
 import { aiCatalog, SERVER_CARD_TYPE, serverCard } from "../../mcp/descriptor.ts";
 import type { OperationDoc } from "../document.ts";
 import { z } from "zod";
