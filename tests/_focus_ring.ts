@@ -214,6 +214,8 @@ export async function measureTabStops(page: Page, within?: Frame): Promise<RingM
   const seen: RingMeasure[] = [];
   const visited = new Set<string>();
   let last = "";
+  // Scrolling at once, not smoothly: a screenshot is of where the page went.
+  await page.emulateMedia({ reducedMotion: "reduce" });
   await page.evaluate(() => {
     // Focus the body for a moment: the next Tab starts from the top of the page.
     const body = (globalThis as unknown as {
