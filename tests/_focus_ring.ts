@@ -193,6 +193,8 @@ async function _measure(page: Page, element: ElementHandle): Promise<RingMeasure
   const focused = await shot();
   await element.evaluate((node) => (node as unknown as { blur(): void }).blur());
   const blurred = await shot();
+  const after = await element.boundingBox();
+  assert.deepEqual(after, box, "the page moved between the two screenshots: wait until it settles");
   const inner = { x: box.x - x, y: box.y - y, width: box.width, height: box.height };
   const { area, sides } = _compare(focused, blurred, inner);
   const needed = Math.round(4 * (box.width + box.height));
@@ -227,7 +229,12 @@ export async function measureTabStops(page: Page, within?: Frame): Promise<RingM
   });
   for (let i = 0; i < 200; i++) {
     await page.keyboard.press("Tab");
-    const element = await _focused(page);
+    // Focus that moved into a frame may show there a moment later: a second to arrive.
+    let element = await _focused(page);
+    for (let wait = 0; !element && wait < 10; wait++) {
+      await new Promise((r) => setTimeout(r, 100));
+      element = await _focused(page);
+    }
     if (!element) break;
     const key = await element.evaluate((node) => {
       const n = node as unknown as { __stop?: string };

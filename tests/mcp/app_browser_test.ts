@@ -189,6 +189,14 @@ async function everyPerson({ page }: Drive): Promise<void> {
   try {
     for (const width of [760, 360]) {
       await page.setViewportSize({ width, height: 700 });
+      // The app tells the host its new height, and the host resizes its frame: until then
+      // a screenshot is of a page that moves.
+      await until("the app's frame at its new size", async () => {
+        const frame = page.locator("#app > iframe");
+        const box = JSON.stringify(await frame.boundingBox());
+        await new Promise((r) => setTimeout(r, 300));
+        return JSON.stringify(await frame.boundingBox()) === box ? true : undefined;
+      });
       const state = `quote builder at ${width} px`;
       await assertAxeClean(appFrame(page), state);
       assertRingsSeen(state, await measureTabStops(page, appFrame(page)));
