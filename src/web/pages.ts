@@ -333,7 +333,10 @@ function _regions(locations: readonly Location[]): string[] {
   return [...new Set(locations.map((l) => l.region))].sort();
 }
 
-/** The covered cities by region, each with its country and response time. */
+/**
+ * The covered cities by region, each with its country and response time: a region's heading
+ * is a level under "Covered cities" (h3), which names the list by the page's structure.
+ */
 function _cities(locations: readonly Location[]): string {
   return _regions(locations).map((region) => {
     const here = locations.filter((l) => l.region === region)
@@ -343,9 +346,9 @@ function _cities(locations: readonly Location[]): string {
         escapeHtml(countryName(l.country))
       } · ${escapeHtml(l.response_time_hours)} h</span></li>`
     ).join("");
-    return `<div class="region"><h3>${
+    return `<div class="region"><h4>${
       escapeHtml(region)
-    } <span class="muted">(${here.length})</span></h3>` +
+    } <span class="muted">(${here.length})</span></h4>` +
       `<ul class="city-list">${items}</ul></div>`;
   }).join("\n");
 }

@@ -219,7 +219,7 @@ Deno.test("the page carries the catalog, the covered cities and the form choices
       assert.ok(html.includes(`<span class="city-name">${l.city}</span>`), l.city);
     }
     assert.ok(html.includes("Germany"));
-    assert.match(html, /<h3>Europe <span class="muted">\(\d+\)<\/span><\/h3>/);
+    assert.match(html, /<h4>Europe <span class="muted">\(\d+\)<\/span><\/h4>/);
   });
   await t.step("the hero states the coverage in figures", () => {
     const countries = new Set(locations.map((l) => l.country)).size;
