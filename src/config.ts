@@ -23,6 +23,11 @@ interface RateLimits {
   readonly estimate: number;
   /** Staff console passkey ceremonies (sign-in and enrolment) begun and finished. */
   readonly staff: number;
+  /**
+   * All callers together, on staff passkey ceremonies begun (each stores a challenge; an
+   * enrolment's checks an invite or the enrolment code), whatever they answer.
+   */
+  readonly staffGlobal: number;
 }
 
 export interface Config {
@@ -44,10 +49,20 @@ export interface Config {
   /** Signs webhook bodies with HMAC-SHA256 when set. */
   readonly reviewWebhookSecret: string | undefined;
   /**
+   * `REVIEW_WEBHOOK_TIMELINES`: the Deno Deploy timelines whose notices are POSTed, `all` or
+   * `production` (the default: elsewhere they are logged; ops/platform.ts).
+   */
+  readonly reviewWebhookTimelines: "production" | "all";
+  /**
    * Decided submissions are erased this many days after their decision; `undefined`
    * (the default) keeps them until staff erase or purge them.
    */
   readonly submissionRetentionDays: number | undefined;
+  /**
+   * Submissions still pending are erased this many days after they were made; `undefined`
+   * (the default) keeps them until staff decide, erase or purge them.
+   */
+  readonly pendingRetentionDays: number | undefined;
   /** Hours within which a submission is expected to be reviewed, stated in every answer. */
   readonly reviewHours: ReviewHours;
   /** `STAFF_CONSOLE`: false serves no `/staff/` path at all. */
@@ -85,6 +100,10 @@ export const DEFAULT_RATE_LIMITS: RateLimits = Object.freeze({
   // A person signing in makes two requests (the challenge, the answer); ten a minute lets a
   // few people behind one address in and stops guessing at once.
   staff: 10,
+  // Staff are a handful and a ceremony begins once per sign-in or enrolment. The cap bounds
+  // the guesses at an enrolment code or invite (30 a minute) and the live challenges (a
+  // challenge lives 5 minutes: at most 6 windows' worth, 180 rows of about 100 bytes).
+  staffGlobal: 30,
 });
 
 /**
@@ -110,6 +129,7 @@ const _RATE_LIMIT_ENV: Readonly<Record<keyof RateLimits, string>> = {
   mcp: "RATE_LIMIT_MCP",
   estimate: "RATE_LIMIT_ESTIMATE",
   staff: "RATE_LIMIT_STAFF",
+  staffGlobal: "RATE_LIMIT_STAFF_GLOBAL",
 };
 
 /**
@@ -130,12 +150,15 @@ export const ENV_NAMES = [
   "RATE_LIMIT_MCP",
   "RATE_LIMIT_ESTIMATE",
   "RATE_LIMIT_STAFF",
+  "RATE_LIMIT_STAFF_GLOBAL",
   "MAX_IN_FLIGHT",
   "ALLOWED_ORIGINS",
   "TRUST_PROXY",
   "REVIEW_WEBHOOK_URL",
   "REVIEW_WEBHOOK_SECRET",
+  "REVIEW_WEBHOOK_TIMELINES",
   "SUBMISSION_RETENTION_DAYS",
+  "PENDING_RETENTION_DAYS",
   "REVIEW_HOURS",
   "REVIEW_HOURS_EMERGENCY",
   "STAFF_CONSOLE",
@@ -166,9 +189,8 @@ export function loadConfig(env: Env): Config {
   if (reviewWebhookSecret !== undefined && reviewWebhookSecret.length < 16) {
     throw new ConfigError("REVIEW_WEBHOOK_SECRET must be at least 16 characters");
   }
-  const submissionRetentionDays = _value(env, "SUBMISSION_RETENTION_DAYS") === undefined
-    ? undefined
-    : _integer(env, "SUBMISSION_RETENTION_DAYS", 0, 1, 36_500);
+  const submissionRetentionDays = _days(env, "SUBMISSION_RETENTION_DAYS");
+  const reviewHours = _reviewHours(env);
   return Object.freeze({
     port,
     hostname,
@@ -180,24 +202,97 @@ export function loadConfig(env: Env): Config {
     trustProxy,
     reviewWebhookUrl,
     reviewWebhookSecret,
+    reviewWebhookTimelines: _webhookTimelines(env),
     submissionRetentionDays,
-    reviewHours: _reviewHours(env),
+    pendingRetentionDays: _pendingRetention(env, reviewHours),
+    reviewHours,
     staffConsole: _value(env, "STAFF_CONSOLE") === undefined || _boolean(env, "STAFF_CONSOLE"),
     staffEnrolCode: _enrolCode(env),
   });
 }
 
+/** `REVIEW_WEBHOOK_TIMELINES`: production (the default) or all. */
+function _webhookTimelines(env: Env): "production" | "all" {
+  const timelines = _value(env, "REVIEW_WEBHOOK_TIMELINES") ?? "production";
+  if (timelines === "production" || timelines === "all") return timelines;
+  throw new ConfigError(`REVIEW_WEBHOOK_TIMELINES must be production or all; got "${timelines}"`);
+}
+
+/** A number of days from 1 to 100 years, or undefined when the variable is unset. */
+function _days(env: Env, name: string): number | undefined {
+  return _value(env, name) === undefined ? undefined : _integer(env, name, 0, 1, 36_500);
+}
+
+/**
+ * `PENDING_RETENTION_DAYS`: longer than `REVIEW_HOURS`, so no submission is erased before
+ * the review every answer promises it.
+ */
+function _pendingRetention(env: Env, hours: ReviewHours): number | undefined {
+  const days = _days(env, "PENDING_RETENTION_DAYS");
+  if (days !== undefined && days * 24 <= hours.standard) {
+    throw new ConfigError(
+      `PENDING_RETENTION_DAYS must be longer than REVIEW_HOURS (${hours.standard} h), got "${days}"`,
+    );
+  }
+  return days;
+}
+
 /** Shortest `STAFF_ENROL_CODE`: it is a credential, guessed only through a rate limit. */
 const MIN_ENROL_CODE = 24;
+/** Least strength of `STAFF_ENROL_CODE`, in bits as {@linkcode _codeBits} judges them. */
+const MIN_ENROL_CODE_BITS = 100;
+/** How {@linkcode _codeBits} judges, as the refusal says it. */
+const _CODE_RULE = "judged as a random string (each character is worth log2 of the alphabet its " +
+  "classes span: a-z 26, A-Z 26, 0-9 10, others 33; a repeat, a step such as ab or 98, or the " +
+  "end of three characters seen before is worth nothing)";
 
 function _enrolCode(env: Env): string | undefined {
   const code = _value(env, "STAFF_ENROL_CODE");
-  if (code !== undefined && code.length < MIN_ENROL_CODE) {
+  if (code === undefined) return undefined;
+  if (code.length < MIN_ENROL_CODE) {
     throw new ConfigError(
       `STAFF_ENROL_CODE must be at least ${MIN_ENROL_CODE} characters (try: openssl rand -base64 24)`,
     );
   }
+  const bits = _codeBits(code);
+  if (bits < MIN_ENROL_CODE_BITS) {
+    throw new ConfigError(
+      `STAFF_ENROL_CODE is too weak: about ${bits} bits where ${MIN_ENROL_CODE_BITS} are needed, ` +
+        `${_CODE_RULE}; generate one: openssl rand -base64 24`,
+    );
+  }
   return code;
+}
+
+const _CLASSES: readonly [RegExp, number][] = [
+  [/[a-z]/, 26],
+  [/[A-Z]/, 26],
+  [/[0-9]/, 10],
+  [/[^a-zA-Z0-9]/, 33],
+];
+
+/**
+ * The strength of a code judged as the random secret it should be: the characters that
+ * count, each worth log2 of the alphabet the code's character classes span. A character
+ * does not count when it repeats the one before or is next to it (`ab`, `98`: a run), nor
+ * when it ends three characters that appeared together before (a repeated word). So
+ * `aaaa…`, `abcd…` and `Password1Password1…` are refused, and `openssl rand -base64 24`
+ * (32 characters) judges about 200 bits, never under 140 in 20,000 draws. A phrase of
+ * distinct words passes: no rule of this size tells it from a random string.
+ */
+function _codeBits(code: string): number {
+  const chars = [...code];
+  const alphabet = _CLASSES.reduce((n, [re, size]) => n + (re.test(code) ? size : 0), 0);
+  const chunks = new Set<string>();
+  let counted = 0;
+  chars.forEach((c, i) => {
+    const step = i ? Math.abs(c.codePointAt(0)! - chars[i - 1]!.codePointAt(0)!) : 2;
+    const chunk = i >= 2 ? chars.slice(i - 2, i + 1).join("") : undefined;
+    const seen = chunk !== undefined && chunks.has(chunk);
+    if (chunk !== undefined) chunks.add(chunk);
+    if (step > 1 && !seen) counted++;
+  });
+  return Math.floor(counted * Math.log2(alphabet));
 }
 
 /** The review times; an emergency's is at most the standard one (by default, 2 h or less). */

@@ -1,14 +1,15 @@
 /**
  * @module
  * The entry point, wiring only, in the order things start: the `Deno.cron` schedules
- * (ops/background.ts), config, the store (ops/startup.ts and ops/platform.ts decide
- * which), the review notifier loop, the handler, the server, the start-up work (the static
- * documents' compression, a retention pass, on Deno Deploy the check of the attached
- * database), and the drain on SIGINT/SIGTERM (ops/drain.ts).
+ * (ops/background.ts), config (as the Deploy timeline uses it: ops/platform.ts), the store
+ * (ops/startup.ts and ops/platform.ts decide which), the review notifier loop, the handler,
+ * the server, the start-up work (the static documents' compression, a retention pass, on
+ * Deno Deploy the check of the attached database), and the drain on SIGINT/SIGTERM (ops/drain.ts).
  *
- * Deno Deploy runs this file as it is, `deno run --allow-all src/main.ts`, with no other
- * flag, on Deno `OLDEST_DENO` (ops/platform.ts); it finds the schedules by evaluating this
- * module's top level, and stops an instance with SIGINT, killing it 5 s later.
+ * Deno Deploy runs this file with `--allow-all` and no flag of ours (it takes none), on the
+ * Deno its docs name, `OLDEST_DENO` (ops/platform.ts; denoland/docs
+ * deploy/reference/runtime.md); it finds the schedules by evaluating this module's top
+ * level (cron.md), and stops an instance with SIGINT, killing it 5 s later (runtime.md).
  */
 
 import { createHandler } from "./app.ts";
@@ -16,7 +17,7 @@ import { loadCatalog } from "./catalog/catalog.ts";
 import { createJsonLineLogger } from "./http/log.ts";
 import { declareBackground } from "./ops/background.ts";
 import { createDrain } from "./ops/drain.ts";
-import { onDeploy, PLATFORM_ENV_NAMES } from "./ops/platform.ts";
+import { configForTimeline, onDeploy, PLATFORM_ENV_NAMES } from "./ops/platform.ts";
 import {
   checkAttached,
   listen,
@@ -34,10 +35,11 @@ const background = declareBackground((name, schedule, signal, run) =>
 );
 
 async function main(): Promise<void> {
-  const config = readConfig();
-  const catalog = loadCatalog();
   const log = createJsonLineLogger();
   const platform = Object.fromEntries(PLATFORM_ENV_NAMES.map((n) => [n, Deno.env.get(n)]));
+  // Outside Deploy's production timeline, notices are logged, not POSTed (ops/platform.ts).
+  const config = configForTimeline(readConfig(), platform, log);
+  const catalog = loadCatalog();
   const deploy = onDeploy(platform);
   const kv = await openServiceStore(config, platform);
   // While the process is awake, the notifier loop sends a notice as soon as its

@@ -20,7 +20,6 @@ import { type Route, route } from "./http/router.ts";
 import { postLead, postQuote, webForm } from "./intake/handlers.ts";
 import { getRequestStatus } from "./intake/status.ts";
 import { aiCatalog, SERVER_CARD_TYPE, serverCard, toolDescriptor } from "./mcp/descriptor.ts";
-import { createMcpEndpoint } from "./mcp/endpoint.ts";
 import { notOfferedText } from "./mcp/tools.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/discovery.ts";
 import { registerClient } from "./oauth/registration.ts";
@@ -99,7 +98,7 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
     r("GET", PATHS.requestStatus, getRequestStatus, read(docs.requestStatus)),
     // Tool interface (MCP) and its discovery documents
     // tools/list is 16 KB: a JSON answer is compressed like a read's (not an event stream).
-    r("POST", PATHS.mcp, createMcpEndpoint(catalog), { ...write(docs.mcp), compress: large() }),
+    r("POST", PATHS.mcp, _mcpEndpoint(catalog), { ...write(docs.mcp), compress: large() }),
     r("GET", PATHS.serverCard, _serialised(serverCard(config), CARD), fixed(docs.serverCard)),
     r(
       "GET",
@@ -143,6 +142,18 @@ export function serviceRoutes(
   const documents = [...table.map((r) => r.handler), ...webDocuments(catalog, config.baseUrl)]
     .concat(staff ? staffDocuments() : []).filter(isStaticDocument);
   return { table, documents };
+}
+
+/**
+ * `POST /api/v1/mcp`, its SDK imported with the first MCP request (mcp/protocol.ts says why);
+ * every request after it is served by the endpoint that import built.
+ */
+function _mcpEndpoint(catalog: Catalog): (req: Request, ctx: Context) => Promise<Response> {
+  let endpoint: Promise<(req: Request, ctx: Context) => Promise<Response>> | undefined;
+  return async (req, ctx) => {
+    endpoint ??= import("./mcp/endpoint.ts").then((m) => m.createMcpEndpoint(catalog));
+    return await (await endpoint)(req, ctx);
+  };
 }
 
 /** A JSON document that never changes while the process runs, serialised once. */

@@ -261,6 +261,24 @@ export function post(
   return app.request(path, address === undefined ? init : { ...init, address });
 }
 
+/**
+ * For fixtures that submit one body many times as many requests: the same body from the same
+ * address within 10 minutes is one request, whatever its key. The returned function gives a
+ * body back as it is the first time, and with " (n)" after its description the nth time.
+ */
+export function repeatsAnew(): <T>(body: T) => T {
+  const seen = new Map<string, number>();
+  return <T>(body: T): T => {
+    const text = JSON.stringify(body);
+    const n = (seen.get(text) ?? 0) + 1;
+    seen.set(text, n);
+    const { description } = (body ?? {}) as { description?: unknown };
+    return n === 1 || typeof description !== "string"
+      ? body
+      : { ...body, description: `${description} (${n})` };
+  };
+}
+
 /** Every review notice waiting to be sent, by request id: a whole read, for tests only. */
 export function outboxEntries(kv: Deno.Kv): Promise<Deno.KvEntry<OutboxEntry>[]> {
   return Array.fromAsync(kv.list<OutboxEntry>(allOutbox()));

@@ -17,6 +17,8 @@ Deno.test("loadConfig applies the documented defaults", () => {
   assert.equal(c.trustProxy, false);
   assert.deepEqual(c.reviewHours, { standard: 24, emergency: 2 });
   assert.deepEqual(c.reviewHours, DEFAULT_REVIEW_HOURS);
+  assert.equal(c.submissionRetentionDays, undefined);
+  assert.equal(c.pendingRetentionDays, undefined, "pending submissions are kept by default");
   assert.ok(Object.isFrozen(c));
   assert.ok(Object.isFrozen(c.reviewHours));
 });
@@ -44,6 +46,7 @@ Deno.test("loadConfig reads every variable", () => {
     RATE_LIMIT_MCP: "10",
     RATE_LIMIT_ESTIMATE: "11",
     RATE_LIMIT_STAFF: "12",
+    RATE_LIMIT_STAFF_GLOBAL: "13",
     ALLOWED_ORIGINS: "https://a.example, https://b.example:8443",
     TRUST_PROXY: "true",
     REVIEW_WEBHOOK_URL: "https://hooks.example.com/review",
@@ -52,7 +55,11 @@ Deno.test("loadConfig reads every variable", () => {
     REVIEW_HOURS_EMERGENCY: "4",
     STAFF_CONSOLE: "off",
     STAFF_ENROL_CODE: "a-code-of-twenty-four-ch",
+    SUBMISSION_RETENTION_DAYS: "365",
+    PENDING_RETENTION_DAYS: "3",
   });
+  assert.equal(c.submissionRetentionDays, 365);
+  assert.equal(c.pendingRetentionDays, 3);
   assert.equal(c.port, 0);
   assert.equal(c.hostname, "127.0.0.1");
   assert.equal(c.kvPath, ":memory:");
@@ -66,6 +73,7 @@ Deno.test("loadConfig reads every variable", () => {
     mcp: 10,
     estimate: 11,
     staff: 12,
+    staffGlobal: 13,
   });
   assert.equal(c.staffConsole, false);
   assert.equal(c.staffEnrolCode, "a-code-of-twenty-four-ch");
@@ -119,6 +127,18 @@ Deno.test("loadConfig rejects bad values with one line naming the variable", asy
       { REVIEW_HOURS: "4", REVIEW_HOURS_EMERGENCY: "8" },
       /^REVIEW_HOURS_EMERGENCY must be at most REVIEW_HOURS \(4\), got "8"/,
     ],
+    [{ PENDING_RETENTION_DAYS: "0" }, /^PENDING_RETENTION_DAYS must be a whole number from 1/],
+    [{ PENDING_RETENTION_DAYS: "30d" }, /^PENDING_RETENTION_DAYS must be a whole number/],
+    [{ PENDING_RETENTION_DAYS: "36501" }, /^PENDING_RETENTION_DAYS must be a whole number/],
+    // A pending submission must outlive the review time every answer promises it.
+    [
+      { PENDING_RETENTION_DAYS: "1" },
+      /^PENDING_RETENTION_DAYS must be longer than REVIEW_HOURS \(24 h\), got "1"/,
+    ],
+    [
+      { PENDING_RETENTION_DAYS: "3", REVIEW_HOURS: "72" },
+      /^PENDING_RETENTION_DAYS must be longer than REVIEW_HOURS \(72 h\), got "3"/,
+    ],
   ];
   for (const [env, message] of cases) {
     await t.step(JSON.stringify(env), () => {
@@ -130,4 +150,35 @@ Deno.test("loadConfig rejects bad values with one line naming the variable", asy
       });
     });
   }
+});
+
+Deno.test("STAFF_ENROL_CODE must be as strong as a random string of 100 bits", async (t) => {
+  await t.step("repeats, runs and a repeated word are refused, with the rule and a command", () => {
+    const weak = [
+      "aaaaaaaaaaaaaaaaaaaaaaaa", // the finding: 24 characters, about 4 bits
+      "abcdefghijklmnopqrstuvwxyz",
+      "9876543210zyxwvutsrqponmlk",
+      "Password1Password1Password1Password1",
+      "qwertyuiopasdfghjklzxcvbnm", // 26 distinct letters: 94 bits
+      "0000-1111-2222-3333-4444-5555",
+    ];
+    for (const code of weak) {
+      assert.throws(() => loadConfig({ STAFF_ENROL_CODE: code }), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(
+          err.message,
+          /^STAFF_ENROL_CODE is too weak: about \d+ bits where 100 are needed, judged as a random string \(.*a-z 26, A-Z 26, 0-9 10, others 33.*\); generate one: openssl rand -base64 24$/,
+        );
+        assert.ok(!err.message.includes(code), "the line never holds the code");
+        return true;
+      }, code);
+    }
+  });
+  await t.step("what openssl rand -base64 24 prints always passes", () => {
+    for (let i = 0; i < 2000; i++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(24));
+      const code = btoa(String.fromCharCode(...bytes));
+      assert.equal(loadConfig({ STAFF_ENROL_CODE: code }).staffEnrolCode, code);
+    }
+  });
 });

@@ -43,6 +43,22 @@ Deno.test("deno task start fails with one line when KV_PATH or HOSTNAME cannot b
   }
 });
 
+Deno.test("deno task start refuses a weak STAFF_ENROL_CODE with one line that says the rule", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "--quiet", "start"],
+    cwd: root,
+    env: { NO_COLOR: "1", KV_PATH: ":memory:", STAFF_ENROL_CODE: "aaaaaaaaaaaaaaaaaaaaaaaa" },
+  }).output();
+  assert.equal(out.code, 2);
+  const stderr = new TextDecoder().decode(out.stderr).trim();
+  assert.equal(stderr.split("\n").length, 1, stderr);
+  assert.match(
+    stderr,
+    /^configuration error: STAFF_ENROL_CODE is too weak: about 4 bits where 100 are needed, judged as a random string \(.+\); generate one: openssl rand -base64 24$/,
+  );
+  assert.ok(!stderr.includes("aaaa"), "the line never holds the code");
+});
+
 Deno.test("deno task start serves /healthz and drains cleanly on SIGTERM", async () => {
   await using service = await startService();
   const res = await fetch(`${service.baseUrl}/healthz`);

@@ -8,13 +8,12 @@
 import { z } from "zod";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
-import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import facilitiesFile from "../../data/facilities.v1.json" with { type: "json" };
 import { FacilityIndex } from "./facilities.ts";
 import { normalizeName, serviceKeys } from "./names.ts";
 import { type HolidayIndex, indexHolidays } from "./holidays.ts";
-import { Gazetteer, type GazetteerPlace, haversineKm, NEARBY_KM, PlacesFile } from "./places.ts";
+import { Gazetteer, type GazetteerPlace, haversineKm, NEARBY_KM } from "./places.ts";
 import {
   FacilitiesFile,
   type Facility,
@@ -29,7 +28,8 @@ import {
 interface CatalogData {
   services: unknown;
   locations: unknown;
-  places: unknown;
+  /** The bytes of data/places.v3.bin. */
+  places: Uint8Array;
   holidays: unknown;
   /** data/facilities.v1.json; omitted, the catalog knows no facility. */
   facilities?: unknown;
@@ -60,7 +60,7 @@ export interface Catalog {
   readonly taxByCountry: ReadonlyMap<string, string>;
   readonly locations: readonly Location[];
   readonly locationById: ReadonlyMap<string, Location>;
-  /** The gazetteer (data/places.v2.json): towns, airports, ZIP codes, regions by name. */
+  /** The gazetteer (data/places.v3.bin): towns, airports, ZIP codes, regions by name. */
   readonly places: Gazetteer;
   readonly serviceById: ReadonlyMap<string, PublishedService>;
   /** Location id → the services offered there, with their notice there. */
@@ -86,7 +86,7 @@ export function buildCatalog(data: CatalogData): Catalog {
   const parsed = _parse("services.v1.json", ServicesFile, data.services);
   const terms = parsed.terms;
   const locations = _parse("locations.v1.json", LocationsFile, data.locations).locations;
-  const places = new Gazetteer(_parse("places.v2.json", PlacesFile, data.places));
+  const places = _gazetteer(data.places);
   const holidays = _parse("holidays.v1.json", HolidaysFile, data.holidays);
   const { operators, facilities } = data.facilities === undefined
     ? { operators: [], facilities: [] }
@@ -140,12 +140,18 @@ export function buildCatalog(data: CatalogData): Catalog {
   });
 }
 
-/** The catalog shipped in `data/` (imported as JSON modules: no read permission needed). */
+/** Where the gazetteer's bytes are, beside the JSON files. */
+export const PLACES_FILE = new URL("../../data/places.v3.bin", import.meta.url);
+
+/**
+ * The catalog shipped in `data/`: the JSON files imported as modules, the gazetteer read as
+ * bytes (the one file the service reads, with read permission on `data/`).
+ */
 export function loadCatalog(): Catalog {
   return buildCatalog({
     services: servicesFile,
     locations: locationsFile,
-    places: placesFile,
+    places: Deno.readFileSync(PLACES_FILE),
     holidays: holidaysFile,
     facilities: facilitiesFile,
   });
@@ -223,6 +229,15 @@ function _taxByCountry(
     throw new Error(`services.v1.json: terms tax does not name ${untaxed.join(", ")}`);
   }
   return taxes;
+}
+
+/** The gazetteer from its bytes, or one readable error naming the file. */
+function _gazetteer(bytes: Uint8Array): Gazetteer {
+  try {
+    return new Gazetteer(bytes);
+  } catch (err) {
+    throw new Error(`places.v3.bin: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 function _parse<T>(file: string, schema: z.ZodType<T>, value: unknown): T {

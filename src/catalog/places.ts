@@ -1,10 +1,14 @@
 /**
  * @module
- * The gazetteer behind the coverage check: `data/places.v2.json`, written by
- * `deno task data:places` (scripts/places.ts) from GeoNames and the other datasets it names.
- * Its tables stay the packed text the file holds: a table is one string, one row a line,
- * found by binary search over the lines' offsets (a `Uint32Array` made once), so some 50,000
- * places cost a few megabytes and no object each. A row becomes an object only when read.
+ * The gazetteer behind the coverage check: `data/places.v3.bin`, written by
+ * `deno task data:places` (scripts/places.ts) from GeoNames and the other datasets it names:
+ * a JSON header line, then packed text tables, one row a line. The service reads the file as
+ * bytes and keeps them as they are: a key is found by binary search over a table's line
+ * offsets (a `Uint32Array` made once), comparing bytes, and only the row found is decoded
+ * into a string and an object. No JSON parse of the tables, no string of them in the heap:
+ * against the JSON module it was (data/places.v2.json, 4.9 MB), idle memory fell by about
+ * 9 MB and the heap live after a full collection by about 6 MB (docs/performance.md,
+ * "Memory").
  */
 
 import { z } from "zod";
@@ -44,40 +48,86 @@ export interface Airport {
   served: number;
 }
 
-/** The places file: packed text tables, one row a line (scripts/places.ts writes it). */
-export const PlacesFile = z.strictObject({
-  version: z.literal(2),
+/** The tables of the places file, as scripts/places.ts builds them: text, one row a line. */
+interface PlacesTables {
+  version: 3;
   /** Where each table comes from, with its licence. */
-  sources: z.array(z.string().min(1)).min(1),
+  sources: string[];
   /** Away from the covered cities, a place has this many people or more. */
-  population_min: z.number().int().positive(),
+  population_min: number;
   /** Within this many km of a covered city, every populated place is kept, whatever its size. */
-  reach_km: z.number().int().positive(),
+  reach_km: number;
   /** IANA time zones; a place names its zone by index. */
-  zones: z.array(z.string().min(1)).min(1),
+  zones: string[];
   /** One place a line, most populous first: `CC\tsubdivision\tlat\tlon\tzone\tpopulation`. */
-  places: z.string().min(1),
-  /** Their names, a line each in the same order (apart: they are the only text not ASCII). */
-  place_names: z.string().min(1),
+  places: string;
+  /** Their names, a line each in the same order (the only text not ASCII). */
+  place_names: string;
   /** `key\tids`, sorted by key; ids in base 36, comma-separated, `~` before an other name's. */
-  names: z.string().min(1),
+  names: string;
   /** `key\tcodes`, sorted: a country (DE) or a subdivision (US-VA) a name or code stands for. */
-  regions: z.string().min(1),
+  regions: string;
   /** `IATA\tname\tCC\tlat\tlon\tzone\tserved`, sorted by code. */
-  airports: z.string().min(1),
+  airports: string;
   /** `key\tIATA,…`, sorted by key: airports by their names ("heathrow", "orly airport"). */
-  airport_names: z.string().min(1),
-  /**
-   * Nine characters a code: the ZIP code, then the id of its place in base 36 (four). Checked
-   * by length only: a pattern over 370 KB costs megabytes at start.
-   */
-  zips: z.string().refine((s) => s.length % 9 === 0, "9 characters a ZIP code"),
-});
-export type PlacesFile = z.infer<typeof PlacesFile>;
+  airport_names: string;
+  /** Nine characters a code: the ZIP code, then the id of its place in base 36 (four). */
+  zips: string;
+}
 
-/** One packed table: its text and where each line starts (one past the end last). */
+const TABLES = [
+  "places",
+  "place_names",
+  "names",
+  "regions",
+  "airports",
+  "airport_names",
+  "zips",
+] as const;
+
+/** The file's first line: everything but the tables, and where each table's bytes are. */
+const PlacesHeader = z.strictObject({
+  version: z.literal(3),
+  sources: z.array(z.string().min(1)).min(1),
+  population_min: z.number().int().positive(),
+  reach_km: z.number().int().positive(),
+  zones: z.array(z.string().min(1)).min(1),
+  /** Each table's first byte and its end, after the header line. */
+  tables: z.strictObject(
+    Object.fromEntries(TABLES.map((t) => [t, z.tuple([z.number().int(), z.number().int()])])),
+  ),
+});
+
+/**
+ * `data/places.v3.bin`: a JSON header line, then the tables' UTF-8 bytes one after the other.
+ * The service reads it as bytes and never parses it whole (see the module documentation).
+ */
+export function encodePlaces(file: PlacesTables): Uint8Array {
+  const encoder = new TextEncoder();
+  const bodies = TABLES.map((t) => encoder.encode(file[t]));
+  let at = 0;
+  const tables = Object.fromEntries(TABLES.map((t, i) => {
+    const range = [at, at + bodies[i]!.byteLength];
+    at += bodies[i]!.byteLength;
+    return [t, range];
+  }));
+  const { version, sources, population_min, reach_km, zones } = file;
+  const header = encoder.encode(
+    `${JSON.stringify({ version, sources, population_min, reach_km, zones, tables })}\n`,
+  );
+  const out = new Uint8Array(header.byteLength + at);
+  out.set(header);
+  let offset = header.byteLength;
+  for (const body of bodies) {
+    out.set(body, offset);
+    offset += body.byteLength;
+  }
+  return out;
+}
+
+/** One packed table: its bytes and where each line starts (one past the end last). */
 interface Table {
-  text: string;
+  bytes: Uint8Array;
   starts: Uint32Array;
 }
 
@@ -90,17 +140,27 @@ export class Gazetteer {
   readonly #regions: Table;
   readonly #airports: Table;
   readonly #airportNames: Table;
-  readonly #zips: string;
+  readonly #zips: Uint8Array;
 
-  constructor(file: PlacesFile) {
-    this.#zones = file.zones;
-    this.#places = _table(file.places);
-    this.#placeNames = _table(file.place_names);
-    this.#names = _table(file.names);
-    this.#regions = _table(file.regions);
-    this.#airports = _table(file.airports);
-    this.#airportNames = _table(file.airport_names);
-    this.#zips = file.zips;
+  /** From the bytes of `data/places.v3.bin` (`encodePlaces`); throws on any other. */
+  constructor(file: Uint8Array) {
+    const newline = file.indexOf(0x0a);
+    const read = PlacesHeader.safeParse(JSON.parse(_decoder.decode(file.subarray(0, newline))));
+    if (!read.success) {
+      throw new Error(read.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+    }
+    const header = read.data;
+    const body = file.subarray(newline + 1);
+    const bytes = (t: (typeof TABLES)[number]) => body.subarray(...header.tables[t]!);
+    this.#zones = header.zones;
+    this.#places = _table(bytes("places"));
+    this.#placeNames = _table(bytes("place_names"));
+    this.#names = _table(bytes("names"));
+    this.#regions = _table(bytes("regions"));
+    this.#airports = _table(bytes("airports"));
+    this.#airportNames = _table(bytes("airport_names"));
+    this.#zips = bytes("zips");
+    if (this.#zips.byteLength % _ZIP_WIDTH) throw new Error("places: 9 bytes a ZIP code");
   }
 
   /** How many places it holds: their ids are 0 to `size - 1`. */
@@ -142,19 +202,20 @@ export class Gazetteer {
   /**
    * Up to `limit` normalised names starting with `prefix`, in order: those around where `name`
    * sorts, so a name whose slip comes after its first letters finds its neighbours even in a
-   * block of thousands ("san…"). Found by two binary searches; `limit` lines read.
+   * block of thousands ("san…"). Found by three binary searches; `limit` lines read.
    */
   namesAround(name: string, prefix: string, limit: number): string[] {
-    const first = _lowerBound(this.#names, prefix);
-    const end = _lowerBound(this.#names, `${prefix}\uffff`);
+    const table = this.#names;
+    const want = _encoder.encode(prefix);
+    const first = _lowerBound(table, want);
+    const end = _lowerBound(table, Uint8Array.of(...want, 0xff));
     const from = Math.max(
       first,
-      Math.min(_lowerBound(this.#names, name) - (limit >> 1), end - limit),
+      Math.min(_lowerBound(table, _encoder.encode(name)) - (limit >> 1), end - limit),
     );
     const out: string[] = [];
-    const { text, starts } = this.#names;
     for (let i = from; i < Math.min(end, from + limit); i++) {
-      out.push(text.slice(starts[i]!, text.indexOf("\t", starts[i]!)));
+      out.push(_decoder.decode(_key(table, i)));
     }
     return out;
   }
@@ -189,50 +250,68 @@ export class Gazetteer {
 
   /** The place a US ZIP code ("20147") is in, or undefined. */
   zip(code: string): GazetteerPlace | undefined {
-    const count = this.#zips.length / _ZIP_WIDTH;
+    const want = _encoder.encode(code);
+    if (want.byteLength !== 5) return undefined;
     let lo = 0;
-    let hi = count;
+    let hi = this.#zips.byteLength / _ZIP_WIDTH;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const at = this.#zips.slice(mid * _ZIP_WIDTH, mid * _ZIP_WIDTH + 5);
-      if (at === code) {
-        return this.place(
-          parseInt(this.#zips.slice(mid * _ZIP_WIDTH + 5, (mid + 1) * _ZIP_WIDTH), 36),
-        );
+      const at = this.#zips.subarray(mid * _ZIP_WIDTH, mid * _ZIP_WIDTH + 5);
+      const order = _compare(at, want);
+      if (order === 0) {
+        const id = this.#zips.subarray(mid * _ZIP_WIDTH + 5, (mid + 1) * _ZIP_WIDTH);
+        return this.place(parseInt(_decoder.decode(id), 36));
       }
-      if (at < code) lo = mid + 1;
+      if (order < 0) lo = mid + 1;
       else hi = mid;
     }
     return undefined;
   }
 }
 
-/** Characters of one ZIP record: the code, then its place's row in base 36. */
+/** Bytes of one ZIP record: the code, then its place's row in base 36. */
 const _ZIP_WIDTH = 9;
 
-function _table(text: string): Table {
+const _encoder = new TextEncoder();
+const _decoder = new TextDecoder();
+
+function _table(bytes: Uint8Array): Table {
   let count = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) count++;
   const starts = new Uint32Array(count + 1);
   let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts[line++] = i + 1;
-  starts[count] = text.length + 1;
-  return { text, starts };
+  for (let i = bytes.indexOf(0x0a); i !== -1; i = bytes.indexOf(0x0a, i + 1)) {
+    starts[line++] = i + 1;
+  }
+  starts[count] = bytes.byteLength + 1;
+  return { bytes, starts };
 }
 
-function _line({ text, starts }: Table, i: number): string {
-  return text.slice(starts[i]!, starts[i + 1]! - 1);
+function _line({ bytes, starts }: Table, i: number): string {
+  return _decoder.decode(bytes.subarray(starts[i]!, starts[i + 1]! - 1));
+}
+
+/** The bytes of line `i`'s key: up to its first tab. */
+function _key({ bytes, starts }: Table, i: number): Uint8Array {
+  const line = bytes.subarray(starts[i]!, starts[i + 1]! - 1);
+  const tab = line.indexOf(0x09);
+  return tab === -1 ? line : line.subarray(0, tab);
+}
+
+/** Byte order of `a` and `b`, as JavaScript orders the ASCII keys the script sorted. */
+function _compare(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.byteLength, b.byteLength);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return a.byteLength - b.byteLength;
 }
 
 /** The first line whose key is not below `key`. */
-function _lowerBound(table: Table, key: string): number {
-  const { text, starts } = table;
+function _lowerBound(table: Table, key: Uint8Array): number {
   let lo = 0;
-  let hi = starts.length - 1;
+  let hi = table.starts.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const at = text.slice(starts[mid]!, text.indexOf("\t", starts[mid]!));
-    if (at < key) lo = mid + 1;
+    if (_compare(_key(table, mid), key) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -240,11 +319,11 @@ function _lowerBound(table: Table, key: string): number {
 
 /** The rest of the line whose key is `key`, or undefined. */
 function _lookup(table: Table, key: string): string | undefined {
-  const i = _lowerBound(table, key);
-  if (i >= table.starts.length - 1) return undefined;
+  const want = _encoder.encode(key);
+  const i = _lowerBound(table, want);
+  if (i >= table.starts.length - 1 || _compare(_key(table, i), want) !== 0) return undefined;
   const line = _line(table, i);
-  const tab = line.indexOf("\t");
-  return line.slice(0, tab) === key ? line.slice(tab + 1) : undefined;
+  return line.slice(line.indexOf("\t") + 1);
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * @module
- * Reading request bodies: bounded in size and time, strict UTF-8, strict forms, JSON.
+ * Reading request bodies: bounded in size and time, never content-encoded, strict UTF-8,
+ * strict forms, JSON.
  */
 
 import { HttpError } from "./errors.ts";
@@ -13,15 +14,37 @@ interface ReadBodyOptions {
 }
 
 /**
+ * The refusal of a request that names a `Content-Encoding`. The service decodes no request
+ * body: a compressed one would otherwise be read as text and refused as "not valid UTF-8",
+ * which does not say what to change. Any value is refused, `identity` included: RFC 9110
+ * §8.4.1 makes it no content coding (IANA registers it only as Accept-Encoding's word for "no
+ * encoding"), so the header is checked for presence and never parsed. RFC 9110 §12.5.3: a 415
+ * for a content coding names the codings accepted in `Accept-Encoding`; `identity` alone says
+ * none is (a 415 for the media type does not carry it).
+ */
+export function encodedBodyRefused(): HttpError {
+  return new HttpError(
+    415,
+    "unsupported_encoding",
+    "request bodies are not accepted with a Content-Encoding: send the body uncompressed, " +
+      "without that header",
+    { headers: { "Accept-Encoding": "identity" } },
+  );
+}
+
+/**
  * Reads a request body while counting bytes, so a chunked body with no
  * `Content-Length` is cut off as soon as it passes the limit. A declared
- * `Content-Length` over the limit is refused before anything is read.
+ * `Content-Length` over the limit is refused before anything is read, and so is a body
+ * with a `Content-Encoding` ({@linkcode encodedBodyRefused}): every route that reads a
+ * body reads it here.
  */
 export async function readBody(
   req: Request,
   options: ReadBodyOptions,
 ): Promise<Uint8Array<ArrayBuffer>> {
   const { maxBytes, timeoutMs = 10_000 } = options;
+  if (req.headers.has("content-encoding")) throw encodedBodyRefused();
   const tooLarge = () =>
     new HttpError(413, "payload_too_large", `request body exceeds ${maxBytes} bytes`);
   const declared = req.headers.get("content-length");

@@ -9,6 +9,11 @@ import { json, NO_STORE } from "./json.ts";
 export interface FieldIssue {
   path: string;
   message: string;
+  /**
+   * Only on an argument or property the endpoint does not take: the field it probably
+   * means, or null (intake/argument_names.ts).
+   */
+  did_you_mean?: string | null;
 }
 
 interface HttpErrorOptions {
@@ -40,6 +45,7 @@ export class HttpError extends Error {
     this.issues = options.issues?.slice(0, MAX_ISSUES).map((i) => ({
       path: clip(i.path, 80),
       message: clip(i.message, 400),
+      ...(i.did_you_mean === undefined ? {} : { did_you_mean: i.did_you_mean }),
     }));
   }
 }

@@ -10,6 +10,11 @@
  * refuses from memory for the rest of its window. The guarantees: docs/architecture.md,
  * "Rate limits".
  *
+ * A cap on all callers together takes a place of one of two kinds: a place only for a write
+ * about to be stored ({@linkcode reserveGlobal}: registrations, submissions), or one for every
+ * request, opened before the address's limit so that a full cap refuses with no write at all
+ * (`first` of {@linkcode rateLimited}: the staff console's passkey ceremonies begun).
+ *
  * **One commit of a counter in flight per instance** (a promise chain per counter): each
  * commits against the state the one before wrote, instead of all but one failing their check
  * and reading again. On a store 2 ms away, 30 registrations at once from one address take 30
@@ -49,6 +54,8 @@ export interface Charge {
   readonly limit: number;
   readonly window: number;
   readonly global: boolean;
+  /** A global place counted whatever the request answers ({@linkcode rateLimited}'s `first`). */
+  readonly always: boolean;
   readonly key: Deno.KvKey;
   readonly id: string; // the counter's name in this instance's memory
   /** `dropped`: opened after a charge that refused the request, or a global one never needed. */
@@ -120,15 +127,24 @@ export class RateLimiter {
  * Runs `work` as one request counted against `bucket` for the caller's address: in the commit
  * of its write ({@linkcode commitCounted}), or alone when it ends without one, whatever it
  * answers; over the limit it is refused with 429 instead. `limit` 0 switches the limit off.
+ *
+ * `first`, a cap on all callers together, is opened before the address's limit and counted
+ * like it, whatever the request answers: when it is full the request is refused before `work`
+ * begins (from memory) or at its commit, and is counted nowhere, its address's limit included.
+ * A request its address's limit refuses takes no place of it.
  */
 export async function rateLimited<T>(
   ctx: RateContext,
   bucket: string,
   limit: number,
   work: () => Promise<T>,
+  first?: { bucket: string; limit: number },
 ): Promise<T> {
-  if (limit <= 0) return await work();
-  const own = _open(ctx, bucket, limit, false);
+  const cap = first && first.limit > 0
+    ? _open(ctx, first.bucket, first.limit, true, true)
+    : undefined;
+  const own = limit > 0 ? _open(ctx, bucket, limit, false) : undefined;
+  if (!own && !cap) return await work();
   let out: T;
   try {
     out = await work();
@@ -140,11 +156,17 @@ export async function rateLimited<T>(
   return out;
 }
 
-/** A request's end: global places it never stored are dropped, the rest are counted alone. */
-async function _settle(ctx: RateContext, own: Charge): Promise<void> {
-  for (const c of ctx.charges) if (c.global && c.status === "open") c.status = "dropped";
+/**
+ * A request's end: global places it never stored are dropped (a `first` one only when a
+ * limit refused the request), the rest are counted alone.
+ */
+async function _settle(ctx: RateContext, own: Charge | undefined): Promise<void> {
+  const refused = ctx.charges.some((c) => c.status === "refused");
+  for (const c of ctx.charges) {
+    if (c.global && c.status === "open" && (!c.always || refused)) c.status = "dropped";
+  }
   if (_owed(ctx).length) await commitCounted(ctx);
-  if (own.status === "refused") throw _refuse(ctx, own, true);
+  if (own?.status === "refused") throw _refuse(ctx, own, true);
 }
 
 /** A place of the global cap `bucket` for a write about to be stored, counted in its commit. */
@@ -237,19 +259,31 @@ function _owed(ctx: RateContext): Charge[] {
   return ctx.charges.filter((c) => c.status === "open");
 }
 
-function _charge(ctx: RateContext, bucket: string, limit: number, global: boolean): Charge {
+function _charge(
+  ctx: RateContext,
+  bucket: string,
+  limit: number,
+  global: boolean,
+  always = false,
+): Charge {
   const window = Math.floor(ctx.now() / WINDOW_MS);
   const address = global ? "*" : ctx.address;
   const key = rateCounterKey(bucket, address, window);
-  return { bucket, limit, window, global, key, id: key.join("\u0000"), status: "open" };
+  return { bucket, limit, window, global, always, key, id: key.join("\u0000"), status: "open" };
 }
 
 /**
  * Opens a charge of this request, or refuses it at once when its counter refused before (kept
  * among the charges all the same, so that its headers stay: see `_counted`).
  */
-function _open(ctx: RateContext, bucket: string, limit: number, global: boolean): Charge {
-  const charge = _charge(ctx, bucket, limit, global);
+function _open(
+  ctx: RateContext,
+  bucket: string,
+  limit: number,
+  global: boolean,
+  always = false,
+): Charge {
+  const charge = _charge(ctx, bucket, limit, global, always);
   ctx.charges.push(charge);
   if (ctx.limiter.seen(charge)?.refused) throw _refuse(ctx, charge);
   return charge;

@@ -1,12 +1,12 @@
 /**
  * @module
  * "Did you mean": the argument an unknown argument name probably stands for
- * (`num_engineers` → `engineer_count`, `duration` → `estimated_hours`, `service` →
- * `service_type`), from a few curated names, the words the name is made of, and small
+ * (`num_engineers` → `engineer_count`, `duration` → `estimated_hours`, `priority` →
+ * `urgency`), from a few curated names, the words the name is made of, and small
  * spelling mistakes. Each name is normalised once, and only its first 64 characters
  * are read, so a name costs a bounded amount whatever a caller sends. It is cautious: a
  * name with any word it does not know (`duration_notes`, `engineer_type`) means nothing,
- * since a quote refuses an additional property that means a price field.
+ * since a submission refuses an additional property that means a price or review field.
  */
 
 import { editDistance } from "../catalog/edit_distance.ts";
@@ -14,7 +14,7 @@ import { clip, type FieldIssue } from "../http/errors.ts";
 
 /** The fields a suggestion may name, and the words that mean each. */
 const MEANINGS: Readonly<Record<string, readonly string[]>> = {
-  engineer_count: ["engineer", "technician", "tech", "headcount"],
+  engineer_count: ["engineer", "technician", "tech", "headcount", "people", "crew", "worker"],
   estimated_hours: ["hour", "hr", "duration", "manhour"],
   out_of_hours: ["outofhour", "afterhour", "outsidehour", "offhour", "ooh", "overnight"],
   requested_date: ["date"],
@@ -23,6 +23,9 @@ const MEANINGS: Readonly<Record<string, readonly string[]>> = {
   country: ["country"],
   service_type: ["service", "svc"],
   currency: ["currency", "ccy"],
+  urgency: ["urgency", "urgent", "priority", "prio", "severity", "criticality"],
+  phone: ["phone", "telephone", "tel", "mobile"],
+  company: ["company", "organisation", "organization", "org", "employer"],
 };
 
 /** Words that say nothing about which field is meant: left out of a name before reading it. */
@@ -65,6 +68,8 @@ const FILLERS = [
   "iso",
   "start",
   "starting",
+  "level",
+  "is",
 ];
 
 /** Real words one letter from a field's word that mean something else. */
@@ -79,6 +84,8 @@ const HINTS = new Map<string, readonly string[]>([
     (n): [string, readonly string[]] => [n, ["estimated_hours"]],
   ),
   ["where", ["city"]],
+  // Not a word of urgency: `emergency_phone` is a phone number.
+  ...["emergency", "isemergency"].map((n): [string, readonly string[]] => [n, ["urgency"]]),
 ]);
 
 /** Longest name read; a longer one is read in its first this many characters. */
@@ -106,14 +113,24 @@ export function meantArguments(name: string, candidates: readonly string[]): str
   return fields.filter((f) => candidates.includes(f));
 }
 
+/**
+ * The `did_you_mean` of an unknown name: the field `meantArguments` found, both joined by
+ * "and" for a name that means two together, or null for none.
+ */
+export function didYouMean(meant: readonly string[]): string | null {
+  return meant.length ? meant.join(" and ") : null;
+}
+
 /** The issue of an unknown argument: what it probably means, else "remove it". */
 export function unknownArgumentIssue(name: string, meant: readonly string[]): FieldIssue {
   const shown = clip(name, NAME_MAX);
+  const field = didYouMean(meant);
   return {
     path: name,
-    message: meant.length
-      ? `${shown} is not an argument here; did you mean ${meant.join(" and ")}?`
+    message: field
+      ? `${shown} is not an argument here; did you mean ${field}?`
       : `${shown} is not an argument here; remove it`,
+    did_you_mean: field,
   };
 }
 

@@ -2,14 +2,15 @@
  * @module
  * What a submission may carry beyond its declared fields, bounded so that the declared
  * fields' limits bound the whole stored record: at most 16 additional properties of 4 KiB
- * together, none that probably means a price field, and JSON nested at most 32 levels
- * deep (checked before anything recursive walks it). A document with more than 64
- * properties is refused before anything reads them.
+ * together, none that probably means a price or review field, and JSON nested at most 32
+ * levels deep (checked before anything recursive walks it). A document with more than 64
+ * properties is refused before anything reads them. The answer names every additional
+ * property it kept unread ({@linkcode ignoredProperties}).
  */
 
 import { clip, type FieldIssue, MAX_ISSUES } from "../http/errors.ts";
 import { lenientArguments, type LenientFields } from "./lenient.ts";
-import { meantArguments, unknownArgumentIssue } from "./argument_names.ts";
+import { didYouMean, meantArguments, unknownArgumentIssue } from "./argument_names.ts";
 import { validationFailed } from "./schemas.ts";
 
 /**
@@ -108,10 +109,31 @@ export function misnamedFieldIssues(
         path: name,
         message: `${clip(name, 64)} probably means ${clash}, which is also given with another ` +
           `value; send ${clash} only`,
+        did_you_mean: clash,
       });
     }
   }
   return issues;
+}
+
+/** An additional property kept with a submission and read as no field. */
+export interface Ignored {
+  property: string;
+  /** The field of this endpoint it probably means (argument_names.ts), or null. */
+  did_you_mean: string | null;
+}
+
+/**
+ * The additional properties of an accepted submission, each with the field of `shape` it
+ * probably means: kept as sent for the reviewer, and read as no field. Those that mean a
+ * price or review field not given were refused before ({@linkcode misnamedFieldIssues}).
+ */
+export function ignoredProperties(raw: unknown, shape: object): Ignored[] {
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return [];
+  const fields = Object.keys(shape);
+  return Object.keys(raw)
+    .filter((name) => !Object.hasOwn(shape, name))
+    .map((name) => ({ property: name, did_you_mean: didYouMean(meantArguments(name, fields)) }));
 }
 
 /** True when `value` reads as a number or yes-or-no, as `given` is, and not as `given`. */

@@ -11,13 +11,8 @@ import { mediaType, parseForm, parseJson, readBody } from "../http/body.ts";
 import type { Channel, SubmissionKind } from "../store/submissions.ts";
 import { formResultPage } from "../web/pages.ts";
 import { IDEMPOTENCY_KEY_PATTERN } from "./schemas.ts";
-import {
-  SUBMISSION_MAX_BODY,
-  submitLead,
-  submitLimited,
-  type SubmitOutcome,
-  submitQuote,
-} from "./submissions.ts";
+import { SUBMISSION_MAX_BODY, submitLead, submitLimited, submitQuote } from "./submissions.ts";
+import type { SubmitOutcome } from "./answer.ts";
 
 /** `POST /api/v1/intake`: a lead (SPEC §2.4). */
 export function postLead(req: Request, ctx: Context): Promise<Response> {

@@ -1,19 +1,20 @@
 /**
  * @module
  * Replaying a submission's first answer: the one idempotency key a submission carries
- * (header or argument), who may replay its answer and for how long (an explicit key for
- * 24 h; without one, the request itself for 10 minutes), and the look-up that finds the
- * first answer, a key reused with other arguments (409), or the versionstamp that a new
- * record must check.
+ * (header or argument), the records that replay its answer (the same request, whatever key
+ * or transport it comes with, for 10 minutes; an explicit key for 24 h), and the look-up
+ * that finds the first answer, a key reused with other arguments (409), or the versionstamps
+ * that a new submission's records must check.
  */
 
 import type { Context } from "../context.ts";
 import { HttpError } from "../http/errors.ts";
 import {
-  type Channel,
+  getAnswerRecord,
   getIdempotency,
   IDEMPOTENCY_TTL_MS,
-  type IdempotencyScope,
+  type IdempotencyRecord,
+  type ReplayRecord,
   SAME_REQUEST_TTL_MS,
   type SubmissionKind,
 } from "../store/submissions.ts";
@@ -38,57 +39,86 @@ export function oneIdempotencyKey(
   return header ?? argument;
 }
 
-/** Who may replay a submission's answer, its request's hash, and for how long. */
+/** The request's hash, and the records that replay its answer: the key's (if any) first. */
 export interface ReplayScope {
-  scope: IdempotencyScope;
   bodyHash: string;
-  ttl: number;
+  /** What a new submission writes, without versionstamps: [key's?, same request's]. */
+  records: Omit<ReplayRecord, "versionstamp">[];
+  /** True when the first of `records` is an explicit key's. */
+  keyed: boolean;
 }
 
 /**
- * Who may replay this submission's answer, and for how long. Keys are per endpoint and
- * caller address, so one caller cannot squat another's keys. Without a key, the request
- * itself is the key for a short while: an identical retry (same endpoint or tool, same
- * arguments, same email, as request_hash.ts compares them: a trailing space is no change)
- * replays the first answer instead of storing a second. The key itself is not part of the
- * request: a header and a field give the same hash.
+ * Who may replay this submission's answer, and for how long. Every record is per endpoint
+ * kind and caller address, so one caller cannot squat or replay another's. The request
+ * itself (same kind, same arguments and email as request_hash.ts compares them: a trailing
+ * space is no change; the key left out, REST, MCP and the forms alike) replays for 10
+ * minutes; an explicit key for 24 h.
  */
 export function replayScope(
   ctx: Context,
-  sub: { kind: SubmissionKind; channel: Channel; raw: unknown; idempotencyKey?: string },
+  sub: { kind: SubmissionKind; raw: unknown; idempotencyKey?: string },
 ): ReplayScope {
   const { idempotency_key: _, ...request } = sub.raw as Record<string, unknown>;
   const bodyHash = requestHash(request);
-  const scope: IdempotencyScope = sub.idempotencyKey
-    ? { endpoint: sub.kind, address: ctx.address, key: sub.idempotencyKey }
-    : { endpoint: `${sub.kind}:same:${sub.channel}`, address: ctx.address, key: bodyHash };
-  return { scope, bodyHash, ttl: sub.idempotencyKey ? IDEMPOTENCY_TTL_MS : SAME_REQUEST_TTL_MS };
+  const same = {
+    scope: { endpoint: `${sub.kind}:same`, address: ctx.address, key: bodyHash },
+    ttl: SAME_REQUEST_TTL_MS,
+  };
+  if (!sub.idempotencyKey) return { bodyHash, records: [same], keyed: false };
+  const key = {
+    scope: { endpoint: sub.kind, address: ctx.address, key: sub.idempotencyKey },
+    ttl: IDEMPOTENCY_TTL_MS,
+  };
+  return { bodyHash, records: [key, same], keyed: true };
 }
 
-/** The first answer to the same request, or the versionstamp a new record must check. */
-export type Earlier = { answer: Record<string, unknown> } | { staleVersion: string | null };
+/**
+ * The first answer to the same request, or the versionstamps of `records` that a new
+ * submission must check (null where absent; an expired record KV still returns, its stamp).
+ */
+export type Earlier = { answer: Record<string, unknown> } | { versions: (string | null)[] };
 
 /**
- * Looks up an idempotency key: the earlier answer for the same request, 409 for another
- * request, or the versionstamp to overwrite (null when absent, or the stamp of an expired
- * record that KV still returns). A record changes only by expiring, so an eventual read
- * that finds one unexpired finds it as it is.
+ * Looks up a submission's records in one read: the key's answer for the same request, 409
+ * for another; else the same request's answer, with whatever key; else the versionstamps
+ * to write over. A record changes only by expiring, so an eventual read that finds one
+ * unexpired finds it as it is. The same request's record of a keyed submission names the
+ * key's record, which keeps the answer: one more (strong) read, only when it replays.
  */
 export async function findEarlier(
   ctx: Context,
-  { scope, bodyHash }: ReplayScope,
+  { bodyHash, records, keyed }: ReplayScope,
   consistency: Deno.KvConsistencyLevel,
 ): Promise<Earlier> {
-  const entry = await getIdempotency(ctx.kv, scope, consistency);
-  if (!entry.value || entry.value.expires_at <= ctx.now()) {
-    return { staleVersion: entry.versionstamp };
-  }
-  if (entry.value.body_hash !== bodyHash) {
+  const entries = await getIdempotency(ctx.kv, records.map((r) => r.scope), consistency);
+  const live = (e: Deno.KvEntryMaybe<IdempotencyRecord> | undefined) =>
+    e?.value && e.value.expires_at > ctx.now() ? e.value : null;
+  const byKey = keyed ? live(entries[0]) : null;
+  if (byKey && byKey.body_hash !== bodyHash) {
     const message = "this idempotency key was already used with other arguments: send the " +
       "same arguments to get the first answer again, or a new key for a new request";
     throw new HttpError(409, "idempotency_key_reused", message, {
       issues: [{ path: "idempotency_key", message }],
     });
   }
-  return { answer: JSON.parse(entry.value.response) };
+  const bySame = byKey ?? live(entries.at(-1));
+  const answer = bySame ? await _answerOf(ctx, bySame) : undefined;
+  if (answer !== undefined) return { answer: JSON.parse(answer) };
+  return { versions: entries.map((e) => e.versionstamp) };
+}
+
+/**
+ * The answer a record replays: its own, or the one its `answer_in` names, read strongly: a
+ * stale read that missed it would have a live record written over (a second submission).
+ * Missing, it was erased with the submission, and so was the record that names it.
+ */
+async function _answerOf(
+  ctx: Context,
+  record: IdempotencyRecord,
+): Promise<string | undefined> {
+  if (record.response !== undefined) return record.response;
+  if (!record.answer_in) return undefined;
+  const keeping = await getAnswerRecord(ctx.kv, record.answer_in);
+  return keeping.value?.request_id === record.request_id ? keeping.value.response : undefined;
 }

@@ -76,6 +76,8 @@ const SYNONYM_MAX = 64;
 interface Renamed {
   from: string;
   to: string;
+  /** True when the field was given too, with the same value: the name is dropped. */
+  same?: true;
 }
 
 /** A name as it is compared: case, spaces, `_` and `-` dropped (`Engineer-Count` → `engineercount`). */
@@ -92,8 +94,9 @@ const _BY_NAME: ReadonlyMap<string, string> = new Map(
  * A copy of `raw` in which an argument named as {@linkcode ESTIMATE_SYNONYMS} lists is read
  * as its field, the other name dropped. When the field is given too, or two names of it
  * are, with different values, nothing is guessed: an issue names both. Returns the copy,
- * what was read under another name, and those issues. Each argument's name is squashed once
- * and looked up once, so the cost grows with the arguments, not with arguments × names.
+ * what was read under another name (with the same value as the field's, too: `same`), and
+ * those issues. Each argument's name is squashed once and looked up once, so the cost grows
+ * with the arguments, not with arguments × names.
  */
 export function readSynonyms(
   raw: unknown,
@@ -119,6 +122,8 @@ export function readSynonyms(
       const message = `${name} is read as ${field}, which is also given with another value; ` +
         `send ${field} only`;
       issues.push({ path: name, message });
+    } else {
+      renamed.push({ from: name, to: field, same: true });
     }
   }
   return { value: out, renamed, issues };

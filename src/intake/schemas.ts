@@ -102,9 +102,9 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7E]{1,255}$/;
 const IdempotencyKey = z.string({ error: "idempotency_key must be a string" })
   .regex(IDEMPOTENCY_KEY_PATTERN, "idempotency_key must be 1 to 255 visible ASCII characters")
   .meta({
-    description: "A retry with the same key and arguments within 24 h returns the first " +
-      "answer; other arguments are refused (idempotency_key_reused). 1 to 255 visible ASCII " +
-      "characters, such as a UUID.",
+    description: "For 24 h, the same key and arguments return the answer of the request first " +
+      "stored with it; other arguments are refused (idempotency_key_reused). 1 to 255 visible " +
+      "ASCII characters, such as a UUID.",
     examples: ["3f1c9a52-6f0e-4c59-9b1e-2a7d4e8c1b10"],
   });
 
@@ -181,8 +181,7 @@ export const LeadInput = z.looseObject({
   agent_context_optional: _agentContext.optional(),
   idempotency_key: IdempotencyKey.optional(),
 }).meta({
-  description: "A request to be contacted about datacenter field services. A person reviews " +
-    "it and replies by email; nothing is ordered or scheduled.",
+  description: "A request to be contacted about datacenter field services.",
 });
 export type LeadInput = z.infer<typeof LeadInput>;
 

@@ -20,10 +20,15 @@ interface Draft<R extends _Echoing> {
   result: R;
 }
 
-/** What an answer echoes of the caller's text: the estimate's texts, the site's sentences. */
+/**
+ * What an answer echoes of the caller's text: the estimate's texts, the site's sentences,
+ * the names of the properties it kept unread, in a list and in `next_step`.
+ */
 interface _Echoing {
   budget_estimate?: BudgetEstimate;
   site?: { summary: string; site_address: { summary: string } | null } | null;
+  ignored?: { property: string; did_you_mean: string | null }[];
+  next_step?: string;
 }
 
 /** Characters a review list row keeps of each of company, contact and city once trimmed. */
@@ -34,9 +39,11 @@ const SHORT_SUMMARY = 16;
  * summary first (the request itself keeps the whole text), then the estimate's and the site's
  * texts that may quote the caller (a city, an argument's name): characters beyond Latin-1 become
  * `?`, since one such character makes KV store the whole text at two bytes a character
- * (and the record keeps the estimate's texts, the idempotency answer them again).
+ * (and the record keeps the estimate's texts, the idempotency answer them again); then the
+ * same for the names of the properties kept unread, where the answer lists them and in its
+ * `next_step` (the request itself keeps them as sent).
  */
-const TRIMS = [_shortSummary, _latin1Estimate] as const;
+const TRIMS = [_shortSummary, _latin1Estimate, _latin1Ignored] as const;
 
 /**
  * The submission as it fits the bound: as built when it does, else trimmed (see
@@ -109,6 +116,24 @@ function _latin1Estimate<R extends _Echoing>(d: Draft<R>): Draft<R> {
         : {}),
     },
   };
+}
+
+function _latin1Ignored<R extends _Echoing>(d: Draft<R>): Draft<R> {
+  const { ignored, next_step } = d.result;
+  if (!ignored?.length || next_step === undefined) return d;
+  return {
+    ...d,
+    result: {
+      ...d.result,
+      ignored: ignored.map((i) => ({ ...i, property: _printable(i.property) })),
+      next_step: _printable(next_step),
+    },
+  };
+}
+
+/** `text` with every character outside printable Latin-1 as `?` (JSON escapes a control one in 6). */
+function _printable(text: string): string {
+  return _latin1(text).replace(/\p{Cc}/gu, "?");
 }
 
 /** `text` with "…" as "...", and any other character beyond Latin-1 as `?` (one a code point). */

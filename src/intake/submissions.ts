@@ -12,7 +12,8 @@ import { type BudgetEstimate, noOnePlace } from "../pricing/budget.ts";
 import { findService } from "../catalog/service_match.ts";
 import { HttpError } from "../http/errors.ts";
 import { newRequestId } from "./ids.ts";
-import { type ExpectedReview, expectedReview, reviewWords } from "./review_time.ts";
+import { expectedReview } from "./review_time.ts";
+import { submissionAnswer, type SubmissionResult, type SubmitOutcome } from "./answer.ts";
 import { storeUnavailable } from "../store/deadline.ts";
 import {
   answerText,
@@ -43,6 +44,8 @@ import {
   checkNesting,
   checkPropertyCount,
   extraPropertyIssues,
+  type Ignored,
+  ignoredProperties,
   misnamedFieldIssues,
 } from "./bounds.ts";
 import { lenientArguments } from "./lenient.ts";
@@ -69,42 +72,10 @@ export const SUBMISSION_MAX_BODY = 64 * 1024;
  * generates worst cases against it; docs/operations.md ("Worst-case figures at the default
  * limits") gives what that means per minute.
  */
-export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 7 * 1024;
+export const MAX_STORED_PER_SUBMISSION = SUBMISSION_MAX_BODY + 9 * 1024;
 
-export interface SubmissionResult {
-  ok: true;
-  request_id: string;
-  /** The status read's word for the same state (status.ts): one vocabulary. */
-  status: "pending";
-  requires_human_approval: true;
-  billable_order_created: false;
-  /** What happens next, the expected review time included, in a sentence to relay. */
-  next_step: string;
-  expected_review: ExpectedReview;
-  /** The catalog service `service_type` was understood as, or null. */
-  service_id: string | null;
-  /** How the city (and a quote's site_address) was read; null for a lead without a city. */
-  site: SiteAnswer | null;
-  budget_estimate?: BudgetEstimate;
-  /** True when this is the stored answer to an earlier identical request. */
-  replayed: boolean;
-}
-
-export interface SubmitOutcome {
-  result: SubmissionResult;
-  /** True when an `Idempotency-Key` matched an earlier, identical request. */
-  replayed: boolean;
-}
-
-/** What happens next, in words: who reviews it, when, and that nothing was ordered. */
-function _nextStep(kind: SubmissionKind, review: ExpectedReview, urgency: unknown): string {
-  const when = reviewWords(review, urgency);
-  return kind === "lead"
-    ? `A member of our team will review your request and reply by email, ${when}; nothing ` +
-      "has been ordered or scheduled."
-    : `A member of our team will review this request and reply by email with a quotation, ` +
-      `${when}; the budget estimate is non-binding and nothing has been ordered or scheduled.`;
-}
+/** What a lead's review depends on: a property that probably means it is refused, not kept. */
+const LEAD_REVIEW_FIELDS = ["urgency"];
 
 /**
  * Runs a submission request's work counted against `RATE_LIMIT_SUBMIT` per address. REST
@@ -131,6 +102,7 @@ export async function submitLead(
   const issues = [
     ...(parsed.success ? [] : fieldIssues(parsed.error)),
     ...extraPropertyIssues(raw, LeadInput.shape),
+    ...misnamedFieldIssues(raw, LeadInput.shape, LEAD_REVIEW_FIELDS),
   ];
   // The city is read even when another field failed: every problem is listed at once.
   const place = sentPlace(raw, parsed.data);
@@ -153,16 +125,20 @@ export async function submitLead(
       covered: coverage ? coveredFact(coverage) : null,
       site: site && coverage ? siteAnswer(ctx.catalog, site) : null,
       match: coverage?.match ?? null,
+      ignored: ignoredProperties(raw, LeadInput.shape),
     },
     idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
 }
 
 /**
- * What a price depends on: estimate_quote's arguments. A quote refuses an additional property
- * that probably means one of them, as estimate_quote refuses it, rather than price a default.
+ * What a quote's price and review depend on: estimate_quote's arguments, and urgency. A quote
+ * refuses an additional property that probably means one of them, as estimate_quote refuses
+ * it, rather than price or review a default.
  */
-const PRICE_FIELDS = Object.keys(EstimateInput.shape);
+const QUOTE_PRICE_AND_REVIEW_FIELDS = [
+  ...new Set([...Object.keys(EstimateInput.shape), "urgency"]),
+];
 
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
 export async function submitQuote(
@@ -181,7 +157,7 @@ export async function submitQuote(
     QUOTE_LENIENCY,
     (raw) => [
       ...extraPropertyIssues(raw, schema.shape),
-      ...misnamedFieldIssues(raw, schema.shape, PRICE_FIELDS),
+      ...misnamedFieldIssues(raw, schema.shape, QUOTE_PRICE_AND_REVIEW_FIELDS),
     ],
   );
   ctx.demand.note(job.coverage);
@@ -200,6 +176,7 @@ export async function submitQuote(
         country: input.country,
       }),
       match: job.coverage.match,
+      ignored: ignoredProperties(job.raw, schema.shape),
     },
     idempotencyKey: oneIdempotencyKey(headerKey, argumentKey),
   });
@@ -218,23 +195,24 @@ interface Validated {
   raw: unknown;
   /** The accepted fields, the idempotency key left out: what is stored. */
   input: Record<string, unknown>;
-  /** Catalog facts for the record, the answer and the review list. */
+  /** Catalog facts for the record, the answer and the review list; the properties kept unread. */
   facts: {
     service_id: string | null;
     covered: boolean | null;
     budget_estimate?: BudgetEstimate;
     site: SiteAnswer | null;
     match: Coverage["match"] | null;
+    ignored: Ignored[];
   };
   idempotencyKey: string | undefined;
 }
 
 /**
- * Stores a validated submission with its review notice and idempotency record in one
+ * Stores a validated submission with its review notice and idempotency records in one
  * commit, or replays the first answer to the same request. Two sequential store round
- * trips: the idempotency record, the rate counters (those this instance does not know) and,
- * the first time, the email index's key, read together; then the one commit, which also
- * counts the request (http/rate_limit.ts).
+ * trips: the idempotency records (the key's and the same request's), the rate counters
+ * (those this instance does not know) and, the first time, the email index's key, read
+ * together; then the one commit, which also counts the request (http/rate_limit.ts).
  */
 async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   const payload = new TextEncoder().encode(JSON.stringify(sub.input));
@@ -258,54 +236,34 @@ async function _store(ctx: Context, sub: Validated): Promise<SubmitOutcome> {
   if ("answer" in earlier) return _replayed(earlier.answer);
   // Checked once the first look found no answer to replay: a retry is answered as before.
   const fitted = fitStoredBound(
-    { record, result: _result(sub, requestId, expectedReview(ctx.config, now, sub.input.urgency)) },
+    {
+      record,
+      result: submissionAnswer(sub.kind, requestId, {
+        ...sub.facts,
+        review: expectedReview(ctx.config, now, sub.input.urgency),
+        urgency: sub.input.urgency,
+      }),
+    },
     ({ record, result }) => _write(record, payload, result, scope),
     MAX_STORED_PER_SUBMISSION,
   );
   return await _commitOrReplay(ctx, sub, fitted.write, fitted.draft.result, { scope, earlier });
 }
 
-/** The answer to a new submission. */
-function _result(
-  sub: Validated,
-  requestId: string,
-  review: ExpectedReview,
-): SubmissionResult {
-  return {
-    ok: true,
-    request_id: requestId,
-    status: "pending",
-    requires_human_approval: true,
-    billable_order_created: false,
-    next_step: _nextStep(sub.kind, review, sub.input.urgency),
-    expected_review: review,
-    service_id: sub.facts.service_id,
-    site: sub.facts.site,
-    ...(sub.facts.budget_estimate ? { budget_estimate: sub.facts.budget_estimate } : {}),
-    replayed: false,
-  };
-}
-
-/** What the commit of a new submission writes; its idempotency check is set per attempt. */
+/** What the commit of a new submission writes; its records' checks are set per attempt. */
 function _write(
   record: SubmissionRecord,
   payload: Uint8Array,
   result: SubmissionResult,
-  { scope, bodyHash, ttl }: ReplayScope,
+  { records, bodyHash }: ReplayScope,
 ): Required<NewSubmission> {
   return {
     record,
     payload,
-    idempotency: {
-      scope,
-      value: {
-        body_hash: bodyHash,
-        request_id: record.request_id,
-        response: answerText(result),
-        expires_at: Date.parse(record.created_at) + ttl,
-      },
-      expireIn: ttl,
-      versionstamp: null,
+    replay: {
+      body_hash: bodyHash,
+      response: answerText(result),
+      records: records.map((r) => ({ ...r, versionstamp: null })),
     },
   };
 }
@@ -342,10 +300,10 @@ async function _record(
 
 /**
  * Commits the submission, or answers with the first answer to the same request. A
- * concurrent request with the same key, or KV expiring a stale key between our read and
- * our commit, fails the check; it looks again (strongly) and retries a few times. A replay
- * stores nothing, so only a submission about to be stored takes a place of the global limit,
- * and one the full limit refuses looks strongly for an answer to replay first.
+ * concurrent request with the same key or body, or KV expiring a stale record between our
+ * read and our commit, fails the check; it looks again (strongly) and retries a few times.
+ * A replay stores nothing, so only a submission about to be stored takes a place of the
+ * global limit, and one the full limit refuses looks strongly for an answer to replay first.
  */
 async function _commitOrReplay(
   ctx: Context,
@@ -358,11 +316,18 @@ async function _commitOrReplay(
   for (let attempt = 0; attempt < 3; attempt++) {
     if (attempt > 0) earlier = await findEarlier(ctx, looked.scope, "strong");
     if ("answer" in earlier) return _replayed(earlier.answer);
-    const idempotency = { ...write.idempotency, versionstamp: earlier.staleVersion };
+    const { versions } = earlier;
+    const records = write.replay.records.map((r, n) => ({
+      ...r,
+      versionstamp: versions[n] ?? null,
+    }));
     let done;
     try {
       if (attempt === 0) reserveGlobal(ctx, "submit_all", ctx.config.rateLimits.submitGlobal);
-      done = await commitCounted(ctx, newSubmission({ ...write, idempotency }));
+      done = await commitCounted(
+        ctx,
+        newSubmission({ ...write, replay: { ...write.replay, records } }),
+      );
     } catch (err) {
       // The first look was eventual: a replay it missed is not refused.
       if (!globalRefused(ctx)) throw err;
@@ -377,9 +342,9 @@ async function _commitOrReplay(
       return { result, replayed: false };
     }
   }
-  // Requests with the same key kept racing this one: a retry will find the winner's answer.
+  // Requests with the same key or body kept racing this one: a retry finds the winner's answer.
   throw storeUnavailable(
-    "other requests with this idempotency key kept arriving at the same moment; retry",
+    "other requests with this idempotency key or body kept arriving at the same moment; retry",
   );
 }
 

@@ -11,7 +11,7 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { Config } from "../config.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { PATHS } from "../http/paths.ts";
-import { PROTOCOL_VERSIONS, SERVER_CAPABILITIES, SERVER_VERSION } from "./endpoint.ts";
+import { PROTOCOL_VERSIONS, SERVER_CAPABILITIES, SERVER_VERSION } from "./protocol.ts";
 import { QUOTE_BUILDER, UI_EXTENSION } from "./app/resource.ts";
 import { jsonSchema } from "./json_schema.ts";
 import { BLOCKED_ANONYMOUS_ACTIONS, toolAnnotations, TOOLS } from "./tools.ts";

@@ -39,34 +39,13 @@ import {
   tooManyArguments,
 } from "./refusals.ts";
 import { formatOverPattern, listedInput, listedOutput } from "./json_schema.ts";
+import { APP_TOOL_META, registerQuoteBuilder } from "./app/resource.ts";
 import {
-  APP_TOOL_META,
-  registerQuoteBuilder,
-  UI_EXTENSION,
-  UI_EXTENSION_SETTINGS,
-} from "./app/resource.ts";
-
-/** Largest accepted MCP request body. */
-export const MCP_MAX_BODY = 64 * 1024;
-export const SERVER_VERSION = "1.0.0";
-/**
- * The protocol revisions served, and the only ones: the current one and the stateless
- * legacy fallback (the first 2025-era entry is the one an older `initialize` is answered
- * with; docs/mcp.md, "Protocol versions", says why no other is served).
- */
-export const PROTOCOL_VERSIONS = ["2026-07-28", "2025-11-25"] as const;
-
-/**
- * What every client is told the server offers (`initialize`, `server/discover`, and the
- * server card): static tools, one static resource (the quote builder), and the MCP Apps
- * extension, announced whatever the client declares: some hosts that render apps (claude.ai)
- * do not declare it (docs/mcp.md, "The quote builder").
- */
-export const SERVER_CAPABILITIES = {
-  tools: { listChanged: false },
-  resources: { listChanged: false },
-  extensions: { [UI_EXTENSION]: UI_EXTENSION_SETTINGS },
-};
+  MCP_MAX_BODY,
+  PROTOCOL_VERSIONS,
+  SERVER_CAPABILITIES,
+  SERVER_VERSION,
+} from "./protocol.ts";
 
 const INSTRUCTIONS = `${SERVICE_NAME}: on-site field services for datacenters. ` +
   "Use list_services and check_coverage to explore; submit_lead and request_quote send a " +
@@ -190,7 +169,7 @@ function admitToolErrors(success: JsonObject): JsonObject {
   return {
     ...success,
     description: `${success.description ?? ""} When ok is false the call failed (isError): ` +
-      "error (a code), message and issues (each with path and message) say why.",
+      "error (a code), message and issues say why.",
     required: ["ok"],
     if: { properties: { ok: { const: false } }, required: ["ok"] },
     then: { required: ERROR_REQUIRED },

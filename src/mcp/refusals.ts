@@ -269,7 +269,7 @@ export function toolError(err: HttpError) {
     ok: false as const,
     error: err.code,
     message: err.message,
-    issues: (err.issues ?? []).map(({ path, message }) => ({ path, message })),
+    issues: (err.issues ?? []).map((i) => ({ ...i })),
     ...(retryAfter ? { retry_after_s: Number(retryAfter) } : {}),
   };
   // The same JSON as text, for clients that read only content (as with results).

@@ -15,15 +15,8 @@ import { checkCoverage } from "../catalog/coverage.ts";
 import { COVERAGE_LENIENCY, CoverageQuerySchema } from "../catalog/coverage_query.ts";
 import { lenientArguments } from "../intake/lenient.ts";
 import { LeadInput, parseArguments, quoteInput } from "../intake/schemas.ts";
-import {
-  CoverageOutput,
-  EstimateOutput,
-  LeadOutput,
-  NoInput,
-  QuoteOutput,
-  ServicesOutput,
-  StatusOutput,
-} from "./output_schemas.ts";
+import { CoverageOutput, NoInput, ServicesOutput } from "./output_schemas.ts";
+import { EstimateOutput, LeadOutput, QuoteOutput, StatusOutput } from "./intake_outputs.ts";
 import { submitLead, submitLimited, submitQuote } from "../intake/submissions.ts";
 import { EstimateInput, estimateLimited, estimateQuote } from "../pricing/estimate.ts";
 import { QUERY_LIMITS } from "../http/query.ts";
@@ -61,8 +54,10 @@ const REVIEW = "A person reviews every submission; nothing is ordered, scheduled
   "Limited per address per minute (20 by default, failed calls too); rate_limited says how " +
   "long to wait.";
 
-const RETRY = "An identical call within 10 minutes, or one with the same idempotency_key " +
-  "within 24 h, returns the first answer (replayed: true).";
+/** The de-duplication rule (intake/idempotency.ts), as docs/api.md and /llms.txt state it. */
+export const RETRY = "An identical call from the same address within 10 minutes returns the " +
+  "first answer (replayed: true), whatever its idempotency_key, over REST or MCP; a key that " +
+  "stored a request replays its answer for 24 h.";
 
 export const TOOLS: readonly ToolDefinition[] = [
   {

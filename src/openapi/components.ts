@@ -14,7 +14,8 @@ import { SCOPES } from "../oauth/scopes.ts";
 import { TOKEN_LIFETIME_S } from "../oauth/token.ts";
 import type { Catalog } from "../catalog/catalog.ts";
 import { LeadInput, quoteInput } from "../intake/schemas.ts";
-import { CoverageOutput, LeadOutput, QuoteOutput, ServicesOutput } from "../mcp/output_schemas.ts";
+import { CoverageOutput, ServicesOutput } from "../mcp/output_schemas.ts";
+import { LeadOutput, QuoteOutput } from "../mcp/intake_outputs.ts";
 
 const _scopeString = z.string().describe(
   `Space-separated scopes (RFC 6749 §3.3) from: ${SCOPES.join(", ")}`,
@@ -47,6 +48,9 @@ export const ApiErrorBody = z.strictObject({
         "The field at fault, as a dotted path (attachments_optional.0), or (body)",
       ),
       message: z.string().describe("What is wrong with it and what is accepted"),
+      did_you_mean: z.string().nullable().optional().describe(
+        "For a field or argument the endpoint does not take: the one it probably means, or null",
+      ),
     }).describe("One problem"),
   )
     .describe("Every field problem of a validation failure, all at once")

@@ -214,6 +214,7 @@ const _accepted = {
   status: "pending",
   requires_human_approval: true,
   billable_order_created: false,
+  ignored: [],
   replayed: false,
 };
 

@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import type { FieldIssue } from "../http/errors.ts";
+import { encodedBodyRefused } from "../http/body.ts";
 import type { ExampleDoc, HeaderDoc, ResponseDoc } from "./document.ts";
 import { ApiErrorBody, OAuthErrorBody } from "./components.ts";
 
@@ -66,15 +67,48 @@ export function tooLarge(style: "oauth" | "api", maxBytes: number): ResponseDoc 
   ]);
 }
 
-/** 408 and 413, the limits of reading a body. */
-export function bodyLimits(style: "oauth" | "api", maxBytes: number): Record<string, ResponseDoc> {
+/**
+ * 408, 413 and 415, the limits of reading a body: a 415 for any `Content-Encoding`, and for
+ * `mediaTypes`, the route's own refusals of a `Content-Type`.
+ */
+export function bodyLimits(
+  style: "oauth" | "api",
+  maxBytes: number,
+  ...mediaTypes: ErrorCase[]
+): Record<string, ResponseDoc> {
   return {
     "408": _error(style, "The body did not arrive within 10 s", [
       "request_timeout",
       "request body not received in time",
     ]),
     "413": tooLarge(style, maxBytes),
+    "415": unsupportedBody(style, ...mediaTypes),
   };
+}
+
+/** The `Accept-Encoding` of a 415 for a content coding (RFC 9110 §12.5.3). */
+const _ACCEPT_ENCODING: Readonly<Record<string, HeaderDoc>> = {
+  "Accept-Encoding": {
+    description: "identity: no content coding is accepted on a request body (RFC 9110 " +
+      "§12.5.3); only on the 415 for a Content-Encoding",
+    schema: z.literal("identity"),
+    example: "identity",
+  },
+};
+
+/**
+ * 415 for a body sent with a `Content-Encoding` (any, `identity` included: http/body.ts), and
+ * for `mediaTypes`, the route's refusals of a `Content-Type`.
+ */
+export function unsupportedBody(style: "oauth" | "api", ...mediaTypes: ErrorCase[]): ResponseDoc {
+  const encoded = encodedBodyRefused();
+  const cases: ErrorCase[] = [[encoded.code, encoded.message], ...mediaTypes];
+  const description = "The body has a Content-Encoding (none is accepted; send it " +
+    `uncompressed)${mediaTypes.length ? ", or is not of the media type the route takes" : ""}`;
+  const response = style === "oauth"
+    ? oauthError(description, ...cases)
+    : apiError(description, ...cases);
+  return { ...response, headers: _ACCEPT_ENCODING };
 }
 
 /**

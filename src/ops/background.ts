@@ -7,12 +7,18 @@
  * record of what is to be sent (leases, backoff, due order, `review show`); a schedule
  * only decides when a pass looks at it. Why `Deno.cron` and not KV queues, with
  * the measurements: docs/architecture.md, "Background work".
+ *
+ * On Deno Deploy the jobs run on production and on every git-branch timeline, not on
+ * previews (denoland/docs deploy/reference/cron.md, "Timelines"), each on its timeline's own
+ * database. They are declared whatever the timeline, since Deploy picks up no declaration
+ * made in a conditional; outside production a notices run logs the notices it would
+ * otherwise POST, unless `REVIEW_WEBHOOK_TIMELINES=all` (ops/platform.ts).
  */
 
 import type { Kv } from "../store/store.ts";
 import type { Config } from "../config.ts";
 import { type Logger, reason } from "../http/log.ts";
-import { retentionPass } from "../review/retention.ts";
+import { pendingRetentionPass, retentionPass } from "../review/retention.ts";
 import { abortableSleep, sendNotices } from "../review/notifier.ts";
 import { inPass, type Pass } from "../telemetry/metrics.ts";
 
@@ -27,9 +33,9 @@ export interface BackgroundDeps {
 
 /**
  * Declares one job: `Deno.cron` in main.ts, a fake in tests. Deno Deploy reads the
- * declarations made while the main module's top level runs, so every one is made before
- * the store is opened, and each run waits for the dependencies instead. `signal` ends the
- * schedule (the drain).
+ * declarations made while the main module's top level runs ("before `Deno.serve()`
+ * starts", cron.md), so every one is made before the store is opened, and each run waits
+ * for the dependencies instead. `signal` ends the schedule (the drain).
  */
 type Scheduler = (
   name: string,
@@ -41,8 +47,10 @@ type Scheduler = (
 /** The jobs, their `Deno.cron` names and schedules (UTC, five fields). */
 export const SCHEDULES: readonly { pass: Pass; name: string; schedule: string }[] = [
   // The safety net of the notifier loops: what a stopped instance left (a retry, a lease
-  // run out, a notice never tried) is sent within 5 minutes of its due time. Each run is a
-  // billed request on Deno Deploy: 288 a day (docs/operations.md, "What the crons cost").
+  // run out, a notice never tried) is sent within 5 minutes of its due time. On Deno Deploy
+  // each job runs on production and on every git-branch timeline, each run billed as a
+  // request (denoland/docs deploy/reference/cron.md): 288 a day per timeline
+  // (docs/operations.md, "What the crons cost").
   { pass: "review_notices", name: "dcfs review notices", schedule: "*/5 * * * *" },
   { pass: "retention", name: "dcfs retention", schedule: "17 * * * *" },
 ];
@@ -130,5 +138,7 @@ export function pacedPause(
 
 const _passes: Record<Pass, (deps: BackgroundDeps, signal: AbortSignal) => Promise<number>> = {
   review_notices: (deps, signal) => sendNotices(deps, signal),
-  retention: (deps, signal) => retentionPass(deps, pacedPause(signal)),
+  retention: async (deps, signal) =>
+    await retentionPass(deps, pacedPause(signal)) +
+    await pendingRetentionPass(deps, pacedPause(signal)),
 };

@@ -1,7 +1,9 @@
 /**
  * @module
  * Where the service runs, and what that decides before anything starts: the oldest Deno it
- * runs on (Deno Deploy's runtime), whether it runs on Deno Deploy, and which store it opens.
+ * runs on (Deno Deploy's runtime), whether it runs on Deno Deploy, which store it opens,
+ * and, on a Deploy timeline other than production, that review notices are logged, not
+ * POSTed.
  *
  * - **On Deno Deploy** (`DENO_DEPLOY` or `DENO_DEPLOYMENT_ID` is set by the platform) the store is the Deno
  *   KV database attached to the app: `Deno.openKv()` with no argument. `KV_PATH` is refused
@@ -11,14 +13,21 @@
  *   ({@linkcode DEFAULT_STORE}), the same however the service or the review CLI is started
  *   (`deno task start`, `deno run -A src/main.ts`, any working directory). Deno's own default
  *   depends on `--location` and the config file, so it is never used.
+ * - **On a git-branch or preview timeline** ({@linkcode configForTimeline}) the review
+ *   webhook is off unless `REVIEW_WEBHOOK_TIMELINES=all`.
  *
- * docs/operations.md, "Deno Deploy", has the rules these follow, with their sources.
+ * docs/operations.md, "Deno Deploy", has the rules these follow, with their sources (paths
+ * in denoland/docs).
  */
 
+import type { Config } from "../config.ts";
+import type { Logger } from "../http/log.ts";
+
 /**
- * The oldest Deno the service runs on: Deno Deploy's runtime ("Currently Deno Deploy runs
- * on Deno 2.5.0", denoland/docs deploy/reference/runtime.md). `.ci/run` type-checks and
- * smoke-tests under it; nothing may need a newer one.
+ * The oldest Deno the service runs on: the version Deno Deploy's docs name ("Currently Deno
+ * Deploy runs on Deno 2.5.0", denoland/docs deploy/reference/runtime.md, a line unchanged
+ * since 2025-09-29; the `listening` line's `deno` field shows the real one). `.ci/run`
+ * type-checks and smoke-tests under it; nothing may need a newer one.
  */
 export const OLDEST_DENO = "2.5.0";
 
@@ -27,10 +36,13 @@ export const DEFAULT_STORE = new URL("../../.kv/kv.sqlite3", import.meta.url);
 
 /**
  * The variables the platform sets that the service reads (beside config.ts's, which the
- * operator sets): Deno Deploy sets `DENO_DEPLOY=true` and `DENO_DEPLOYMENT_ID` in every
- * context (denoland/docs deploy/reference/env_vars_and_contexts.md); either one says so.
+ * operator sets). Deno Deploy sets each "in all contexts" (denoland/docs
+ * deploy/reference/env_vars_and_contexts.md, "Predefined environment variables"):
+ * `DENO_DEPLOY=true` and `DENO_DEPLOYMENT_ID`, either of which says the service is on
+ * Deploy, and `DENO_TIMELINE`, the timeline it runs in: `production`,
+ * `git-branch/<branch-name>` or `preview/<revision-id>`.
  */
-export const PLATFORM_ENV_NAMES = ["DENO_DEPLOY", "DENO_DEPLOYMENT_ID"] as const;
+export const PLATFORM_ENV_NAMES = ["DENO_DEPLOY", "DENO_DEPLOYMENT_ID", "DENO_TIMELINE"] as const;
 
 export type PlatformEnv = Readonly<Record<string, string | undefined>>;
 
@@ -80,4 +92,28 @@ const _LOCAL_VERSIONS = 2n ** 40n;
 export async function looksAttached(write: () => Promise<string>): Promise<boolean> {
   const versionstamp = await write();
   return BigInt(`0x${versionstamp.slice(0, 16)}`) >= _LOCAL_VERSIONS;
+}
+
+/**
+ * The config as this timeline uses it. Where `DENO_TIMELINE` names a timeline other than
+ * `production` (a git branch's or a preview's), review notices are logged, not POSTed, unless
+ * `REVIEW_WEBHOOK_TIMELINES` is `all`; one line at start says so. Such a timeline reads the
+ * Development context's variables, which every branch and preview share, and stores what its
+ * own URL receives in its own database, not production's (denoland/docs
+ * deploy/reference/timelines.md, env_vars_and_contexts.md, databases.md), and a git branch's
+ * crons run as production's do (cron.md): a webhook set for every context would tell staff
+ * of submissions their console never shows. Production, and anywhere without `DENO_TIMELINE`,
+ * keep the config as it is.
+ */
+export function configForTimeline(config: Config, env: PlatformEnv, log: Logger): Config {
+  const timeline = env.DENO_TIMELINE;
+  if (!timeline || timeline === "production") return config;
+  if (!config.reviewWebhookUrl || config.reviewWebhookTimelines === "all") return config;
+  log({
+    level: "info",
+    msg: "review webhook off outside production: notices are logged " +
+      "(REVIEW_WEBHOOK_TIMELINES=all sends them)",
+    timeline,
+  });
+  return Object.freeze({ ...config, reviewWebhookUrl: undefined });
 }

@@ -89,14 +89,14 @@ interface JobSite {
 
 /**
  * The non-binding estimate of a quote. `renamed` names the inputs that were read from
- * another argument name (`engineers` for `engineer_count`; see intake/lenient.ts), so
- * that `assumptions` can say so.
+ * another argument name (`engineers` for `engineer_count`; see intake/lenient.ts), or given
+ * under one too with the same value (`same`), so that `assumptions` lists each.
  */
 export function estimateBudget(
   service: Service,
   request: EstimateRequest,
   site: JobSite,
-  renamed: readonly { from: string; to: string }[],
+  renamed: readonly { from: string; to: string; same?: true }[],
 ): BudgetEstimate {
   const p = service.pricing;
   const job = _readJob(service, request, site, renamed);
@@ -144,13 +144,16 @@ function _readJob(
   service: Service,
   request: EstimateRequest,
   site: JobSite,
-  renamed: readonly { from: string; to: string }[],
+  renamed: readonly { from: string; to: string; same?: true }[],
 ) {
   const p = service.pricing;
   const assumptions: Assumption[] = [];
-  const given = (field: Assumption["field"], value: number | boolean) => {
-    const from = renamed.find((r) => r.to === field)?.from;
-    if (from) assumptions.push({ field, value, why: `read from ${from}` });
+  // Every synonym read as a field (intake/lenient.ts) is stated, as the value it gave.
+  const given = (field: Assumption["field"], value: Assumption["value"]) => {
+    for (const r of renamed.filter((r) => r.to === field)) {
+      const why = r.same ? `also given as ${r.from}, with the same value` : `read from ${r.from}`;
+      assumptions.push({ field, value, why });
+    }
   };
   const engineers = request.engineer_count ?? 1;
   if (request.engineer_count === undefined) {
@@ -164,6 +167,8 @@ function _readJob(
       why: `not given: the ${p.minimum_hours} h minimum of ${service.name} per engineer`,
     });
   } else given("estimated_hours", request.estimated_hours);
+  given("requested_date", request.requested_date ?? null);
+  given("requested_time", request.requested_time ?? null);
   assumptions.push(...site.start.assumptions);
   const { zone, date, minutes } = site.start;
   // With no date or time, days from 08:00: every hour within business hours.

@@ -4,7 +4,8 @@
  * time (store/staff_audit.ts), as a table or JSON. `--before <at_ms>.<entry_id>` goes on
  * from a page's last entry, the same cursor the console's audit page puts in its "Next
  * page" link ({@linkcode parseAuditCursor}). Entries hold identifiers and fixed words only,
- * never submitted text.
+ * never submitted text. A member is named by name and member id (`member_id` in the JSON):
+ * two members may share a name.
  */
 
 import { type AuditEntry, listAudit } from "../store/staff_audit.ts";
@@ -38,6 +39,7 @@ export function parseAuditCursor(text: string): AuditCursor | undefined {
 const _COLUMNS = [
   ["AT", 24],
   ["ACTOR", 20],
+  ["MEMBER", 36],
   ["SESSION", 8],
   ["ACTION", 14],
   ["TARGET", 32],
@@ -60,6 +62,7 @@ export async function printAudit(
       tableRow([
         new Date(e.at).toISOString(),
         e.actor,
+        e.member_id ?? "-",
         e.session,
         e.action,
         e.target ?? "-",

@@ -15,6 +15,7 @@ import { printNoticeBacklog } from "./backlog.ts";
 import { decide, DecisionRefused, type Verdict } from "./decide.ts";
 import { demandOptions, printDemand } from "./demand.ts";
 import { eraseEmail, eraseOne, parseCutoff, purge } from "./erase.ts";
+import type { PurgeStatus } from "./retention.ts";
 import { CLI_ACTOR, ReviewError, type ReviewIo, UsageError } from "./io.ts";
 import { oneLine, terminalSafe } from "./terminal.ts";
 import { disableClient } from "../store/credentials.ts";
@@ -43,6 +44,7 @@ const USAGE = `usage: deno task review <command>
   reject <request_id> [--note "…"] [--by "name"]
   erase <request_id>
   erase --email <address> [--dry-run]
+  purge --status pending|approved|rejected|decided --before <YYYY-MM-DD | Nd> [--yes]
   purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
   disable-client <client_id>
   notices [--json]
@@ -70,10 +72,15 @@ Records that a person rejected the request.`,
 Erases a submission, its stored request, its review notice and its idempotency record,
 in one commit. With --email, every submission whose email is that address (ignoring
 case): a data-subject erasure request. --dry-run lists them and erases nothing.`,
-  purge: `usage: deno task review purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
-Erases every approved or rejected submission decided before that date (midnight UTC) or
-that many days ago. Pending submissions are never purged. SUBMISSION_RETENTION_DAYS makes
-the service do this on its own.`,
+  purge: `usage: deno task review purge --status pending|approved|rejected|decided
+                         --before <YYYY-MM-DD | Nd> [--yes]
+       deno task review purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]
+Lists the submissions of that status from before that date (midnight UTC) or that many days
+ago: pending ones created before it and still undecided; approved or rejected ones (decided:
+both) decided before it. Nothing is erased without --yes; with it, each is erased, unless it
+was decided meanwhile, and one audit entry says how many. --decided-before is the older form
+of --status decided --before … --yes: it erases at once (--dry-run lists). The service does
+this on its own with SUBMISSION_RETENTION_DAYS (decided) and PENDING_RETENTION_DAYS (pending).`,
   "disable-client": `usage: deno task review disable-client <client_id>
 Disables an agent client: every token it holds stops working at once on every instance,
 and its token requests get invalid_client. Use it when a client secret leaked.`,
@@ -83,7 +90,7 @@ and whether that is stale (over 15 minutes: the webhook has been failing). The s
 dcfs.review.notices.* gauges; /readyz does not say it.`,
   audit: `usage: deno task review audit [--limit N] [--before <at_ms>.<entry_id>] [--json]
 Lists the audit trail of staff actions newest first, 50 to a page (--limit, at most 1000):
-when, who (a member's name, or cli), from which session, what (approve, reject, erase,
+when, who (a member's name and member id, or cli), from which session, what (approve, reject, erase,
 erase_email, disable_client, sign_in, invite…) and on what. It holds no submitted text.
 The next page: --before the cursor printed on stderr. --json prints a JSON array.
 Entries are kept ${AUDIT_RETENTION_MS / DAY_MS} days.`,
@@ -189,6 +196,7 @@ type Options = {
   email?: string;
   "dry-run"?: boolean;
   "decided-before"?: string;
+  yes?: boolean;
 };
 
 function _listOptions(o: Options): ListOptions {
@@ -228,6 +236,7 @@ function _parse(args: string[]) {
         email: { type: "string" },
         "decided-before": { type: "string" },
         "dry-run": { type: "boolean" },
+        yes: { type: "boolean" },
         limit: { type: "string" },
         days: { type: "string" },
         before: { type: "string" },
@@ -258,15 +267,40 @@ async function _erase(io: ReviewIo, id: string | undefined, o: Options): Promise
   }
 }
 
-/** `purge --decided-before <YYYY-MM-DD | Nd> [--dry-run]`. */
+const _PURGE_STATUSES: readonly PurgeStatus[] = ["pending", "approved", "rejected", "decided"];
+
+/**
+ * `purge --status <status> --before <cutoff> [--yes]`, a dry run unless `--yes`; or the older
+ * `purge --decided-before <cutoff> [--dry-run]`, which erases unless `--dry-run`.
+ */
 async function _purge(io: ReviewIo, o: Options): Promise<void> {
-  const raw = o["decided-before"];
-  if (raw === undefined) throw new UsageError("purge needs --decided-before");
-  const before = parseCutoff(raw, io.now());
-  if (before === undefined) {
-    throw new UsageError("--decided-before must be a date (YYYY-MM-DD) or days (30d)");
+  const old = o["decided-before"];
+  if (old !== undefined) {
+    if (o.status !== undefined || o.before !== undefined || o.yes) {
+      throw new UsageError("--decided-before is --status decided --before … --yes: use one form");
+    }
+    const before = _cutoff("--decided-before", old, io.now());
+    return await purge(io, { status: "decided", before, dryRun: o["dry-run"] ?? false });
   }
-  await purge(io, before, o["dry-run"] ?? false);
+  const status = o.status as PurgeStatus | undefined;
+  if (status === undefined || o.before === undefined) {
+    throw new UsageError(
+      "purge needs --status pending|approved|rejected|decided and --before <YYYY-MM-DD | Nd>",
+    );
+  }
+  if (!_PURGE_STATUSES.includes(status)) {
+    throw new UsageError("--status must be pending, approved, rejected or decided");
+  }
+  if (o.yes && o["dry-run"]) throw new UsageError("--yes erases; --dry-run only lists: not both");
+  const before = _cutoff("--before", o.before, io.now());
+  if (before > io.now()) throw new UsageError("--before must not be in the future");
+  await purge(io, { status, before, dryRun: !o.yes, erasesWith: "--yes" });
+}
+
+function _cutoff(flag: string, raw: string, now: number): number {
+  const at = parseCutoff(raw, now);
+  if (at === undefined) throw new UsageError(`${flag} must be a date (YYYY-MM-DD) or days (30d)`);
+  return at;
 }
 
 async function _show(io: ReviewIo, id: string, asJson: boolean): Promise<void> {

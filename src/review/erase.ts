@@ -1,19 +1,26 @@
 /**
  * @module
  * The staff CLI's commands that erase submissions: `erase` (one, or all of an email
- * address: a data-subject request) and `purge` (decided before a date). Each prints what
- * it did, one line per submission, so the output is the record of the request. Erasing one
- * and erasing by email are also the console's ({@linkcode eraseAudited},
- * {@linkcode eraseByEmail}): each writes its audit entry, naming the CLI or the member.
+ * address: a data-subject request) and `purge` (of one status, before a date). Each prints
+ * what it did, one line per submission, so the output is the record of the request, and
+ * writes its audit entry. Erasing one and erasing by email are also the console's
+ * ({@linkcode eraseAudited}, {@linkcode eraseByEmail}), naming the CLI or the member.
  */
 
 import type { Kv } from "../store/store.ts";
 import { type Erased, eraseSubmission } from "../store/erasure.ts";
 import { appendAudit, type AuditActor, auditEntry } from "../store/staff_audit.ts";
 import { emailHasher, idsByEmail } from "../store/submission_index.ts";
-import { getSubmission, getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
+import { getSubmissions, type SubmissionRecord } from "../store/submissions.ts";
 import { CLI_ACTOR, ReviewError, type ReviewIo } from "./io.ts";
-import { decidedIdsBefore, eraseAll, retentionCutoff } from "./retention.ts";
+import {
+  decidedIdsBefore,
+  eraseAll,
+  hasStatus,
+  type PurgeStatus,
+  recordsBefore,
+  retentionCutoff,
+} from "./retention.ts";
 import { oneLine } from "./terminal.ts";
 
 type EraseIo = Pick<ReviewIo, "kv" | "now" | "out">;
@@ -28,7 +35,10 @@ export async function eraseOne(io: EraseIo, id: string): Promise<void> {
 /** `erase --email <address>`: every submission with that email (a data-subject request). */
 export async function eraseEmail(io: EraseIo, email: string, dryRun: boolean): Promise<void> {
   const what = `with email ${oneLine(email)}`;
-  if (dryRun) return await _dryRun(io, await findByEmail(io.kv, email), what);
+  if (dryRun) {
+    await _dryRun(io, await findByEmail(io.kv, email), what);
+    return;
+  }
   const { erased } = await eraseByEmail(io.kv, email, io.now(), CLI_ACTOR, {
     onErased: (e) => io.out(_erasedLine(e)),
   });
@@ -74,14 +84,54 @@ export async function eraseByEmail(
   return { erased, more };
 }
 
+/** What a purge takes and whether it only lists them. */
+interface PurgeQuery {
+  status: PurgeStatus;
+  /** ms: pending ones created before it, decided ones decided before it. */
+  before: number;
+  dryRun: boolean;
+  /** The flag that erases, named by a dry run's last line (none for `--decided-before`). */
+  erasesWith?: string;
+}
+
 /**
- * `purge --decided-before <YYYY-MM-DD | Nd>`: decided submissions older than the cutoff,
- * read from the decision index a page at a time and printed as they go.
+ * `purge --status <status> --before <YYYY-MM-DD | Nd> [--yes]` and `purge --decided-before`:
+ * the submissions of that status before the cutoff, read an index page at a time and printed
+ * as they go; each erased only if it still has that status. A run that erases writes one
+ * audit entry, the count, the status and the cutoff, after its commits (also when it fails
+ * part way, with what was erased by then).
  */
-export async function purge(io: EraseIo, before: number, dryRun: boolean): Promise<void> {
-  const what = `decided before ${new Date(before).toISOString()}`;
-  if (dryRun) return await _dryRun(io, _decidedBefore(io.kv, before), what);
-  await _erase(io, decidedIdsBefore(io.kv, before), what);
+export async function purge(io: EraseIo, q: PurgeQuery): Promise<void> {
+  const what = _purgeWhat(q.status, q.before);
+  if (q.dryRun) {
+    const found = await _dryRun(io, recordsBefore(io.kv, q.status, q.before), what);
+    if (found && q.erasesWith) io.out(`to erase them, run the same command with ${q.erasesWith}`);
+    return;
+  }
+  const ids = q.status === "decided"
+    ? decidedIdsBefore(io.kv, q.before)
+    : _idsOf(recordsBefore(io.kv, q.status, q.before));
+  let erased = 0;
+  try {
+    await eraseAll(io.kv, ids, (e) => {
+      erased++;
+      io.out(_erasedLine(e));
+    }, hasStatus(q.status));
+  } finally {
+    const detail = `${erased} submission${erased === 1 ? "" : "s"} ${what}`;
+    await appendAudit(io.kv, { ...CLI_ACTOR, action: "purge", target: null, detail }, io.now());
+  }
+  io.out(`erased ${erased} submission${erased === 1 ? "" : "s"} ${what}`);
+}
+
+/** A purge in words: `pending, created before …`, `decided before …`. */
+function _purgeWhat(status: PurgeStatus, before: number): string {
+  const at = new Date(before).toISOString();
+  return status === "pending" ? `pending, created before ${at}` : `${status} before ${at}`;
+}
+
+async function* _idsOf(records: AsyncIterable<SubmissionRecord>): AsyncGenerator<string> {
+  for await (const r of records) yield r.request_id;
 }
 
 /**
@@ -98,34 +148,19 @@ export async function findByEmail(
   return await getSubmissions(kv, await idsByEmail(kv, hash(email), limit));
 }
 
-/** The submissions of `decidedIdsBefore`, for a dry run that shows each. */
-async function* _decidedBefore(kv: Kv, before: number): AsyncGenerator<SubmissionRecord> {
-  for await (const id of decidedIdsBefore(kv, before)) {
-    const record = (await getSubmission(kv, id)).value;
-    if (record) yield record;
-  }
-}
-
+/** Lists what would be erased; returns how many. */
 async function _dryRun(
   io: EraseIo,
   found: Iterable<SubmissionRecord> | AsyncIterable<SubmissionRecord>,
   what: string,
-): Promise<void> {
+): Promise<number> {
   let n = 0;
   for await (const r of found) {
     n++;
     io.out(`would erase ${r.request_id} (${r.kind}, created ${r.created_at})`);
   }
   io.out(`${n} submission${n === 1 ? "" : "s"} ${what}; nothing erased`);
-}
-
-async function _erase(
-  io: EraseIo,
-  ids: Iterable<string> | AsyncIterable<string>,
-  what: string,
-): Promise<void> {
-  const erased = await eraseAll(io.kv, ids, (e) => io.out(_erasedLine(e)));
-  io.out(`erased ${erased} submission${erased === 1 ? "" : "s"} ${what}`);
+  return n;
 }
 
 function _erasedLine(e: Erased): string {
@@ -133,8 +168,8 @@ function _erasedLine(e: Erased): string {
 }
 
 /**
- * Parses `--decided-before`: a date (`2026-01-31`, midnight UTC) or a number of days
- * before now (`30d`). Undefined when it is neither.
+ * Parses `--before` and `--decided-before`: a date (`2026-01-31`, midnight UTC) or a number
+ * of days before now (`30d`). Undefined when it is neither.
  */
 export function parseCutoff(text: string, now: number): number | undefined {
   const days = text.match(/^(\d{1,5})d$/);

@@ -1,8 +1,8 @@
 /**
  * @module
  * `GET /staff/audit?before=<at_ms>.<entry_id>`: the audit trail of staff actions, newest
- * first, 50 to a page, the page `deno task review audit` prints: when, who, from which
- * session, what, on what. Entries hold identifiers and fixed words only, never submitted
+ * first, 50 to a page, the page `deno task review audit` prints: when, who (name and member
+ * id: two members may share a name), from which session, what, on what. Entries hold identifiers and fixed words only, never submitted
  * text; a request id links to its submission.
  */
 
@@ -12,11 +12,10 @@ import { STAFF_PATHS } from "../http/paths.ts";
 import { boundedQuery } from "../http/query.ts";
 import { isRequestId } from "../intake/ids.ts";
 import { AUDIT_PAGE, auditCursor, parseAuditCursor } from "../review/audit.ts";
-import { oneLine } from "../review/terminal.ts";
 import { AUDIT_RETENTION_MS, type AuditEntry, listAudit } from "../store/staff_audit.ts";
 import { DAY_MS } from "../time.ts";
 import { type Html, html, staffPage } from "./html.ts";
-import { dataTable, submissionLink, when, who } from "./parts.ts";
+import { auditActor, dataTable, submissionLink, when, who } from "./parts.ts";
 import type { StaffVisit } from "./session.ts";
 
 /** `GET /staff/audit`. */
@@ -29,7 +28,7 @@ export async function auditPage(req: Request, ctx: Context, visit: StaffVisit): 
   const entries = await listAudit(ctx.kv, ctx.now(), AUDIT_PAGE, before);
   const last = entries.at(-1);
   const body = html`
-    <p>Every staff action: who, from which session (the first characters of its digest, or
+    <p>Every staff action: who (their name and member id), from which session (the first characters of its digest, or
     cli), what and on what. Kept ${AUDIT_RETENTION_MS /
       DAY_MS} days. It holds no submitted text.</p>
     ${entries.length
@@ -55,7 +54,7 @@ function _table(entries: readonly AuditEntry[]): Html {
       html`
         <tr data-entry-id="${e.entry_id}">
           <td>${when(e.at)}</td>
-          <td>${oneLine(e.actor)}</td>
+          <td>${auditActor(e)}</td>
           <td><code>${e.session}</code></td>
           <td>${e.action}</td>
           <td>${target(e.target)}</td>

@@ -6,6 +6,20 @@
  * - **Checks.** Every ceremony POST checks `Origin` first (nothing is read or counted for a
  *   foreign page), then is rate limited per address (bucket `staff`, `RATE_LIMIT_STAFF`),
  *   then reads a bounded JSON body.
+ * - **A cap on all callers together** (bucket `staff_all`, `RATE_LIMIT_STAFF_GLOBAL`) counts
+ *   every ceremony begun (the two options POSTs), whatever it answers: in the commit that
+ *   stores its challenge, or alone with its address's count when it fails (a wrong code, an
+ *   unknown invite). It is the only door where a caller with many addresses can guess (an
+ *   enrolment code, an invite token) or store anything (a challenge), and it bounds both: at
+ *   most that many guesses a minute, and that many challenges begun a minute, each living
+ *   {@linkcode CEREMONY_TTL_MS}, so at most six minutes' worth are live. It is checked
+ *   before the address's limit, so a full cap refuses with 429 and writes nothing (from
+ *   memory once this instance has seen it full, before the body is read). It counts every
+ *   begin, not only failures: past the cap a right code must be refused too, or the answer
+ *   would tell a right guess from a wrong one, so the count is owed before the code is
+ *   compared; and begins are few (one per sign-in or enrolment a person makes). The price:
+ *   a flood of begins from many addresses can shut sign-in and enrolment for the rest of a
+ *   minute; signed-in staff are not affected.
  * - **The challenge** is stored under its digest with the options
  *   ({@linkcode beginCeremonyAnswer}), for {@linkcode CEREMONY_TTL_MS}. The answer names it
  *   in its `clientDataJSON` ({@linkcode takeCeremony}); what the ceremony makes (a member, a
@@ -36,11 +50,13 @@ const CEREMONY_MAX_BYTES = 64 * 1024;
 type CeremonyName = Ceremony["kind"];
 
 /**
- * A ceremony endpoint: `Origin`, then the rate limit, then `work` with the parsed JSON body.
- * A refusal is logged (see the module documentation) and answered as JSON.
+ * A ceremony endpoint: `Origin`, then the rate limits (the cap on all callers together for
+ * a `begin`), then `work` with the parsed JSON body. A refusal is logged (see the module
+ * documentation) and answered as JSON.
  */
 export function ceremonyEndpoint(
   name: CeremonyName,
+  step: "begin" | "answer",
   work: (body: unknown, ctx: Context) => Promise<Response>,
 ) {
   return async (req: Request, ctx: Context): Promise<Response> => {
@@ -50,10 +66,13 @@ export function ceremonyEndpoint(
       } catch (err) {
         throw new HttpError(403, "origin", (err as HttpError).message);
       }
+      const cap = step === "begin"
+        ? { bucket: "staff_all", limit: ctx.config.rateLimits.staffGlobal }
+        : undefined;
       return await rateLimited(ctx, "staff", ctx.config.rateLimits.staff, async () => {
         const body = await readBody(req, { maxBytes: CEREMONY_MAX_BYTES });
         return await work(parseJson(body), ctx);
-      });
+      }, cap);
     } catch (err) {
       if (err instanceof HttpError) {
         ctx.log({

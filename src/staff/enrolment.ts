@@ -14,7 +14,9 @@
  * The options fix the new member's id and name in the ceremony. The answer's one commit
  * spends the ceremony and the invite (or the code), stores the member with the passkey, a
  * session and the audit entry: a replayed answer, or a second enrolment with one invite,
- * finds something spent and lands nothing.
+ * finds something spent and lands nothing. Guesses at an invite or the code are bounded with
+ * every ceremony begun, by the cap on all callers together (ceremony.ts), and the code must be
+ * strong enough to start the service at all (config.ts).
  */
 
 import { z } from "zod";
@@ -96,7 +98,7 @@ const _EnrolRequest = z.union([
 ]);
 
 /** `POST /staff/enrol/options`: `{invite}` or `{code, name}`; a challenge for a new passkey. */
-export const enrolBegin = ceremonyEndpoint("enrol", async (body, ctx) => {
+export const enrolBegin = ceremonyEndpoint("enrol", "begin", async (body, ctx) => {
   const parsed = _EnrolRequest.safeParse(body);
   if (!parsed.success) {
     throw new HttpError(400, "malformed", "send {invite} from an invite link, or {code, name}");
@@ -126,7 +128,7 @@ export const enrolBegin = ceremonyEndpoint("enrol", async (body, ctx) => {
 });
 
 /** `POST /staff/enrol`: the new passkey; the member, signed in, when it verifies. */
-export const enrolFinish = ceremonyEndpoint("enrol", async (body, ctx) => {
+export const enrolFinish = ceremonyEndpoint("enrol", "answer", async (body, ctx) => {
   const answer = registrationAnswer(body);
   const { entry: ceremony, challenge } = await takeCeremony(ctx, answer, "enrol");
   const { by, member_id, name } = ceremony.value;

@@ -117,6 +117,7 @@ const _TITLES: Readonly<Record<number, string>> = {
   404: "Not found",
   409: "Changed meanwhile",
   413: "Too large",
+  415: "Not accepted",
   429: "Too many attempts",
   503: "Unavailable",
 };

@@ -60,11 +60,11 @@ export async function membersPage(
       <table class="members">
         <thead>
           <tr>
-            <th>Name</th>
-            <th>Member id</th>
-            <th>Since</th>
-            <th>Invited by</th>
-            <th></th>
+            <th scope="col">Name</th>
+            <th scope="col">Member id</th>
+            <th scope="col">Since</th>
+            <th scope="col">Invited by</th>
+            <th scope="col">Remove</th>
           </tr>
         </thead>
         <tbody>${rows}</tbody>

@@ -1,13 +1,14 @@
 /**
  * @module
  * What the console's review pages share: the signed-in member as the layout shows them and
- * the audit trail names them, times, the badges of a status, a notice and an urgency, the
+ * the audit trail names them (by name and member id), times, the badges of a status, a notice and an urgency, the
  * path of a submission, and the form token's hidden field. Every value goes through the
  * escaping `html` template; a class name is only ever one of a fixed set.
  */
 
 import { STAFF_PATHS } from "../http/paths.ts";
-import type { AuditActor } from "../store/staff_audit.ts";
+import { oneLine } from "../review/terminal.ts";
+import type { AuditActor, AuditEntry } from "../store/staff_audit.ts";
 import { type Html, html, type SignedIn } from "./html.ts";
 import type { StaffVisit } from "./session.ts";
 
@@ -19,6 +20,17 @@ export function who(visit: StaffVisit): SignedIn {
 /** Who acts, as an audit entry names them: the member, their name, the session's tag. */
 export function actorOf(visit: StaffVisit): AuditActor {
   return { member_id: visit.member.member_id, actor: visit.member.name, session: visit.sessionTag };
+}
+
+/**
+ * Who an audit entry names: the member's name with their id, since two members may share a
+ * name (or `cli`, the review CLI, which has no id).
+ */
+export function auditActor(e: Pick<AuditEntry, "member_id" | "actor">): Html {
+  const name = oneLine(e.actor);
+  return e.member_id === null
+    ? html`${name}`
+    : html`${name} <code class="member-id">${e.member_id}</code>`;
 }
 
 /** A time (ISO 8601 text or ms) as `2026-11-22 03:18:51 UTC`, exact in `datetime`. */

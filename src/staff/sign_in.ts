@@ -74,7 +74,7 @@ function _noMembersYet(): Response {
 }
 
 /** `POST /staff/sign-in/options`: a challenge for the browser's passkeys. */
-export const signInBegin = ceremonyEndpoint("sign_in", async (_body, ctx) => {
+export const signInBegin = ceremonyEndpoint("sign_in", "begin", async (_body, ctx) => {
   if (!(await anyMember(ctx.kv))) {
     throw new HttpError(403, "no_members", "sign-in is off until a first staff member enrols");
   }
@@ -87,7 +87,7 @@ export const signInBegin = ceremonyEndpoint("sign_in", async (_body, ctx) => {
 });
 
 /** `POST /staff/sign-in`: the browser's answer; a session cookie when it verifies. */
-export const signInFinish = ceremonyEndpoint("sign_in", async (body, ctx) => {
+export const signInFinish = ceremonyEndpoint("sign_in", "answer", async (body, ctx) => {
   const answer = authenticationAnswer(body);
   const { entry: ceremony, challenge } = await takeCeremony(ctx, answer, "sign_in");
   const passkey = await getPasskey(ctx.kv, answer.id);

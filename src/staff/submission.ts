@@ -26,7 +26,15 @@ import {
 import { oneLine } from "../review/terminal.ts";
 import { type AuditEntry, listAuditOf } from "../store/staff_audit.ts";
 import { type Html, html, staffPage } from "./html.ts";
-import { csrfField, statusBadge, submissionPath, urgencyMark, when, who } from "./parts.ts";
+import {
+  auditActor,
+  csrfField,
+  statusBadge,
+  submissionPath,
+  urgencyMark,
+  when,
+  who,
+} from "./parts.ts";
 import type { StaffVisit } from "./session.ts";
 
 /** The most audit entries a submission's history shows (a submission sees a handful). */
@@ -123,7 +131,7 @@ function _history(view: SubmissionView, audit: readonly AuditEntry[]): Html {
     events.push({
       at: e.at,
       what: html`Audit: <strong>${e.action}</strong> by ${
-        oneLine(e.actor)
+        auditActor(e)
       }, session <code>${e.session}</code>${
         e.detail
           ? html`

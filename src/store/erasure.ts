@@ -1,8 +1,8 @@
 /**
  * @module
  * Erasing submissions: one, or up to {@linkcode ERASE_BATCH} at once, each with
- * everything that points to it (payload chunks, review notice, idempotency record and its
- * pointer, index keys). Every key read is checked, so a notifier or reviewer writing
+ * everything that points to it (payload chunks, review notice, idempotency records and
+ * their pointer, index keys). Every key read is checked, so a notifier or reviewer writing
  * meanwhile makes it read again and retry. Which submissions to erase is review/'s
  * business (review/retention.ts).
  */
@@ -37,18 +37,25 @@ export interface Erased {
 }
 
 /**
+ * Which submissions an erasure may take, judged on the record it reads and checks in its
+ * commit: a purge of pending ones leaves one decided meanwhile alone.
+ */
+export type EraseOnly = (record: SubmissionRecord) => boolean;
+
+/**
  * Erases a submission in one commit: its record, its payload chunks, its outbox entry
- * and due key, and the idempotency record that would replay it with its pointer. `extra`
+ * and due key, and the idempotency records that would replay it with their pointer. `extra`
  * joins that commit (a staff action's audit entry). Returns null when there is no such
- * submission.
+ * submission, or when `only` refuses it.
  */
 export async function eraseSubmission(
   kv: Kv,
   id: string,
   extra?: (op: Atomic) => void,
+  only?: EraseOnly,
 ): Promise<Erased | null> {
   for (let attempt = 0; attempt < 10; attempt++) {
-    const plan = await _erasePlan(kv, id);
+    const plan = await _erasePlan(kv, id, only);
     if (!plan) return null;
     const op = kv.atomic();
     _addPlan(op, plan);
@@ -60,9 +67,10 @@ export async function eraseSubmission(
 
 /**
  * Submissions erased together by {@linkcode eraseSubmissions}: read at once, and committed
- * in as few commits as KV's limits allow (limits.ts). Each adds two or three checks (its
- * record, its notice, its idempotency record) and about a dozen deletions, so a commit
- * holds three to five of them under denokv's 10 checks, and the commits go out together.
+ * in as few commits as KV's limits allow (limits.ts). Each adds two to four checks (its
+ * record, its notice, its idempotency records: the same request's for 10 minutes, an
+ * `Idempotency-Key`'s for 24 h) and about a dozen deletions, so a commit holds two to five
+ * of them under denokv's 10 checks, and the commits go out together.
  */
 export const ERASE_BATCH = 25;
 
@@ -73,17 +81,20 @@ export const ERASE_BATCH = 25;
  * read changed meanwhile, each of its submissions is erased on its own instead. Fewer,
  * larger commits and no read waiting on another submission's are what keep a large purge
  * quick and small (docs/performance.md, "Cost as the store grows"), on a far-away store
- * above all. Those already gone are left out.
+ * above all. Those already gone, and those `only` refuses, are left out.
  */
 export async function eraseSubmissions(
   kv: Kv,
   ids: readonly string[],
+  only?: EraseOnly,
 ): Promise<Erased[]> {
   const unique = new Set(ids);
   if (unique.size > ERASE_BATCH) throw new RangeError(`at most ${ERASE_BATCH} a commit`);
-  const plans = (await Promise.all([...unique].map((id) => _erasePlan(kv, id))))
+  const plans = (await Promise.all([...unique].map((id) => _erasePlan(kv, id, only))))
     .filter((p) => p !== null);
-  const erased = await Promise.all(_commitsOf(plans).map((group) => _eraseGroup(kv, group)));
+  const erased = await Promise.all(
+    _commitsOf(plans).map((group) => _eraseGroup(kv, group, only)),
+  );
   return erased.flat();
 }
 
@@ -111,7 +122,7 @@ function _commitsOf(plans: readonly ErasePlan[]): ErasePlan[][] {
 }
 
 /** One commit for `plans`; when a check fails (or KV refuses it), each on its own. */
-async function _eraseGroup(kv: Kv, plans: ErasePlan[]): Promise<Erased[]> {
+async function _eraseGroup(kv: Kv, plans: ErasePlan[], only?: EraseOnly): Promise<Erased[]> {
   const op = kv.atomic();
   for (const plan of plans) _addPlan(op, plan);
   const together = await op.commit().then((r) => r.ok, (err) => {
@@ -121,7 +132,7 @@ async function _eraseGroup(kv: Kv, plans: ErasePlan[]): Promise<Erased[]> {
   if (together) return plans.map((p) => p.erased);
   const erased: Erased[] = [];
   for (const { erased: { request_id } } of plans) {
-    const done = await eraseSubmission(kv, request_id);
+    const done = await eraseSubmission(kv, request_id, undefined, only);
     if (done) erased.push(done);
   }
   return erased;
@@ -138,17 +149,21 @@ function _addPlan(op: Atomic, plan: ErasePlan): void {
   for (const key of plan.keys) op.delete(key);
 }
 
-/** What erasing `id` reads, checks and deletes; null when there is no such submission. */
-async function _erasePlan(kv: Kv, id: string): Promise<ErasePlan | null> {
+/**
+ * What erasing `id` reads, checks and deletes; null when there is no such submission or
+ * `only` refuses it. The record is among the checks, so what `only` judged is what goes.
+ */
+async function _erasePlan(kv: Kv, id: string, only?: EraseOnly): Promise<ErasePlan | null> {
   const record = await getSubmission(kv, id);
-  if (!record.value) return null;
+  if (!record.value || (only && !only(record.value))) return null;
   const outbox = await getOutboxEntry(kv, id);
-  const idem = await _idempotencyOf(kv, record.value);
+  const idempotency = await _idempotencyOf(kv, record.value);
   const checks: Deno.AtomicCheck[] = [record, outbox];
   const keys: Deno.KvKey[] = [record.key];
   for (let n = 0; n < record.value.payload.chunks; n++) keys.push(payloadKey(id, n));
   if (outbox.value) keys.push(outbox.key, dueKey(outbox.value));
-  if (idem?.value?.request_id === id) {
+  for (const idem of idempotency) {
+    if (idem.value?.request_id !== id) continue;
     checks.push(idem);
     keys.push(idem.key);
   }
@@ -162,13 +177,18 @@ async function _erasePlan(kv: Kv, id: string): Promise<ErasePlan | null> {
   return { checks, keys, erased: { request_id: id, kind, created_at, keys: keys.length } };
 }
 
-/** The idempotency entry that replays a submission, through its pointer key. */
+/**
+ * The idempotency entries that replay a submission, through its pointer key: a list of
+ * keys, or one key where written before a submission had two (at most 24 h before).
+ */
 async function _idempotencyOf(
   kv: Kv,
   record: SubmissionRecord,
-): Promise<Deno.KvEntryMaybe<IdempotencyRecord> | null> {
-  if (!record.idempotent) return null;
-  const pointer = await kv.get<Deno.KvKey>(idempotencyPointerKey(record.request_id));
-  const key = pointer.value;
-  return key ? await kv.get<IdempotencyRecord>(key) : null;
+): Promise<Deno.KvEntryMaybe<IdempotencyRecord>[]> {
+  if (!record.idempotent) return [];
+  const pointer = await kv.get<Deno.KvKey | Deno.KvKey[]>(idempotencyPointerKey(record.request_id));
+  const value = pointer.value;
+  if (!value?.length) return [];
+  const keys = Array.isArray(value[0]) ? value as Deno.KvKey[] : [value as Deno.KvKey];
+  return await kv.getMany<IdempotencyRecord[]>(keys);
 }

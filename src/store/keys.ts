@@ -14,7 +14,7 @@
  * | `["submissions", request_id]`                      | the record, submissions.ts                    |
  * | `["submission_payloads", request_id, n]`           | chunk n of the request, submissions.ts        |
  * | `["idempotency", endpoint, address, key]`          | the first answer, submissions.ts              |
- * | `["submission_idempotency", request_id]`           | the key above, for erasure, submissions.ts    |
+ * | `["submission_idempotency", request_id]`           | the keys above, for erasure, submissions.ts   |
  * | `["review_outbox", request_id]`                    | a notice not sent yet, outbox.ts              |
  * | `["review_due", next_attempt_at, request_id]`      | the outbox in due order, outbox.ts            |
  * | `["review_new", created_ms, request_id]`           | notices never tried, outbox.ts                |
@@ -22,6 +22,7 @@
  * | `["submissions_decided", decided_ms, request_id]`  | index, submission_index.ts                    |
  * | `["submissions_by_email", email_hash, request_id]` | index, submission_index.ts                    |
  * | `["email_index_key"]`                              | the email hash's key, submission_index.ts     |
+ * | `["pending_retention_cursor"]`                     | how far the pending retention read, submission_index.ts |
  * | `["health"]`                                       | the ping of `/readyz`; on Deploy, once a start |
  * | `["staff_members", member_id]`                     | a staff member, staff.ts                      |
  * | `["staff_passkeys", credential_id]`                | a member's passkey, staff.ts                  |
@@ -140,6 +141,19 @@ export const withEmailHash = (emailHash: string): Deno.KvListSelector => ({
 });
 /** The random key of the email index's keyed hash, made once per store. */
 export const emailHashSecretKey = (): Deno.KvKey => ["email_index_key"];
+/**
+ * The time index before `beforeMs`, from `from` on (a submission's time and id, itself
+ * included).
+ */
+export const submittedFromUntil = (
+  beforeMs: number,
+  from?: { createdMs: number; id: string },
+): Deno.KvListSelector => ({
+  start: from ? timeIndexKey(from.createdMs, from.id) : ["submissions_by_time"],
+  end: ["submissions_by_time", beforeMs],
+});
+/** The last time index key the pending retention pass has read up to (review/retention.ts). */
+export const pendingRetentionCursorKey = (): Deno.KvKey => ["pending_retention_cursor"];
 
 // Readiness (open.ts)
 

@@ -30,6 +30,7 @@ export type AuditAction =
   | "reject"
   | "erase"
   | "erase_email"
+  | "purge"
   | "disable_client";
 
 export interface AuditEntry {

@@ -10,11 +10,20 @@
  * - `["submissions_by_email", email_hash, request_id]` → `true`: by a keyed hash of the
  *   normalised email, so no email is ever part of a key
  * - `["email_index_key"]` → the random key of that hash, made once per store
+ * - `["pending_retention_cursor"]` → `{created_ms, request_id}`: the last time index key the
+ *   pending retention pass read, so each pass goes on from there (review/retention.ts)
  */
 
 import type { Kv } from "./store.ts";
 import { createHmac } from "node:crypto";
-import { decidedBefore, emailHashSecretKey, submittedBefore, withEmailHash } from "./keys.ts";
+import {
+  decidedBefore,
+  emailHashSecretKey,
+  pendingRetentionCursorKey,
+  submittedBefore,
+  submittedFromUntil,
+  withEmailHash,
+} from "./keys.ts";
 import { pagesOf } from "./pages.ts";
 
 /**
@@ -59,6 +68,48 @@ export async function* idPagesDecidedBefore(
   for await (const page of pagesOf(kv, decidedBefore(beforeMs), pageSize)) {
     yield page.map((e) => String(e.key[2]));
   }
+}
+
+/** A place in the time index: a submission's creation time and id. */
+interface TimePlace {
+  createdMs: number;
+  id: string;
+}
+
+/**
+ * The submissions created before `beforeMs`, oldest first, `pageSize` at a time, as their
+ * places in the time index; with `after`, only those after it.
+ */
+export async function* placePagesCreatedBefore(
+  kv: Kv,
+  beforeMs: number,
+  pageSize: number,
+  after?: TimePlace,
+): AsyncGenerator<TimePlace[]> {
+  if (after && after.createdMs >= beforeMs) return;
+  for await (const page of pagesOf(kv, submittedFromUntil(beforeMs, after), pageSize)) {
+    const places = page.map((e) => ({ createdMs: Number(e.key[1]), id: String(e.key[2]) }))
+      .filter((p) => p.createdMs !== after?.createdMs || p.id !== after.id);
+    if (places.length) yield places;
+  }
+}
+
+/** Where the pending retention pass read the time index up to; undefined before its first. */
+export async function pendingRetentionCursor(kv: Kv): Promise<TimePlace | undefined> {
+  const entry = await kv.get<{ created_ms: number; request_id: string }>(
+    pendingRetentionCursorKey(),
+  );
+  return entry.value
+    ? { createdMs: entry.value.created_ms, id: entry.value.request_id }
+    : undefined;
+}
+
+/**
+ * Records that the pending retention pass read the time index up to `place`. A plain write:
+ * two passes at once may set it back, which only makes the next pass read some keys again.
+ */
+export async function setPendingRetentionCursor(kv: Kv, place: TimePlace): Promise<void> {
+  await kv.set(pendingRetentionCursorKey(), { created_ms: place.createdMs, request_id: place.id });
 }
 
 /** The ids of the submissions whose email hashes to `emailHash`, in id order; `limit` at most. */

@@ -8,9 +8,11 @@
  * Keys (keys.ts):
  * - `["submissions", request_id]` → {@linkcode SubmissionRecord}
  * - `["submission_payloads", request_id, n]` → chunk n of the submitted JSON (UTF-8 bytes)
- * - `["idempotency", endpoint, address, key]` → {@linkcode IdempotencyRecord}, `expireIn` = 24 h
- * - `["submission_idempotency", request_id]` → that key, `expireIn` = 24 h: how an erasure
- *   finds it (not in the record, which would keep the address as long as the submission)
+ * - `["idempotency", endpoint, address, key]` → {@linkcode IdempotencyRecord}: the
+ *   `Idempotency-Key`'s (`expireIn` 24 h), and the same request's (10 minutes)
+ * - `["submission_idempotency", request_id]` → those keys, `expireIn` as the longest: how an
+ *   erasure finds them (not in the record, which would keep the address as long as the
+ *   submission). Written before a submission had two, it held one key rather than a list.
  */
 
 import type { Atomic, Kv } from "./store.ts";
@@ -35,11 +37,9 @@ import { getEach } from "./pages.ts";
 import { rowBytes } from "./row_bytes.ts";
 import { REASON_MAX_CHARS } from "../http/log.ts";
 
-export type { IdempotencyScope };
-
 /** How long an `Idempotency-Key` replays its first answer. */
 export const IDEMPOTENCY_TTL_MS = DAY_MS;
-/** How long an identical submission without a key replays the first answer. */
+/** How long an identical submission, with any key or none, replays the first answer. */
 export const SAME_REQUEST_TTL_MS = 10 * MINUTE_MS;
 
 export type SubmissionKind = "lead" | "quote";
@@ -89,9 +89,9 @@ export interface SubmissionRecord {
     note: string | null;
   } | null;
   /**
-   * Whether an idempotency record replays this submission (for 24 h; its key is under
+   * Whether idempotency records replay this submission (their keys are under
    * {@linkcode idempotencyPointerKey}). Set by the commit that stores the record, from
-   * whether one is stored with it.
+   * whether any is stored with it.
    */
   idempotent?: boolean;
 }
@@ -103,8 +103,13 @@ export interface IdempotencyRecord {
   /** SHA-256 of the request as compared (intake/request_hash.ts), so a changed one is detected. */
   body_hash: string;
   request_id: string;
-  /** The first answer, replayed verbatim. */
-  response: string;
+  /** The first answer, replayed verbatim; absent where `answer_in` names the record keeping it. */
+  response?: string;
+  /**
+   * The same submission's record that keeps the answer: the `Idempotency-Key`'s, for the
+   * same request's record of a submission sent with one (the answer is stored once).
+   */
+  answer_in?: Deno.KvKey;
   /** ms since the epoch; KV may return the key after its `expireIn`. */
   expires_at: number;
 }
@@ -123,13 +128,23 @@ export const PAYLOAD_CHUNK_BYTES = 32 * 1024;
 export interface NewSubmission {
   record: SubmissionRecord;
   payload: Uint8Array;
-  idempotency?: {
-    scope: IdempotencyScope;
-    value: IdempotencyRecord;
-    expireIn: number;
-    /** The versionstamp of an expired record KV still returned, or null for none. */
-    versionstamp: string | null;
+  /** The records that replay its answer, and the answer they replay. */
+  replay?: {
+    body_hash: string;
+    /** The answer's text ({@linkcode answerText}). */
+    response: string;
+    /** Longest-lived first: the first keeps the answer, the others name it (`answer_in`). */
+    records: ReplayRecord[];
   };
+}
+
+/** One idempotency record a submission's commit writes. */
+export interface ReplayRecord {
+  scope: IdempotencyScope;
+  /** How long it replays, from the submission's `created_at`. */
+  ttl: number;
+  /** The versionstamp of an expired record KV still returned, or null for none: checked. */
+  versionstamp: string | null;
 }
 
 /**
@@ -156,9 +171,8 @@ function _submissionOp(op: Atomic, sub: NewSubmission): void {
   const id = sub.record.request_id;
   op.check({ key: submissionKey(id), versionstamp: null })
     .check({ key: outboxKey(id), versionstamp: null });
-  if (sub.idempotency) {
-    const key = idempotencyRecordKey(sub.idempotency.scope);
-    op.check({ key, versionstamp: sub.idempotency.versionstamp });
+  for (const { scope, versionstamp } of sub.replay?.records ?? []) {
+    op.check({ key: idempotencyRecordKey(scope), versionstamp });
   }
   for (const row of _rows(sub)) {
     op.set(row.key, row.value, row.expireIn ? { expireIn: row.expireIn } : undefined);
@@ -182,7 +196,7 @@ function _rows(sub: NewSubmission, grown = false): Row[] {
   const created = Date.parse(sub.record.created_at);
   const record: SubmissionRecord = {
     ...sub.record,
-    idempotent: sub.idempotency !== undefined,
+    idempotent: sub.replay !== undefined,
     ...(grown ? { notified_at: sub.record.created_at, notified_via: "webhook" } : {}),
   };
   const outbox: OutboxEntry = {
@@ -209,11 +223,24 @@ function _rows(sub: NewSubmission, grown = false): Row[] {
       value: sub.payload.subarray(start, start + PAYLOAD_CHUNK_BYTES),
     });
   }
-  if (sub.idempotency) {
-    const { scope, value, expireIn } = sub.idempotency;
-    const key = idempotencyRecordKey(scope);
-    rows.push({ key, value, expireIn }, { key: idempotencyPointerKey(id), value: key, expireIn });
-  }
+  if (sub.replay) rows.push(..._replayRows(sub.replay, id, created));
+  return rows;
+}
+
+/** The idempotency records of a submission, and the pointer that lists them for erasure. */
+function _replayRows(replay: Required<NewSubmission>["replay"], id: string, created: number) {
+  const keys = replay.records.map((r) => idempotencyRecordKey(r.scope));
+  const rows: Row[] = replay.records.map(({ ttl }, n) => {
+    const value: IdempotencyRecord = {
+      body_hash: replay.body_hash,
+      request_id: id,
+      ...(n === 0 ? { response: replay.response } : { answer_in: keys[0]! }),
+      expires_at: created + ttl,
+    };
+    return { key: keys[n]!, value, expireIn: ttl };
+  });
+  const longest = Math.max(...replay.records.map((r) => r.ttl));
+  rows.push({ key: idempotencyPointerKey(id), value: keys, expireIn: longest });
   return rows;
 }
 
@@ -241,15 +268,24 @@ export function answerText(answer: unknown): string {
 }
 
 /**
- * The idempotency record of a scope. Eventual consistency is enough for a first look: the
- * commit that follows checks its versionstamp, and a stale read only fails that check.
+ * The idempotency records of some scopes, in one read. Eventual consistency is enough for a
+ * first look: the commit that follows checks their versionstamps, and a stale read only fails
+ * that check.
  */
 export function getIdempotency(
   kv: Kv,
-  scope: IdempotencyScope,
+  scopes: readonly IdempotencyScope[],
   consistency: Deno.KvConsistencyLevel = "strong",
+): Promise<Deno.KvEntryMaybe<IdempotencyRecord>[]> {
+  return kv.getMany<IdempotencyRecord[]>(scopes.map(idempotencyRecordKey), { consistency });
+}
+
+/** The record an idempotency record's `answer_in` names (the one keeping its answer). */
+export function getAnswerRecord(
+  kv: Kv,
+  key: Deno.KvKey,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord>> {
-  return kv.get<IdempotencyRecord>(idempotencyRecordKey(scope), { consistency });
+  return kv.get<IdempotencyRecord>(key);
 }
 
 export function getSubmission(

@@ -4,8 +4,8 @@
 // The coverage check: a city typed into the form, answered from GET /api/v1/locations.
 
 import { API, callApi, problemText } from "./api.js";
-import { byId, byIdAs, controlOf, h, plural, setBusy } from "./dom.js";
-import { clearFieldErrors, notice, showIssues, showResult } from "./notices.js";
+import { byId, byIdAs, controlOf, h, isBusy, plural, setBusy } from "./dom.js";
+import { clearFieldErrors, notice, showAnswer, showIssues, showResult } from "./notices.js";
 
 /**
  * @param {string} city
@@ -208,6 +208,7 @@ export function setupCoverage() {
   const box = byId("coverage-result");
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
+    if (isBusy(form)) return;
     clearFieldErrors(form);
     const query = new URLSearchParams();
     const city = controlOf(form, "city").value.trim();
@@ -219,11 +220,11 @@ export function setupCoverage() {
     const result = await callApi("GET", API.locations + "?" + query.toString());
     setBusy(form, false);
     if (result.status === 200 && result.data && result.data.coverage) {
-      showResult(box, coverageNode(result.data.coverage, form));
+      showAnswer(box, coverageNode(result.data.coverage, form));
     } else if (result.status === 400 && result.data && Array.isArray(result.data.issues)) {
-      showResult(box, showIssues(form, result.data.issues, result.data.message));
+      showAnswer(box, showIssues(form, result.data.issues, result.data.message));
     } else {
-      showResult(
+      showAnswer(
         box,
         notice("error", "The coverage check failed", h("p", null, problemText(result))),
       );

@@ -73,13 +73,24 @@ export function plural(n, one, many) {
 }
 
 /**
- * Marks a form busy while its request is out: the submit button is disabled.
+ * Marks a form busy while its request is out: its submit handler sends nothing more, and the
+ * submit button says so with `aria-disabled`. It is not `disabled`: a disabled button loses
+ * focus, and the person pressing Enter on it would find their place at the top of the page.
  * @param {HTMLFormElement} form
  * @param {boolean} busy
  */
 export function setBusy(form, busy) {
   const button = form.querySelector("button[type=submit]");
   if (!(button instanceof HTMLButtonElement)) return;
-  button.disabled = busy;
+  if (busy) button.setAttribute("aria-disabled", "true");
+  else button.removeAttribute("aria-disabled");
   form.setAttribute("aria-busy", busy ? "true" : "false");
+}
+
+/**
+ * Whether a form's request is out (see {@linkcode setBusy}).
+ * @param {HTMLFormElement} form
+ */
+export function isBusy(form) {
+  return form.getAttribute("aria-busy") === "true";
 }

@@ -5,8 +5,8 @@
 // "Request a quote" buttons that fill in the quote form.
 
 import { callApi, newIdempotencyKey, problemText } from "./api.js";
-import { byId, byIdAs, h, setBusy } from "./dom.js";
-import { clearFieldErrors, notice, showIssues, showResult } from "./notices.js";
+import { byId, byIdAs, h, isBusy, setBusy } from "./dom.js";
+import { clearFieldErrors, notice, showAnswer, showIssues, showResult } from "./notices.js";
 import { money, reviewTime, STATUS_WORDS } from "./words.js";
 
 // The server renders the service cards; "Request a quote" on a card picks its service.
@@ -125,7 +125,7 @@ export function setupSubmission(formId, resultId, path, kind) {
   let last = { body: "", key: "" };
   form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    if (form.getAttribute("aria-busy") === "true") return;
+    if (isBusy(form)) return;
     clearFieldErrors(form);
     const payload = formPayload(form);
     const body = JSON.stringify(payload);
@@ -137,14 +137,13 @@ export function setupSubmission(formId, resultId, path, kind) {
     setBusy(form, false);
     const data = result.data;
     if (result.status === 202 && data && data.ok && typeof data.request_id === "string") {
-      showResult(box, receiptNode(data, kind));
       form.reset();
       last = { body: "", key: "" };
-      box.scrollIntoView({ block: "nearest" });
+      showAnswer(box, receiptNode(data, kind));
     } else if (result.status === 400 && data && Array.isArray(data.issues)) {
-      showResult(box, showIssues(form, data.issues, data.message));
+      showAnswer(box, showIssues(form, data.issues, data.message));
     } else {
-      showResult(
+      showAnswer(
         box,
         notice("error", "The request was not sent", h("p", null, problemText(result))),
       );

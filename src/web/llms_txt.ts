@@ -53,10 +53,11 @@ export function llmsTxt(config: Config): string {
     "at the site.",
     `- Rate limits per client address per minute: ${_limits(config)}. Past one, the answer ` +
     "is `429 rate_limited` with `Retry-After` (seconds): wait that long before retrying.",
-    "- Retries are safe: send `Idempotency-Key` (REST) or `idempotency_key` (MCP) with a " +
-    "submission; the same key within 24 h returns the first answer (`replayed: true`), the " +
-    "same key with a different body is `409`. An identical submission within 10 minutes is " +
-    "also answered by its first answer.",
+    "- Retries are safe. An identical submission from the same address within 10 minutes " +
+    "returns the first answer (`replayed: true`) and stores nothing new, whatever key it " +
+    "carries (the same, another or none) and over REST or MCP alike. A key (`Idempotency-Key` " +
+    "on REST, `idempotency_key` on MCP) that stored a submission replays its answer for 24 h; " +
+    "the same key with a different body is `409`.",
     "- The agent reads (`/api/v1/agent/*`) take an OAuth 2 Bearer token from the client " +
     `credentials grant: register at \`POST ${PATHS.identity}\` with ` +
     '`{"type":"anonymous"}`, then `POST ' + PATHS.token + "` with HTTP Basic " +

@@ -14,7 +14,7 @@ import { inWords } from "./words.js";
 export function notice(kind, title, ...body) {
   return h(
     "div",
-    { class: "notice notice-" + kind, role: kind === "error" ? "alert" : null },
+    { class: "notice notice-" + kind, role: kind === "error" ? "alert" : "region" },
     title ? h("p", { class: "notice-title" }, title) : null,
     ...body,
   );
@@ -26,6 +26,24 @@ export function notice(kind, title, ...body) {
  */
 export function showResult(box, node) {
   box.replaceChildren(node);
+}
+
+/**
+ * Shows the answer to a submit (a receipt, a coverage result, an error summary) and moves
+ * focus to it: the person's place is the answer, and the next Tab goes on from there. The
+ * answer is focusable (tabindex -1: not a stop of its own) and named by its title.
+ * @param {HTMLElement} box
+ * @param {HTMLElement} answer
+ */
+export function showAnswer(box, answer) {
+  const title = answer.querySelector(".notice-title");
+  if (title) {
+    title.id = box.id + "-title";
+    answer.setAttribute("aria-labelledby", title.id);
+  }
+  answer.tabIndex = -1;
+  box.replaceChildren(answer);
+  answer.focus();
 }
 
 /** @param {HTMLFormElement} form */
@@ -74,7 +92,8 @@ function friendly(text, path, control) {
 }
 
 /**
- * Puts each issue next to its field and returns a summary listing all of them.
+ * Puts each issue next to its field and returns a summary listing all of them, each a link
+ * to its field: the answer focus moves to ({@linkcode showAnswer}).
  * @param {HTMLFormElement} form
  * @param {any[]} issues
  * @param {string | undefined} message
@@ -82,8 +101,6 @@ function friendly(text, path, control) {
 export function showIssues(form, issues, message) {
   /** @type {HTMLElement[]} */
   const items = [];
-  /** @type {HTMLElement | null} */
-  let first = null;
   for (const issue of issues) {
     const path = typeof issue.path === "string" ? issue.path : "";
     const control = fieldControl(form, path);
@@ -100,7 +117,6 @@ export function showIssues(form, issues, message) {
     }
     if (control) {
       control.setAttribute("aria-invalid", "true");
-      if (!first) first = control;
       const target = control;
       items.push(h(
         "li",
@@ -121,6 +137,5 @@ export function showIssues(form, issues, message) {
   const title = count > 0
     ? "Please correct " + plural(count, "field", "fields") + " and send again."
     : message || "The request was not accepted.";
-  if (first) first.focus();
   return notice("error", title, count > 0 ? h("ul", { class: "issue-list" }, items) : null);
 }

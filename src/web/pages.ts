@@ -24,7 +24,7 @@ import { BUSINESS_HOURS } from "../pricing/work_span.ts";
 import { TOOLS } from "../mcp/tools.ts";
 import { type FieldIssue, HttpError } from "../http/errors.ts";
 import type { SubmissionKind } from "../store/submissions.ts";
-import type { SubmissionResult } from "../intake/submissions.ts";
+import type { SubmissionResult } from "../intake/answer.ts";
 import type { Params } from "../http/router.ts";
 import { escapeHtml } from "./html.ts";
 
@@ -342,7 +342,10 @@ function _regions(locations: readonly Location[]): string[] {
   return [...new Set(locations.map((l) => l.region))].sort();
 }
 
-/** The covered cities by region, each with its country and response time. */
+/**
+ * The covered cities by region, each with its country and response time: a region's heading
+ * is a level under "Covered cities" (h3), which names the list by the page's structure.
+ */
 function _cities(locations: readonly Location[]): string {
   return _regions(locations).map((region) => {
     const here = locations.filter((l) => l.region === region)
@@ -352,9 +355,9 @@ function _cities(locations: readonly Location[]): string {
         escapeHtml(countryName(l.country))
       } · ${escapeHtml(l.response_time_hours)} h</span></li>`
     ).join("");
-    return `<div class="region"><h3>${
+    return `<div class="region"><h4>${
       escapeHtml(region)
-    } <span class="muted">(${here.length})</span></h3>` +
+    } <span class="muted">(${here.length})</span></h4>` +
       `<ul class="city-list">${items}</ul></div>`;
   }).join("\n");
 }

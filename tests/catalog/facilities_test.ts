@@ -5,16 +5,17 @@
  */
 
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/catalog/catalog.ts";
+import { buildCatalog, PLACES_FILE } from "../../src/catalog/catalog.ts";
 import type { FacilityMention } from "../../src/catalog/facilities.ts";
 import { normalizeName } from "../../src/catalog/names.ts";
 import { haversineKm, NEARBY_KM } from "../../src/catalog/places.ts";
 import { catalog } from "../_helpers.ts";
 import services from "../../data/services.v1.json" with { type: "json" };
 import locations from "../../data/locations.v1.json" with { type: "json" };
-import places from "../../data/places.v2.json" with { type: "json" };
 import holidays from "../../data/holidays.v1.json" with { type: "json" };
 import facilities from "../../data/facilities.v1.json" with { type: "json" };
+
+const places = Deno.readFileSync(PLACES_FILE);
 
 /** The words the site reader passes: a text's normalised words. */
 const words = (text: string) => normalizeName(text).split(" ");

@@ -1,5 +1,5 @@
 /**
- * The gazetteer's data as issue 38 asks it (data/places.v2.json, `deno task data:places`):
+ * The gazetteer's data as issue 38 asks it (data/places.v3.bin, `deno task data:places`):
  * airports by the names people write for them, each with the population it serves; every town
  * near a covered city, however small; and the covered cities' own names unchanged by them.
  */

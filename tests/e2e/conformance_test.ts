@@ -18,7 +18,7 @@
 
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { PROTOCOL_VERSIONS } from "../../src/mcp/endpoint.ts";
+import { PROTOCOL_VERSIONS } from "../../src/mcp/protocol.ts";
 import { TOOL_NAMES } from "../_fixtures.ts";
 import { root, type Sandbox, sandbox, startService } from "../_service.ts";
 

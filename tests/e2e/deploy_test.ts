@@ -166,6 +166,41 @@ Deno.test("no setting needs a name Deno Deploy refuses", async () => {
   }
 });
 
+Deno.test("the review webhook is production's: a git-branch timeline logs its notices instead", async () => {
+  // DENO_TIMELINE alone: with DENO_DEPLOY set the store would be Deploy's attached database.
+  const posted: string[] = [];
+  const hook = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (req) => {
+    posted.push((await req.json()).request_id);
+    return new Response(null, { status: 204 });
+  });
+  try {
+    for (const timeline of ["git-branch/feature-x", "production"]) {
+      await using service = await startServiceOnTempKv({
+        DENO_TIMELINE: timeline,
+        REVIEW_WEBHOOK_URL: `http://127.0.0.1:${hook.addr.port}/hook`,
+      }, { asDeploy: { deno } });
+      const off = service.logs.filter((l) => /^review webhook off/.test(String(l.msg)));
+      const stored = await post(overHttp(service.baseUrl), "/api/v1/intake", LEAD);
+      assert.equal(stored.status, 202);
+      const { request_id } = await stored.json();
+      const queued = await service.waitFor((l) =>
+        l.msg === "submission queued for review" && l.submission_id === request_id
+      );
+      if (timeline === "production") {
+        assert.deepEqual(off, []);
+        assert.equal(queued.via, "webhook");
+        assert.deepEqual(posted, [request_id]);
+      } else {
+        assert.deepEqual(off.map((l) => l.timeline), [timeline]);
+        assert.equal(queued.via, "log");
+        assert.deepEqual(posted, [], "a branch's notice reached the webhook");
+      }
+    }
+  } finally {
+    await hook.shutdown();
+  }
+});
+
 Deno.test("after SIGINT the process is gone within 4 s, whatever is in flight", async () => {
   // A webhook that takes a delivery and never answers, and an upload that never ends.
   const delivering = Promise.withResolvers<void>();

@@ -526,9 +526,9 @@ async function assertCompleteRecord(
   assert.equal(outbox?.request_id, id, "the review outbox entry is there");
   const due = after.get(JSON.stringify(["review_due", Date.parse(record.created_at), id]));
   assert.equal(due?.value, true, "the outbox entry is in the due index");
-  // The idempotency record (the key's, or without one the same-request record) and the
-  // pointer an erasure finds it by; the time and email index keys; the new-notice lane key.
-  const expected = 3 + record.payload.chunks + 2 + 2 + 1;
+  // The idempotency records (the same request's, and the key's when one was sent) and the
+  // pointer an erasure finds them by; the time and email index keys; the new-notice lane key.
+  const expected = 3 + record.payload.chunks + (idempotencyKey ? 3 : 2) + 2 + 1;
   assert.equal(fresh.length, expected, `new keys: ${changed(before, after).join(", ")}`);
   if (idempotencyKey) {
     assert.ok(fresh.some((e) => e.key[0] === "idempotency" && e.key[3] === idempotencyKey));
@@ -576,7 +576,15 @@ Deno.test("JSON bodies to /api/v1/intake and /api/v1/quotes: 202 with a complete
               (kind === "lead" ||
                 findService(catalog(), (read as { service_type: string }).service_type) !==
                   undefined);
-            if (res.status === 202) {
+            if (res.status === 202 && body.replayed) {
+              // The same request as an earlier one within 10 minutes: its answer, nothing new.
+              assert.ok(valid, `replayed although invalid: ${text}`);
+              assert.deepEqual(
+                changed(before, await snapshot(app.kv)),
+                [],
+                "a replay stores nothing",
+              );
+            } else if (res.status === 202) {
               assert.ok(valid, `accepted although invalid: ${text}`);
               await assertCompleteRecord(app, before, kind, raw, body, key);
             } else {

@@ -115,11 +115,11 @@ Deno.test("a submission sent again once the global cap is full is replayed, not 
   const env = { RATE_LIMIT_SUBMIT_GLOBAL: "1" };
   await using first = await createApp({ kv, env });
   await using stale = await createApp({ kv: staleReplica(kv), env, clock: first.clock });
-  const send = (app: TestApp, key?: string) =>
+  const send = (app: TestApp, key?: string, body: object = LEAD) =>
     app.request("/api/v1/intake", {
       method: "POST",
       headers: { "Content-Type": "application/json", ...key ? { "Idempotency-Key": key } : {} },
-      body: JSON.stringify(LEAD),
+      body: JSON.stringify(body),
       address: "198.51.100.70",
     });
   const stored = await send(first, "full-1");
@@ -135,7 +135,8 @@ Deno.test("a submission sent again once the global cap is full is replayed, not 
     // Answered as a replay found at once is: with the caller's own budget, not the cap's.
     assert.match(again.headers.get("ratelimit-policy")!, /^"submit";/);
   }
-  const other = await send(stale, "full-2"); // a new submission: the cap is full
+  // A new submission (another body: the same one would be replayed, whatever its key).
+  const other = await send(stale, "full-2", { ...LEAD, description: "Other work" });
   assert.equal(other.status, 429);
   await other.body?.cancel();
   assert.equal(await counted(first, kv, "submit_all", "*"), 1);

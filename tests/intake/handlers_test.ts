@@ -29,6 +29,7 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
   assert.deepEqual(Object.keys(body).sort(), [
     "billable_order_created",
     "expected_review",
+    "ignored",
     "next_step",
     "ok",
     "replayed",
@@ -46,6 +47,7 @@ Deno.test("POST /api/v1/intake accepts a lead with 202, pending human review, no
   assert.equal(body.billable_order_created, false);
   assert.match(body.next_step, /review/);
   assert.equal(body.next_step.split(". ").length, 1, "one sentence");
+  assert.deepEqual(body.ignored, [], "nothing sent beyond the fields");
 
   const entry = await getSubmission(app.kv, body.request_id);
   assert.equal(entry.value?.status, "pending");
@@ -419,7 +421,7 @@ Deno.test("the stored bound holds for caller text the estimate could echo: a lon
   assert.equal(res.status, 202, await res.clone().text());
   const { budget_estimate: e } = await res.json();
   const read = e.assumptions.filter((a: { why: string }) => a.why.startsWith("read from "));
-  assert.equal(read.length, 3, "each input read from its synonym");
+  assert.equal(read.length, 5, "each input read from its synonym, the date and time too");
   // Over the bound as built, the estimate's texts are stored with "?" for what Latin-1 lacks.
   assert.match(e.note, /No city "Frankfurt, \?+\.\.\." is known in US/);
   await failDelivery(app);

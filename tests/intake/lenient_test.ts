@@ -118,8 +118,12 @@ Deno.test("check_coverage names each key it does not take, and takes null or a n
     ((await call(args)).coverage as { covered: boolean }).covered;
   const extra = await call({ city: "Frankfurt", service_type: "remote-hands", radius: 5 });
   assert.deepEqual(extra.issues, [
-    { path: "service_type", message: "service_type is not an argument here; remove it" },
-    { path: "radius", message: "radius is not an argument here; remove it" },
+    {
+      path: "service_type",
+      message: "service_type is not an argument here; remove it",
+      did_you_mean: null,
+    },
+    { path: "radius", message: "radius is not an argument here; remove it", did_you_mean: null },
   ]);
   assert.equal(await covered({ city: "Zurich", country: null }), true);
   assert.equal(await covered({ city: "Frankfurt", country: "Germany" }), true);

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
-import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
-import { buildCatalog } from "../../src/catalog/catalog.ts";
+import { buildCatalog, PLACES_FILE } from "../../src/catalog/catalog.ts";
 import { getSubmission, getSubmissionPayload } from "../../src/store/submissions.ts";
 import { catalog, createApp, post } from "../_helpers.ts";
 import { LEAD } from "../_fixtures.ts";
+
+const placesFile = Deno.readFileSync(PLACES_FILE);
 
 const QUOTE = {
   company: "Example GmbH",
@@ -424,6 +425,8 @@ Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never pri
     assert.deepEqual(e.assumptions, [
       { field: "engineer_count", value: 2, why: "read from engineers" },
       { field: "estimated_hours", value: 3, why: "read from hours" },
+      { field: "requested_date", value: "2026-12-05", why: "read from date" },
+      { field: "requested_time", value: "22:00", why: "read from time" },
       {
         field: "work_days",
         value: 1,
@@ -432,6 +435,7 @@ Deno.test("no silent defaults: engineers: 2 is read as engineer_count, never pri
       },
       { field: "out_of_hours", value: true, why: "read from after_hours" },
     ]);
+    assert.deepEqual(body.ignored, [], "every synonym was read as its field");
     const record = (await getSubmission(app.kv, body.request_id)).value!;
     const stored = JSON.parse(await getSubmissionPayload(app.kv, record));
     assert.equal(stored.engineer_count, 2);

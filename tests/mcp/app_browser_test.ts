@@ -17,6 +17,8 @@ import assert from "node:assert/strict";
 import type { Page } from "npm:playwright-core@1.65.1";
 import { QUOTE_BUILDER } from "../../src/mcp/app/resource.ts";
 import { ARTIFACTS, browserIgnored } from "../_browser.ts";
+import { assertAxeClean } from "../_axe.ts";
+import { assertRingsSeen, measureTabStops } from "../_focus_ring.ts";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { listen, mcpToolCall, type McpToolResult, type TestApp } from "../_helpers.ts";
 import {
@@ -176,6 +178,32 @@ async function estimateInAshburn({ page }: Drive): Promise<void> {
   assert.equal(await job.locator("#hours").inputValue(), "6");
   assert.equal(await job.locator("#ask").isDisabled(), false);
   assert.equal((await hostRecord(page)).teardowns, 1, "the coverage app was torn down");
+}
+
+/**
+ * The app priced, as every person meets it, with the host 760 and 360 px wide: axe-core run
+ * in the app's frame finds nothing, and each of its Tab stops has a ring of 3:1.
+ */
+async function everyPerson({ page }: Drive): Promise<void> {
+  const before = page.viewportSize()!;
+  try {
+    for (const width of [760, 360]) {
+      await page.setViewportSize({ width, height: 700 });
+      // The app tells the host its new height, and the host resizes its frame: until then
+      // a screenshot is of a page that moves.
+      await until("the app's frame at its new size", async () => {
+        const frame = page.locator("#app > iframe");
+        const box = JSON.stringify(await frame.boundingBox());
+        await new Promise((r) => setTimeout(r, 300));
+        return JSON.stringify(await frame.boundingBox()) === box ? true : undefined;
+      });
+      const state = `quote builder at ${width} px`;
+      await assertAxeClean(appFrame(page), state);
+      assertRingsSeen(state, await measureTabStops(page, appFrame(page)));
+    }
+  } finally {
+    await page.setViewportSize(before);
+  }
 }
 
 /** The person types another city, then another job: the app asks the service through the host. */
@@ -490,6 +518,7 @@ Deno.test({
         await estimateInAshburn(d);
         await screenshot(d.page);
       }],
+      ["for every person, at 760 and 360 px: axe-core, a 3:1 focus ring", everyPerson],
       ["another city, another job: what a direct call answers", anotherCityAndJob],
       ["a refused service: the refusal in words", refusedService],
       ["a city from the map", cityFromTheMap],

@@ -8,15 +8,16 @@
  */
 
 import assert from "node:assert/strict";
-import { buildCatalog, type Catalog } from "../../src/catalog/catalog.ts";
+import { buildCatalog, type Catalog, PLACES_FILE } from "../../src/catalog/catalog.ts";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
-import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { QUOTE_BUILDER } from "../../src/mcp/app/resource.ts";
 import { quoteBuilderDocument } from "../../src/mcp/app/document.ts";
 import { rawElementText } from "../../src/web/html.ts";
 import { createApp, mcpPost, mcpResult, mcpToolCall, type Requester } from "../_helpers.ts";
+
+const placesFile = Deno.readFileSync(PLACES_FILE);
 
 const SCRIPT = new URL("../../src/mcp/app/quote_builder.js", import.meta.url);
 const HOSTILE = `<img src=x onerror="alert(1)">Zzyzx</script><!--`;

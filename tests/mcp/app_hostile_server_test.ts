@@ -5,13 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { buildCatalog, type Catalog } from "../../src/catalog/catalog.ts";
+import { buildCatalog, type Catalog, PLACES_FILE } from "../../src/catalog/catalog.ts";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
-import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { rawElementText } from "../../src/web/html.ts";
 import { createApp, mcpPost } from "../_helpers.ts";
+
+const placesFile = Deno.readFileSync(PLACES_FILE);
 
 const URI = "ui://dc-field-services/quote-builder";
 const CITY = `</script><img src=x onerror=alert(1)><!--`;

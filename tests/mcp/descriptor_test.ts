@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/catalog/catalog.ts";
+import { buildCatalog, PLACES_FILE } from "../../src/catalog/catalog.ts";
 import servicesFile from "../../data/services.v1.json" with { type: "json" };
 import locationsFile from "../../data/locations.v1.json" with { type: "json" };
-import placesFile from "../../data/places.v2.json" with { type: "json" };
 import holidaysFile from "../../data/holidays.v1.json" with { type: "json" };
 import { TOOL_NAMES } from "../_fixtures.ts";
 import { createApp, mcpToolCall } from "../_helpers.ts";
+
+const placesFile = Deno.readFileSync(PLACES_FILE);
 
 const SUBMITTING = new Set(["submit_lead", "request_quote"]);
 

@@ -334,7 +334,11 @@ Deno.test("the MCP endpoint refuses bodies over 64 KiB with 413, chunked or decl
 
 Deno.test("MCP submissions count against RATE_LIMIT_SUBMIT with REST submissions", async () => {
   await using app = await listen({ env: { RATE_LIMIT_SUBMIT: "2" } });
-  const rest = await post(overHttp(app.baseUrl), "/api/v1/intake", LEAD);
+  // Another request than the tools': the same one would be a replay (stored once, not counted).
+  const rest = await post(overHttp(app.baseUrl), "/api/v1/intake", {
+    ...LEAD,
+    description: "Another request",
+  });
   assert.equal(rest.status, 202);
   await rest.body?.cancel();
   {

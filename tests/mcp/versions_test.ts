@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { Client, StreamableHTTPClientTransport } from "npm:@modelcontextprotocol/client@2.4.0";
-import { PROTOCOL_VERSIONS } from "../../src/mcp/endpoint.ts";
+import { PROTOCOL_VERSIONS } from "../../src/mcp/protocol.ts";
 import { initializeRequest, TOOL_NAMES } from "../_fixtures.ts";
 import { createApp, listen, mcpPost } from "../_helpers.ts";
 

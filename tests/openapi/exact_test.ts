@@ -160,12 +160,25 @@ Deno.test("POST /forms/lead and /forms/quote: the document declares their bodies
         body: JSON.stringify(body),
       });
       assert.equal(plain.status, 415);
-      assert.deepEqual(types("415"), ["application/json"]);
+      assert.match(plain.headers.get("content-type")!, /^application\/json/);
       assert.equal((await plain.json()).error, "unsupported_media_type");
       const foreign = await post(app, path, body, { Origin: "https://elsewhere.example" });
       assert.equal(foreign.status, 403);
       assert.deepEqual(types("403"), ["application/json"]);
       assert.equal((await foreign.json()).error, "forbidden_origin");
+    });
+
+    await t.step(`${path}: 415 for a form sent with a Content-Encoding is a page`, async () => {
+      const encoded = await app.request(path, {
+        method: "POST",
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "Content-Encoding": "br" },
+        body: form,
+      });
+      assert.equal(encoded.status, 415);
+      assert.match(encoded.headers.get("content-type")!, /^text\/html/);
+      assert.equal(encoded.headers.get("accept-encoding"), "identity");
+      assert.deepEqual(types("415"), ["application/json", "text/html"]);
+      await encoded.body?.cancel();
     });
 
     await t.step(`${path}: a form's Idempotency-Key is read as the JSON one is`, async () => {
@@ -183,8 +196,11 @@ Deno.test("POST /forms/lead and /forms/quote: the document declares their bodies
           headers: { "Content-Type": "application/x-www-form-urlencoded", "Idempotency-Key": "f1" },
           body: fields,
         });
-      const first = await send(form);
+      // A body not sent before: the same body within 10 minutes would replay that answer, and
+      // a key that stored nothing binds no body (docs/api.md, "Idempotent submissions").
+      const first = await send(form.replace("description=", "description=Keyed+"));
       assert.equal(first.status, 202);
+      assert.equal(first.headers.get("Idempotent-Replayed"), null);
       await first.body?.cancel();
       const other = await send(form.replace("description=", "description=Other+"));
       assert.equal(other.status, 409);

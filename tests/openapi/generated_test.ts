@@ -10,8 +10,8 @@
  * - a valid request is refused (400) only for a rule no JSON Schema states, each listed in
  *   {@linkcode BEYOND_SCHEMA} and named in the answer's `issues`;
  * - a request made invalid in one place (a parameter, a header, a body member, the media
- *   type, a body that is not JSON, the credentials) is refused with a documented 4xx, its
- *   body as documented;
+ *   type, a body that is not JSON, a `Content-Encoding`, the credentials) is refused with a
+ *   documented 4xx, its body as documented;
  * - every operation answers at least one generated valid request with a 2xx.
  *
  * What the generator produces is checked against the document first (Ajv), so a slip of
@@ -167,6 +167,8 @@ interface Parts {
   header: Record<string, unknown>;
   /** The media type and the body's value. */
   body?: [string, unknown];
+  /** A `Content-Encoding` the body is said to have (it is sent as it is). */
+  encoding?: string;
   auth: boolean;
 }
 
@@ -261,6 +263,11 @@ function _invalidRequest(w: World, op: Operation): fc.Arbitrary<Sent> | undefine
       { ...parts, body: ["text/plain", parts.body![1]] },
       "a media type the operation does not take",
     ]));
+    changes.push(
+      fc.tuple(valid, fc.constantFrom("gzip", "br", "deflate", "identity", "x-foo")).map((
+        [parts, encoding],
+      ): [Parts, string] => [{ ...parts, encoding }, `Content-Encoding: ${encoding}`]),
+    );
     for (const type of Object.keys(op.requestBody.content).filter((t) => t.endsWith("json"))) {
       changes.push(valid.map((parts): [Parts, string] => [
         { ...parts, body: [type, _NOT_JSON] },
@@ -326,6 +333,7 @@ function _problems(w: World, op: Operation, parts: Parts): string[] {
       problems.push(`body`);
     }
   }
+  if (parts.encoding !== undefined) problems.push("content-encoded");
   if (!parts.auth) problems.push("credentials");
   return problems;
 }
@@ -359,6 +367,7 @@ function _written(w: World, op: Operation, parts: Parts): Sent {
   if (parts.body) {
     const [type, value] = parts.body;
     headers["Content-Type"] = type;
+    if (parts.encoding !== undefined) headers["Content-Encoding"] = parts.encoding;
     body = value === _NOT_JSON
       ? '{"unfinished": '
       : type === "application/x-www-form-urlencoded"

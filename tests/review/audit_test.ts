@@ -74,11 +74,11 @@ Deno.test("review audit prints the trail newest first, a page at a time, as a ta
     const run = await cli(app, "audit", "--limit", "2");
     assert.equal(run.code, 0);
     const lines = run.out.split("\n");
-    assert.match(lines[0]!, /^AT +ACTOR +SESSION +ACTION +TARGET +DETAIL$/);
+    assert.match(lines[0]!, /^AT +ACTOR +MEMBER +SESSION +ACTION +TARGET +DETAIL$/);
     assert.equal(lines.length, 3);
     assert.match(
       lines[1]!,
-      new RegExp(`^2026-11-22T00:00:\\d\\d\\.000Z +cli +cli +reject +${ids[4]} +-$`),
+      new RegExp(`^2026-11-22T00:00:\\d\\d\\.000Z +cli +- +cli +reject +${ids[4]} +-$`),
     );
     assert.match(run.err, /^more: deno task review audit --before \d+\.[0-9a-f-]{36}$/);
   });

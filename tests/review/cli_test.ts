@@ -13,7 +13,7 @@ import { openStore } from "../../src/store/open.ts";
 import type { Kv } from "../../src/store/store.ts";
 import { runReview } from "../../src/review/cli.ts";
 import { REVIEW_BACKOFF_MS, sendNotices } from "../../src/review/notifier.ts";
-import { createApp, FakeClock } from "../_helpers.ts";
+import { createApp, FakeClock, repeatsAnew } from "../_helpers.ts";
 import { root } from "../_service.ts";
 
 /** The reviewer's clock; the submissions are made on {@linkcode FakeClock}, a day earlier. */
@@ -59,6 +59,7 @@ async function tempStore(env: Record<string, string> = {}): Promise<Store> {
   const kv = await Deno.openKv(path);
   const clock = new FakeClock();
   const app = await createApp({ kv, clock, env });
+  const anew = repeatsAnew();
   let open = true;
   const close = () => {
     if (open) kv.close();
@@ -72,9 +73,8 @@ async function tempStore(env: Record<string, string> = {}): Promise<Store> {
       clock.advance(1_000); // ids sort by creation time
       const res = await app.request(kind === "lead" ? "/api/v1/intake" : "/api/v1/quotes", {
         method: "POST",
-        // A new key each time: the same body again is a new request, not a replay.
         headers: { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
-        body: JSON.stringify(body),
+        body: JSON.stringify(anew(body)),
       });
       assert.equal(res.status, 202, await res.clone().text());
       return await res.json();
@@ -82,9 +82,8 @@ async function tempStore(env: Record<string, string> = {}): Promise<Store> {
     async post() {
       const res = await app.request("/api/v1/intake", {
         method: "POST",
-        // A new key each time: the same body again is a new request, not a replay.
         headers: { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
-        body: JSON.stringify(LEAD),
+        body: JSON.stringify(anew(LEAD)),
       });
       await res.body?.cancel();
       return res.status;

@@ -31,8 +31,9 @@ async function submit(
   body: unknown,
   headers: Record<string, string> = {},
 ): Promise<string> {
-  app.clock.advance(1_000);
-  // A new key unless one is given: the same body again is a new request, not a replay.
+  // Past the 10 minutes in which the same body is a replay, whatever its key: a new request.
+  app.clock.advance(10 * 60_000 + 1_000);
+  // A new key unless one is given.
   const res = await post(app, path, body, { "Idempotency-Key": crypto.randomUUID(), ...headers });
   assert.equal(res.status, 202, await res.clone().text());
   return (await res.json()).request_id;
@@ -121,7 +122,7 @@ function countingCommits(
   return { kv, commits: () => commits, failed: () => failed };
 }
 
-Deno.test("review erase <request_id> removes the submission, its payload, its outbox entry and its idempotency record in one commit", async (t) => {
+Deno.test("review erase <request_id> removes the submission, its payload, its outbox entry and its idempotency records in one commit", async (t) => {
   await using app = await createApp();
   const big = { ...QUOTE, description: "x".repeat(4_000), note: "y".repeat(3_000) };
   const keep = await submit(app, "/api/v1/intake", LEAD);
@@ -129,7 +130,8 @@ Deno.test("review erase <request_id> removes the submission, its payload, its ou
   const id = await submit(app, "/api/v1/quotes", big, { "Idempotency-Key": "retry-1" });
   const added = [...await keys(app)].filter((k) => !before.has(k));
   assert.deepEqual(added.map((k) => JSON.parse(k)[0]).sort(), [
-    "idempotency",
+    "idempotency", // the key's, 24 h
+    "idempotency", // the same request's, 10 minutes
     "review_due",
     "review_new",
     "review_outbox",
@@ -152,7 +154,7 @@ Deno.test("review erase <request_id> removes the submission, its payload, its ou
     assert.equal(code, 0, out.join("\n"));
     assert.match(
       out[0]!,
-      new RegExp(`^erased ${id} \\(quote, created .*\\): 9 keys in one commit$`),
+      new RegExp(`^erased ${id} \\(quote, created .*\\): 10 keys in one commit$`),
     );
     assert.equal(counting.commits(), 1);
     assert.deepEqual(await keys(app), before);
@@ -172,7 +174,7 @@ Deno.test("review erase <request_id> removes the submission, its payload, its ou
   });
 });
 
-Deno.test("a submission record never holds the caller's address; only the 24 h idempotency keys do", async () => {
+Deno.test("a submission record never holds the caller's address; only its idempotency records do (24 h and 10 minutes)", async () => {
   await using app = await createApp();
   app.clock.advance(1_000);
   const res = await app.request("/api/v1/intake", {
@@ -191,7 +193,7 @@ Deno.test("a submission record never holds the caller's address; only the 24 h i
     if (e.key[0] === "rate_counters") continue;
     if (JSON.stringify([e.key, e.value]).includes("203.0.113.77")) holding.push(e.key[0]);
   }
-  assert.deepEqual(holding.sort(), ["idempotency", "submission_idempotency"]);
+  assert.deepEqual(holding.sort(), ["idempotency", "idempotency", "submission_idempotency"]);
 });
 
 Deno.test("review erase reads again when the notifier moves the notice between its read and its commit", async () => {
@@ -356,13 +358,14 @@ Deno.test("a batch of 25 of the largest submissions: read at once, committed wit
   const erased = await eraseSubmissions(far, [...ids, ids[0]!]);
   assert.equal(erased.length, ERASE_BATCH, "each once");
   assert.equal(far.stats.refused, 0, "no commit passed a limit");
-  // Three checks each (record, notice, idempotency record): three to a commit.
-  assert.equal(far.sinceMark().commit, Math.ceil(ERASE_BATCH / 3), "no commit failed");
-  // Record, notice, pointer, idempotency record, then every commit at once: not 25 × 4.
+  // Four checks each (record, notice, the key's and the same request's idempotency records):
+  // two to a commit.
+  assert.equal(far.sinceMark().commit, Math.ceil(ERASE_BATCH / 2), "no commit failed");
+  // Record, notice, pointer, idempotency records, then every commit at once: not 25 × 4.
   assert.equal(far.trips(), 5);
   assert.ok(
-    erased.every((e) => e.keys >= 9),
-    "record, two chunks, notice, due and new keys, idempotency, pointer, index",
+    erased.every((e) => e.keys >= 10),
+    "record, two chunks, notice, due and new keys, two idempotency records, pointer, index",
   );
   assert.deepEqual(await keys(app), new Set());
 });

@@ -37,9 +37,12 @@ const FREE_TEXT = [
   "do not leak",
 ];
 
-async function submit(app: TestApp, path = "/api/v1/intake", body: unknown = LEAD) {
-  // A new key each time: the same body again is a new request, not a replay.
-  const res = await post(app, path, body, { "Idempotency-Key": crypto.randomUUID() });
+let submitted = 0;
+
+async function submit(app: TestApp, path = "/api/v1/intake", body: { description: string } = LEAD) {
+  // Another description each time: the same body again, whatever its key, is a replay.
+  const request = { ...body, description: `${body.description} #${++submitted}` };
+  const res = await post(app, path, request, { "Idempotency-Key": crypto.randomUUID() });
   assert.equal(res.status, 202);
   return String((await res.json()).request_id);
 }

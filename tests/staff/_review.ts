@@ -7,12 +7,15 @@
 import assert from "node:assert/strict";
 import { loadConfig } from "../../src/config.ts";
 import { sendNotices } from "../../src/review/notifier.ts";
-import { post, type TestApp } from "../_helpers.ts";
+import { post, repeatsAnew, type TestApp } from "../_helpers.ts";
 import { type Staffer, staffGet, staffPost } from "./_staff.ts";
+
+const _anew = new WeakMap<TestApp, ReturnType<typeof repeatsAnew>>();
 
 /**
  * Submits a lead or a quote through the REST API, a second after the last, with a key of
- * its own (the same body again is a new request, not a replay); its id.
+ * its own; a body sent before to the same app again gets " (n)" after its description (the
+ * same body is a replay, whatever its key); its id.
  */
 export async function submit(
   app: TestApp,
@@ -20,7 +23,9 @@ export async function submit(
   body: Record<string, unknown>,
 ): Promise<string> {
   app.clock.advance(1_000); // ids sort by creation time
-  const res = await post(app, kind === "lead" ? "/api/v1/intake" : "/api/v1/quotes", body, {
+  let anew = _anew.get(app);
+  if (!anew) _anew.set(app, anew = repeatsAnew());
+  const res = await post(app, kind === "lead" ? "/api/v1/intake" : "/api/v1/quotes", anew(body), {
     "Idempotency-Key": crypto.randomUUID(),
   });
   assert.equal(res.status, 202, await res.clone().text());

@@ -9,7 +9,11 @@
  */
 
 import assert from "node:assert/strict";
+import type { Page } from "npm:playwright-core@1.65.1";
 import { listen } from "../_helpers.ts";
+import { assertAxeClean } from "../_axe.ts";
+import { assertRingsSeen, measureTabStops } from "../_focus_ring.ts";
+import { submit } from "./_review.ts";
 import { STAFF_PATHS } from "../../src/http/paths.ts";
 import { getPasskey } from "../../src/store/staff.ts";
 import { cliInvite } from "./_ceremony.ts";
@@ -111,6 +115,104 @@ Deno.test({
 
     await t.step("no page error, no console error", () => {
       assert.deepEqual([...ada.errors, ...sam.errors], []);
+    });
+  },
+});
+
+/** What a page-side check sees of the document (Deno's own types have no DOM). */
+interface Doc {
+  document: {
+    documentElement: { scrollWidth: number; clientWidth: number };
+    querySelectorAll(s: string): { textContent: string | null }[];
+  };
+}
+
+/** How far the page scrolls sideways, in CSS px. */
+function sideways(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const root = (globalThis as unknown as Doc).document.documentElement;
+    return root.scrollWidth - root.clientWidth;
+  });
+}
+
+/** The column headers of the page's tables with no name a screen reader could read. */
+function unnamedColumns(page: Page): Promise<number> {
+  return page.evaluate(() =>
+    [...(globalThis as unknown as Doc).document.querySelectorAll("table th")]
+      .filter((th) => (th.textContent ?? "").trim() === "").length
+  );
+}
+
+/**
+ * A console page as every person meets it: axe-core finds nothing, each Tab stop has a ring
+ * of 3:1, every column a header name, and at 640 px (a 1280 px window at 200 % zoom) and at
+ * 320 px the page does not scroll sideways (a wide table scrolls inside it).
+ */
+async function everyPerson(page: Page, state: string): Promise<void> {
+  await assertAxeClean(page, `console: ${state}`);
+  assertRingsSeen(`console: ${state}`, await measureTabStops(page));
+  assert.equal(await unnamedColumns(page), 0, `${state}: a column with no header name`);
+  for (const [width, height] of [[640, 400], [320, 568]] as const) {
+    await page.setViewportSize({ width, height });
+    assert.equal(await sideways(page), 0, `${state}: sideways scrolling at ${width} px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+Deno.test({
+  name: "the console for every person: axe-core on every page, a 3:1 focus ring, no " +
+    "sideways scrolling at 320 px or at 200 % zoom, a header name for every column",
+  ignore: browserIgnored("staff/browser_test"),
+  async fn(t) {
+    await using app = await listen({
+      env: { STAFF_ENROL_CODE: CODE, RATE_LIMIT_STAFF: "100" },
+    }, "localhost");
+    const base = app.baseUrl;
+    await using browser = await launch();
+    const ada = await person(browser);
+    const page = ada.page;
+    const visit = async (path: string, state: string) => {
+      const res = await page.goto(`${base}${path}`);
+      assert.equal(res?.status(), 200, path);
+      await everyPerson(page, state);
+    };
+
+    await t.step("no staff yet", () => visit(STAFF_PATHS.signIn, "no staff yet"));
+    await t.step("enrolment", () => visit(STAFF_PATHS.enrol, "enrolment"));
+    let id = "";
+    await t.step("the queue, with one request", async () => {
+      await page.goto(`${base}${STAFF_PATHS.enrol}`);
+      await page.fill("#enrol-name", "Ada Browser");
+      await page.fill("#enrol-code", CODE);
+      await toConsole(ada, "Create passkey");
+      id = await submit(app, "quote", {
+        company: "Example GmbH",
+        contact_name: "Kim Muster",
+        email: "kim@example.com",
+        city: "Zürich",
+        service_type: "remote-hands",
+        description: "Reseat two PSUs and read out serial numbers.",
+      });
+      await visit(STAFF_PATHS.queue, "queue");
+    });
+    await t.step("one submission", () => {
+      return visit(STAFF_PATHS.submission.replace(":request_id", id), "one submission");
+    });
+    await t.step("audit trail", () => visit(STAFF_PATHS.audit, "audit"));
+    await t.step("members", async () => {
+      // A second member, so the table has a Remove button.
+      await cliInvite(app, "Sam Browser");
+      await visit(STAFF_PATHS.members, "members");
+    });
+    await t.step("demand", () => visit(STAFF_PATHS.demand, "demand"));
+    await t.step("agent clients", () => visit(STAFF_PATHS.clients, "agent clients"));
+    await t.step("erase by email", () => visit(STAFF_PATHS.eraseEmail, "erase by email"));
+    await t.step("sign-in", async () => {
+      await signOut(ada);
+      await everyPerson(page, "sign-in");
+    });
+    await t.step("no page error, no console error", () => {
+      assert.deepEqual(ada.errors, []);
     });
   },
 });

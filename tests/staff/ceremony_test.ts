@@ -119,7 +119,7 @@ Deno.test("no log line holds a name, a code, an invite, a cookie, a credential i
 
 Deno.test("STAFF_CONSOLE=off: no sign-in or enrolment page, no ceremony endpoint", async () => {
   await using app = await createApp({
-    env: { STAFF_CONSOLE: "off", STAFF_ENROL_CODE: "c".repeat(24) },
+    env: { STAFF_CONSOLE: "off", STAFF_ENROL_CODE: "console-off-code-Vb7Rq2Xm9Lt4" },
   });
   for (const path of [STAFF_PATHS.signIn, STAFF_PATHS.enrol, STAFF_PATHS.members]) {
     const res = await app.request(path);

@@ -14,7 +14,7 @@ import { SoftAuthenticator } from "./_authenticator.ts";
 import { ceremonyPost, cliInvite, enrolWith, memberOf } from "./_ceremony.ts";
 import { staffGet } from "./_staff.ts";
 
-const CODE = "first-member-code-0123456789";
+const CODE = "first-member-code-K3nv8pLx2Qw7";
 
 Deno.test("an invite the CLI printed enrols its member once, signed in, with audit entries", async () => {
   await using app = await createApp();

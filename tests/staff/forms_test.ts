@@ -160,15 +160,16 @@ Deno.test("the audit trail lists every action, who and from which session, and n
   const page = await pageText(app, sam, "/staff/audit");
   const rows = [...page.matchAll(/<tr data-entry-id="[^"]+">([\s\S]*?)<\/tr>/g)]
     .map((m) => m[1]!.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim());
-  const tag = rows[1]!.match(/Sam Reviewer (\S+)/)![1]!;
+  const named = `Sam Reviewer ${sam.member.member_id}`;
+  const tag = rows[1]!.match(new RegExp(`${named} (\\S+)`))![1]!;
   assert.match(tag, /^[A-Za-z0-9_-]{8}$/);
   assert.deepEqual(rows.map((r) => r.replace(/^\S+ \S+ UTC /, "")), [
     `cli cli approve ${byCli} with a note`,
-    `Sam Reviewer ${tag} disable_client ${client.client_id} –`,
-    `Sam Reviewer ${tag} erase_email – 2 submissions`,
-    `Sam Reviewer ${tag} erase ${erased} –`,
-    `Sam Reviewer ${tag} reject ${rejected} with a note`,
-    `Sam Reviewer ${tag} approve ${approved} with a note`,
+    `${named} ${tag} disable_client ${client.client_id} –`,
+    `${named} ${tag} erase_email – 2 submissions`,
+    `${named} ${tag} erase ${erased} –`,
+    `${named} ${tag} reject ${rejected} with a note`,
+    `${named} ${tag} approve ${approved} with a note`,
   ]);
   assert.match(page, new RegExp(`<a href="/staff/submissions/${byCli}">`));
 

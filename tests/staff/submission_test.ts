@@ -106,7 +106,7 @@ Deno.test("a submission's history: received, notified, decided, and the audit en
     "2026-11-22 00:00:01 UTC Received via api",
     "2026-11-22 00:01:02 UTC Review notice logged (no webhook)",
     "2026-11-22 00:02:02 UTC Decided: rejected by Sam Reviewer",
-    `2026-11-22 00:02:02 UTC Audit: reject by Sam Reviewer, session ${
+    `2026-11-22 00:02:02 UTC Audit: reject by Sam Reviewer ${sam.member.member_id}, session ${
       history[3]!.match(/session (\S+)/)![1]
     } (with a note)`,
   ]);

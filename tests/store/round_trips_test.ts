@@ -76,13 +76,26 @@ Deno.test("round trips per flow with rate limits on: two at most, one for a warm
     ["protected read, cold", () => protectedRead(app, accessToken), 3, ["get", "get", "get"]],
     ["protected read, warm", () => protectedRead(app, accessToken), 1, ["get"]],
     ["revocation", () => revoke(app, client, accessToken, address()), 2, ["getMany~", "commit"]],
-    ["lead", () => lead(app, address(), 1), 2, ["get~", "getMany~", "commit"]],
-    ["quote", () => quote(app, address(), 2), 2, ["get~", "getMany~", "commit"]],
+    // The same request's idempotency record beside the counters, then the commit.
+    ["lead", () => lead(app, address(), 1), 2, ["getMany~", "getMany~", "commit"]],
+    ["quote", () => quote(app, address(), 2), 2, ["getMany~", "getMany~", "commit"]],
     [
       "MCP submit_lead",
       () => mcpCall(app, address(), "submit_lead", { email: "m@example.com", description: "x" }),
       2,
-      ["get~", "getMany~", "commit"],
+      ["getMany~", "getMany~", "commit"],
+    ],
+    // With a key, its record and the same request's are one read.
+    [
+      "MCP submit_lead with an idempotency_key",
+      () =>
+        mcpCall(app, address(), "submit_lead", {
+          email: "k@example.com",
+          description: "x",
+          idempotency_key: "trips-1",
+        }),
+      2,
+      ["getMany~", "getMany~", "commit"],
     ],
     ["MCP estimate_quote", () => mcpCall(app, address(), "estimate_quote", ESTIMATE), 2, [
       "getMany~",
@@ -143,8 +156,25 @@ Deno.test("round trips with every rate limit off: a commit alone where nothing e
   });
   await t.step("lead: the idempotency record, then the commit: 2", async () => {
     const m = await measured(kv, () => lead(app, address(), 3));
-    assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, { trips: 2, ops: ["get~", "commit"] });
+    assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, {
+      trips: 2,
+      ops: ["getMany~", "commit"],
+    });
   });
+  await t.step(
+    "a replay of a keyed lead without its key: the records, then the key's (strong), which keeps the answer: 2",
+    async () => {
+      const args = { email: "r@example.com", description: "replayed", idempotency_key: "r-1" };
+      const from = address();
+      await mcpCall(app, from, "submit_lead", args);
+      const { idempotency_key: _, ...keyless } = args;
+      const m = await measured(kv, () => mcpCall(app, from, "submit_lead", keyless));
+      assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, {
+        trips: 2,
+        ops: ["getMany~", "get"],
+      });
+    },
+  );
 });
 
 Deno.test("MCP 2026-07-28 (a JSON answer, not a stream): the same round trips, counted in the tool's commit", async (t) => {
@@ -186,7 +216,7 @@ Deno.test("MCP 2026-07-28 (a JSON answer, not a stream): the same round trips, c
     );
     assert.deepEqual({ trips: m.trips, ops: shown(m.ops) }, {
       trips: 2,
-      ops: ["get~", "getMany~", "commit"],
+      ops: ["getMany~", "getMany~", "commit"],
     });
   });
   await t.step(

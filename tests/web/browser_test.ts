@@ -10,6 +10,8 @@ import assert from "node:assert/strict";
 import type { Page } from "npm:playwright-core@1.65.1";
 import { listen } from "../_helpers.ts";
 import { ARTIFACTS, browserIgnored, launch } from "../_browser.ts";
+import { assertAxeClean } from "../_axe.ts";
+import { assertRingsSeen, measureTabStops } from "../_focus_ring.ts";
 
 /** Collects console errors and uncaught exceptions of a page. */
 function watchErrors(page: Page): string[] {
@@ -314,5 +316,214 @@ Deno.test({
         assert.deepEqual(smallErrors, []);
       }
     });
+  },
+});
+
+/** The element that has focus: its role, its name as axe would not need to guess, and so on. */
+interface Focused {
+  tag: string;
+  role: string | null;
+  tabIndex: number;
+  name: string;
+  inside: string | null;
+}
+
+/** What has focus in `page`, and the result box it is in, if any. */
+function focusedNow(page: Page): Promise<Focused> {
+  return page.evaluate(() => {
+    type El = {
+      localName: string;
+      tabIndex: number;
+      getAttribute(name: string): string | null;
+      closest(selector: string): { id: string } | null;
+      ownerDocument: { getElementById(id: string): { textContent: string | null } | null };
+    };
+    const el = (globalThis as unknown as { document: { activeElement: El } }).document
+      .activeElement;
+    const by = el.getAttribute("aria-labelledby");
+    return {
+      tag: el.localName,
+      role: el.getAttribute("role"),
+      tabIndex: el.tabIndex,
+      name: by ? el.ownerDocument.getElementById(by)?.textContent?.trim() ?? "" : "",
+      inside: el.closest(".result")?.id ?? null,
+    };
+  });
+}
+
+Deno.test({
+  name: "the home page for every person: focus stays on the answer, a ring of 3:1 on every " +
+    "stop, axe-core on every state",
+  ignore: browserIgnored("browser_test"),
+  async fn(t) {
+    await using app = await listen();
+    const base = app.baseUrl;
+    await using browser = await launch();
+    // Reduced motion: the page scrolls at once, so a screenshot is of where focus went.
+    const context = await browser.newContext({
+      viewport: { width: 1280, height: 800 },
+      reducedMotion: "reduce",
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(15_000);
+    const errors = watchErrors(page);
+    await page.goto(`${base}/`);
+    await page.locator("#service-list > li").first().waitFor();
+
+    await t.step("axe-core: the home page with JavaScript on", async () => {
+      await assertAxeClean(page, "home page");
+    });
+
+    await t.step("axe-core: the home page with JavaScript off, and its receipt", async () => {
+      // axe itself needs script (its timers do not run where scripts are off), so this is
+      // the page as a browser without script shows it: its script left out, <noscript> shown.
+      const bare = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      try {
+        const p = await bare.newPage();
+        await p.route(`${base}/`, async (route) => {
+          const response = await route.fetch();
+          const body = (await response.text())
+            .replace(/<script type="module"[^>]*><\/script>/, "")
+            .replace(/<link rel="modulepreload"[^>]*>/g, "")
+            .replace(/<\/?noscript>/g, "");
+          await route.fulfill({ response, body });
+        });
+        await p.goto(`${base}/`);
+        await assertAxeClean(p, "home page without JavaScript");
+        await p.fill("#q-company", "Example GmbH");
+        await p.fill("#q-contact", "Kim Muster");
+        await p.fill("#q-email", "kim@example.com");
+        await p.fill("#q-city", "Zürich");
+        await p.selectOption("#q-service", "remote-hands");
+        await p.fill("#q-description", "Reseat two PSUs.");
+        await p.click("#quote-form button[type=submit]");
+        await p.locator(".request-id").waitFor();
+        await assertAxeClean(p, "receipt page without JavaScript");
+        assertRingsSeen("receipt page without JavaScript", await measureTabStops(p));
+      } finally {
+        await bare.close();
+      }
+    });
+
+    await t.step("the covered cities are listed under their heading, by region", async () => {
+      const regions = page.locator(".regions");
+      assert.equal(await regions.getAttribute("aria-labelledby"), null, "no name on a div");
+      const europe = page.getByRole("heading", { level: 4, name: /^Europe/ });
+      assert.equal(await europe.count(), 1, "a region is a level under 'Covered cities' (h3)");
+    });
+
+    await t.step(
+      "Enter on 'Check coverage': focus on the answer, the button never disabled",
+      async () => {
+        let release = () => {};
+        const held = new Promise<void>((r) => release = r);
+        await page.route("**/api/v1/locations?*", async (route) => {
+          await held;
+          await route.continue();
+        });
+        await page.fill("#cov-city", "zurich");
+        await page.focus("#coverage-form button[type=submit]");
+        await page.keyboard.press("Enter");
+        await page.locator("#coverage-result .status").waitFor();
+        const button = page.locator("#coverage-form button[type=submit]");
+        assert.equal(await button.getAttribute("aria-disabled"), "true");
+        assert.equal(
+          await button.evaluate((b) => (b as unknown as { disabled: boolean }).disabled),
+          false,
+          "a disabled button would drop focus",
+        );
+        assert.equal((await focusedNow(page)).tag, "button", "focus stays while the check runs");
+        await page.keyboard.press("Enter"); // a second press sends nothing more
+        release();
+        await page.locator("#coverage-result .notice-success").waitFor();
+        await page.unroute("**/api/v1/locations?*");
+        assert.deepEqual(await focusedNow(page), {
+          tag: "div",
+          role: "region",
+          tabIndex: -1,
+          name: "Covered: Zürich, CH",
+          inside: "coverage-result",
+        });
+        assert.equal(await button.getAttribute("aria-disabled"), null);
+        await page.keyboard.press("Tab");
+        assert.match(
+          await page.evaluate(() => {
+            const doc =
+              (globalThis as unknown as { document: { activeElement: { textContent: string } } })
+                .document;
+            return doc.activeElement.textContent;
+          }),
+          /Request a quote in Zürich/,
+          "the next Tab goes on from the answer",
+        );
+        await assertAxeClean(page, "home page after a coverage check");
+      },
+    );
+
+    await t.step(
+      "Enter on 'Request quote' with fields missing: focus on the error summary",
+      async () => {
+        await page.focus("#quote-form button[type=submit]");
+        await page.keyboard.press("Enter");
+        await page.locator("#quote-result .notice-error").waitFor();
+        assert.deepEqual(await focusedNow(page), {
+          tag: "div",
+          role: "alert",
+          tabIndex: -1,
+          name: "Please correct 6 fields and send again.",
+          inside: "quote-result",
+        });
+        await assertAxeClean(page, "home page after an error");
+      },
+    );
+
+    await t.step(
+      "focus rings: every stop, with the coverage answer and the error summary shown",
+      async () => {
+        await page.evaluate(() =>
+          (globalThis as unknown as PageGlobals).scrollTo({ top: 0, behavior: "instant" })
+        );
+        assertRingsSeen("home page", await measureTabStops(page));
+      },
+    );
+
+    await t.step("a quote sent with Enter: focus on the receipt", async () => {
+      await page.fill("#q-company", "Example GmbH");
+      await page.fill("#q-contact", "Kim Muster");
+      await page.fill("#q-email", "kim@example.com");
+      await page.fill("#q-city", "Zürich");
+      await page.selectOption("#q-service", "remote-hands");
+      await page.fill("#q-description", "Reseat two PSUs and read out serial numbers.");
+      await page.focus("#quote-form button[type=submit]");
+      await page.keyboard.press("Enter");
+      await page.locator("#quote-result .request-id").waitFor();
+      assert.deepEqual(await focusedNow(page), {
+        tag: "div",
+        role: "region",
+        tabIndex: -1,
+        name: "Quote request received",
+        inside: "quote-result",
+      });
+      await assertAxeClean(page, "home page with a receipt");
+    });
+
+    await t.step(
+      "focus rings: on the answers' other backgrounds (a choice, a receipt)",
+      async () => {
+        await page.fill("#cov-city", "Paris");
+        await page.selectOption("#cov-country", "DE");
+        await page.click("#coverage-form button[type=submit]");
+        await page.locator("#coverage-result .notice-info").waitFor();
+        await page.fill("#l-email", "ops@example.com");
+        await page.fill("#l-description", "Two racks.");
+        await page.click("#lead-form button[type=submit]");
+        await page.locator("#lead-result .request-id").waitFor();
+        await page.evaluate(() =>
+          (globalThis as unknown as PageGlobals).scrollTo({ top: 0, behavior: "instant" })
+        );
+        assertRingsSeen("home page with a choice and a receipt", await measureTabStops(page));
+        assert.deepEqual(errors, []);
+      },
+    );
   },
 });

@@ -60,6 +60,22 @@ Deno.test("/llms.txt follows llmstxt.org: H1, summary, notes, then link lists", 
   }
 });
 
+Deno.test("/llms.txt states the de-duplication rule that tests/intake/same_request_test.ts proves", async () => {
+  await using app = await createApp();
+  const text = (await (await app.request("/llms.txt")).text()).replace(/\s+/g, " ");
+  for (
+    const sentence of [
+      "An identical submission from the same address within 10 minutes returns the first " +
+      "answer (`replayed: true`) and stores nothing new, whatever key it carries (the same, " +
+      "another or none) and over REST or MCP alike.",
+      "A key (`Idempotency-Key` on REST, `idempotency_key` on MCP) that stored a submission " +
+      "replays its answer for 24 h; the same key with a different body is `409`.",
+    ]
+  ) {
+    assert.ok(text.includes(sentence), sentence);
+  }
+});
+
 Deno.test("/llms.txt links only to what the service serves, with absolute URLs", async () => {
   await using app = await createApp();
   const text = await (await app.request("/llms.txt")).text();

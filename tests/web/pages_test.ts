@@ -219,7 +219,7 @@ Deno.test("the page carries the catalog, the covered cities and the form choices
       assert.ok(html.includes(`<span class="city-name">${l.city}</span>`), l.city);
     }
     assert.ok(html.includes("Germany"));
-    assert.match(html, /<h3>Europe <span class="muted">\(\d+\)<\/span><\/h3>/);
+    assert.match(html, /<h4>Europe <span class="muted">\(\d+\)<\/span><\/h4>/);
   });
   await t.step("the hero states the coverage in figures", () => {
     const countries = new Set(locations.map((l) => l.country)).size;
@@ -391,9 +391,13 @@ Deno.test("the forms keep the submission rules: human review, nothing billable, 
 Deno.test("each submission records its channel: web, api or mcp", async () => {
   await using app = await createApp();
   const idOf = async (res: Response) => (await res.json()).request_id as string;
-  const web = await idOf(await post(app, "/forms/lead", LEAD));
-  const api = await idOf(await post(app, "/api/v1/intake", LEAD));
-  const mcp = String((await mcpToolCall(app, "submit_lead", LEAD)).structuredContent.request_id);
+  // Three requests: the same one again, on any channel, would replay the first answer.
+  const lead = (n: number) => ({ ...LEAD, description: `${LEAD.description} #${n}` });
+  const web = await idOf(await post(app, "/forms/lead", lead(1)));
+  const api = await idOf(await post(app, "/api/v1/intake", lead(2)));
+  const mcp = String(
+    (await mcpToolCall(app, "submit_lead", lead(3))).structuredContent.request_id,
+  );
   const channels = new Map((await submissions(app)).map((r) => [r.request_id, r.channel]));
   assert.deepEqual([channels.get(web), channels.get(api), channels.get(mcp)], [
     "web",

@@ -5,7 +5,7 @@
  * by side in one drawing: the world (equirectangular, a degree a unit) and Europe enlarged
  * four times, where 17 cities would otherwise sit on top of each other. Land is a matrix of
  * faint dots, one per cell of the grid that holds a town of the gazetteer
- * (`data/places.v2.json`, GeoNames), and a light graticule; each covered city is one circle
+ * (`data/places.v3.bin`, GeoNames), and a light graticule; each covered city is one circle
  * with its location id in `data-id` and a `<title>` naming it. Circles closer than their own
  * size are nudged apart, a degree or two at most, so each one can be pointed at.
  */

@@ -4,11 +4,13 @@
  */
 
 import { type Config, DEFAULT_RATE_LIMITS } from "../../config.ts";
-import { MCP_MAX_BODY } from "../../mcp/endpoint.ts";
+import { MCP_MAX_BODY } from "../../mcp/protocol.ts";
 import { aiCatalog, SERVER_CARD_TYPE, serverCard } from "../../mcp/descriptor.ts";
 import type { OperationDoc } from "../document.ts";
+import { z } from "zod";
 import {
   AiCatalog,
+  ApiErrorBody,
   JsonRpcAnswer,
   JsonRpcMessage,
   McpEventStream,
@@ -16,7 +18,7 @@ import {
   ToolDescriptor,
 } from "../components.ts";
 import * as ex from "../examples.ts";
-import { forbiddenOrigin, rateLimited, tooLarge } from "../responses.ts";
+import { forbiddenOrigin, rateLimited, tooLarge, unsupportedBody } from "../responses.ts";
 
 /** The operations tagged "MCP", by route; see routes.ts. */
 export function mcpOperations(config: Config) {
@@ -54,7 +56,12 @@ export function mcpOperations(config: Config) {
           schema: JsonRpcAnswer,
         },
         "413": tooLarge("api", MCP_MAX_BODY),
-        "415": { description: "The body is not JSON (a JSON-RPC error)", schema: JsonRpcAnswer },
+        "415": {
+          ...unsupportedBody("api"),
+          description: "The body has a Content-Encoding (none is accepted; send it " +
+            "uncompressed), or is not JSON (a JSON-RPC error)",
+          schema: z.union([ApiErrorBody, JsonRpcAnswer]),
+        },
         ...rateLimited("api", "mcp", DEFAULT_RATE_LIMITS.mcp),
       },
     },

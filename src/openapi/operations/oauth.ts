@@ -63,8 +63,7 @@ export function oauthOperations(config: Config) {
           ],
           ["invalid_scope", `unknown scope "orders:write"; supported: ${SCOPES.join(" ")}`],
         ),
-        ...bodyLimits("oauth", OAUTH_MAX_BODY),
-        "415": oauthError("The body is not JSON", [
+        ...bodyLimits("oauth", OAUTH_MAX_BODY, [
           "invalid_request",
           "Content-Type must be application/json",
         ]),

@@ -14,14 +14,8 @@ import { QUERY_LIMITS } from "../../http/query.ts";
 import { apiError, bodyLimits, forbiddenOrigin, RATE_HEADERS, rateLimited } from "../responses.ts";
 import type { Catalog } from "../../catalog/catalog.ts";
 import { LeadInput, quoteInput } from "../../intake/schemas.ts";
-import {
-  CoverageOutput,
-  EstimateOutput,
-  LeadOutput,
-  QuoteOutput,
-  ServicesOutput,
-  StatusOutput,
-} from "../../mcp/output_schemas.ts";
+import { CoverageOutput, ServicesOutput } from "../../mcp/output_schemas.ts";
+import { EstimateOutput, LeadOutput, QuoteOutput, StatusOutput } from "../../mcp/intake_outputs.ts";
 import { EstimateInput } from "../../pricing/estimate.ts";
 import { SUBMISSION_MAX_BODY } from "../../intake/submissions.ts";
 import { TOOLS } from "../../mcp/tools.ts";
@@ -128,7 +122,7 @@ export function publicOperations(catalog: Catalog) {
       summary: "Submit a lead",
       description: _withTool(
         "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
-          "billed. Other members are kept.",
+          `billed. ${_OTHER_MEMBERS("urgency")}`,
         "submit_lead",
       ),
       requestBody: {
@@ -161,7 +155,7 @@ export function publicOperations(catalog: Catalog) {
       summary: "Request a quote",
       description: _withTool(
         "Anonymous. Stored durably and reviewed by a human; nothing is ordered, scheduled or " +
-          "billed. Other members are kept.",
+          `billed. ${_OTHER_MEMBERS("urgency or a field the price depends on")}`,
         "request_quote",
       ),
       requestBody: {
@@ -201,6 +195,12 @@ export function publicOperations(catalog: Catalog) {
 const IDEMPOTENCY_HEADER_PATTERN =
   /^(?:"[\x21-\x7E]{1,255}"|[\x21\x23-\x7E][\x21-\x7E]{0,254}|"(?:[\x21-\x7E]{0,253}[\x21\x23-\x7E])?)$/;
 
+/** What a submission does with a member it does not take (intake/bounds.ts). */
+const _OTHER_MEMBERS = (refused: string) =>
+  "Other members are kept as sent for the reviewer and listed in `ignored` (each with the " +
+  `field it probably means, \`did_you_mean\`, or null), except one that probably means ${refused}, ` +
+  "which is refused (400, its issue naming `did_you_mean`).";
+
 /** An operation's description: what the REST endpoint adds, then its MCP tool's words. */
 function _withTool(rest: string, toolName: string): string {
   const tool = TOOLS.find((t) => t.name === toolName)!;
@@ -217,8 +217,11 @@ function _submission(
     tags: ["Public"],
     headers: {
       "Idempotency-Key": {
-        description: "1–255 visible ASCII characters, optionally quoted. The same key with the " +
-          "same body within 24 h replays the first answer and stores nothing new",
+        description: "1–255 visible ASCII characters, optionally quoted. For 24 h, the same " +
+          "key with the same body replays the answer of the request first stored with it, and " +
+          "stores nothing new; with another body it is 409. Whatever the key, or without one, " +
+          "the same body from the same address within 10 minutes (REST or MCP) replays the " +
+          "first answer",
         schema: z.string().regex(IDEMPOTENCY_HEADER_PATTERN),
         example: "5f0c2d4e-quote-1",
       },
@@ -245,8 +248,7 @@ function _submission(
             "arguments to get the first answer again, or a new key for a new request",
         }],
       ]),
-      ...bodyLimits("api", SUBMISSION_MAX_BODY),
-      "415": apiError("The body is not JSON", [
+      ...bodyLimits("api", SUBMISSION_MAX_BODY, [
         "unsupported_media_type",
         "Content-Type must be application/json",
       ]),

@@ -43,8 +43,12 @@ export function webOperations(submissions: { lead: OperationDoc; quote: Operatio
   } satisfies Record<string, OperationDoc>;
 }
 
-/** Answers a plain form post gets as a page (intake/handlers.ts `webForm`): every one but these. */
-const _JSON_ONLY = new Set(["403", "415"]);
+/**
+ * Answers a plain form post gets as a page (intake/handlers.ts `webForm`): every one but these.
+ * A 415 may be either: a page for a form sent with a Content-Encoding, JSON for a body of
+ * another media type.
+ */
+const _JSON_ONLY = new Set(["403"]);
 
 /**
  * `POST /forms/lead` and `/forms/quote`: the home page's forms. A JSON body is the REST
