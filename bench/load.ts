@@ -14,7 +14,9 @@
  *
  * Every side is driven by `wrk` (2 threads, 32 connections, no pipelining) with the same
  * script, `bench/wrk/drive.lua`, in interleaved rounds (service, peer, bare, service…)
- * so that machine drift cancels out. When `wrk` is missing and the bench runs as root
+ * so that machine drift cancels out. Memory beside the peer's: each server's resident memory
+ * idle (after 20 cheap reads and 2 s of quiet, before any load) and at its peak (VmHWM after
+ * every scenario). When `wrk` is missing and the bench runs as root
  * on Debian, it is installed with apt-get; otherwise the bench says how to get it. (A
  * load generator inside the bench process, such as autocannon, shares a core with the
  * servers and flatters every ratio.) Prints a markdown table and saves it, with the raw
@@ -130,8 +132,22 @@ export interface LoadReport {
   settings: { seconds: number; rounds: number; connections: number; threads: number };
   startup: { runsMs: number[]; medianMs: number; target: number; meets: boolean };
   scenarios: ScenarioResult[];
+  /** Resident memory after {@linkcode IDLE_READS} cheap reads and 2 s of quiet, before the load. */
+  idleRssMiB: { service: number; peer?: number; target: number; meets: boolean };
   peakRssMiB: { service: number; peer?: number; meets?: boolean };
   peer?: string;
+}
+
+/** Issue 42's idle figure: this many catalog reads (the peer: its discovery document), then quiet. */
+const IDLE_READS = 20;
+/** Issue 42's idle target, MiB (what the service held before the gazetteer). */
+const IDLE_TARGET_MIB = 85;
+
+/** VmRSS of `pid` after {@linkcode IDLE_READS} GETs of `path` and 2 s without a request. */
+async function idleRss(pid: number, base: string, path: string): Promise<number> {
+  for (let i = 0; i < IDLE_READS; i++) await (await fetch(new URL(path, base))).body?.cancel();
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  return await memoryMiB(pid, "VmRSS");
 }
 
 const JSON_POST = { "Content-Type": "application/json" };
@@ -586,6 +602,9 @@ export function formatReport(r: LoadReport): string {
         `${s.meets ? "yes" : `**no**: ${s.missed.join(", ")}`} |`;
     }),
     "",
+    `Idle RSS (after ${IDLE_READS} cheap reads and 2 s of quiet): the service ` +
+    `${r.idleRssMiB.service} MiB, the peer ${r.idleRssMiB.peer ?? "—"} MiB (target: at most ` +
+    `${r.idleRssMiB.target} MiB: ${yes(r.idleRssMiB.meets)}). ` +
     `Peak RSS: the service ${r.peakRssMiB.service} MiB, the peer ` +
     `${r.peakRssMiB.peer ?? "—"} MiB (target: not above the peer: ` +
     `${r.peakRssMiB.meets === undefined ? "—" : yes(r.peakRssMiB.meets)}). ` +
@@ -627,6 +646,12 @@ export async function runLoad(
         started.push(peer.server);
       }
     }
+    const idle = {
+      service: await idleRss(service.pid, service.base, "/api/v1/services"),
+      peer: peer &&
+        await idleRss(peer.server.pid, peer.server.base, "/.well-known/openid-configuration"),
+    };
+    console.error(`idle RSS: the service ${idle.service} MiB, the peer ${idle.peer ?? "—"} MiB`);
     const s = await setupService(service.base);
     const p = peer ? await setupPeer(peer.server.base) : undefined;
     const bares = new Map<Floor, Server>();
@@ -676,6 +701,11 @@ export async function runLoad(
       },
       startup: { runsMs, medianMs, target: STARTUP_TARGET_MS, meets: medianMs < STARTUP_TARGET_MS },
       scenarios: results,
+      idleRssMiB: {
+        ...idle,
+        target: IDLE_TARGET_MIB,
+        meets: idle.service <= IDLE_TARGET_MIB,
+      },
       peakRssMiB: {
         service: serviceRss,
         ...(peerRss !== undefined ? { peer: peerRss, meets: serviceRss <= peerRss } : {}),
