@@ -11,6 +11,8 @@ import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
+import { readBody } from "./http/body.ts";
+import { rateLimited } from "./http/rate_limit.ts";
 import { dynamicCompression } from "./http/compression.ts";
 import { isStaticDocument, type StaticDocument, staticDocument } from "./http/static_document.ts";
 import { CACHE_CONTROL } from "./http/json.ts";
@@ -20,6 +22,7 @@ import { type Route, route } from "./http/router.ts";
 import { postLead, postQuote, webForm } from "./intake/handlers.ts";
 import { getRequestStatus } from "./intake/status.ts";
 import { aiCatalog, SERVER_CARD_TYPE, serverCard, toolDescriptor } from "./mcp/descriptor.ts";
+import { MCP_MAX_BODY } from "./mcp/protocol.ts";
 import { notOfferedText } from "./mcp/tools.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/discovery.ts";
 import { registerClient } from "./oauth/registration.ts";
@@ -145,15 +148,21 @@ export function serviceRoutes(
 }
 
 /**
- * `POST /api/v1/mcp`, its SDK imported with the first MCP request (mcp/protocol.ts says why);
- * every request after it is served by the endpoint that import built.
+ * `POST /api/v1/mcp`, its SDK imported with the first MCP request (mcp/protocol.ts says why).
+ * The request is counted against RATE_LIMIT_MCP (in the commit of a submission it carries, or
+ * alone when it ends: http/rate_limit.ts) and its body read under its limit first, so a 413
+ * or a 429 never waits for the import; every request after it is served by the endpoint that
+ * import built.
  */
 function _mcpEndpoint(catalog: Catalog): (req: Request, ctx: Context) => Promise<Response> {
-  let endpoint: Promise<(req: Request, ctx: Context) => Promise<Response>> | undefined;
-  return async (req, ctx) => {
-    endpoint ??= import("./mcp/endpoint.ts").then((m) => m.createMcpEndpoint(catalog));
-    return await (await endpoint)(req, ctx);
-  };
+  type Endpoint = (req: Request, ctx: Context, body: Uint8Array<ArrayBuffer>) => Promise<Response>;
+  let endpoint: Promise<Endpoint> | undefined;
+  return (req, ctx) =>
+    rateLimited(ctx, "mcp", ctx.config.rateLimits.mcp, async () => {
+      const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
+      endpoint ??= import("./mcp/endpoint.ts").then((m) => m.createMcpEndpoint(catalog));
+      return await (await endpoint)(req, ctx, body);
+    });
 }
 
 /** A JSON document that never changes while the process runs, serialised once. */
