@@ -14,7 +14,9 @@
  *
  * Every side is driven by `wrk` (2 threads, 32 connections, no pipelining) with the same
  * script, `bench/wrk/drive.lua`, in interleaved rounds (service, peer, bare, service…)
- * so that machine drift cancels out. When `wrk` is missing and the bench runs as root
+ * so that machine drift cancels out. Memory beside the peer's: each server's resident memory
+ * idle (after 20 cheap reads and 2 s of quiet, before any load) and at its peak (VmHWM): over
+ * the scenarios the peer runs too, which is what the two are compared on, and over all. When `wrk` is missing and the bench runs as root
  * on Debian, it is installed with apt-get; otherwise the bench says how to get it. (A
  * load generator inside the bench process, such as autocannon, shares a core with the
  * servers and flatters every ratio.) Prints a markdown table and saves it, with the raw
@@ -45,6 +47,8 @@ export interface Shape {
   headers?: Record<string, string>;
   body?: string;
   revokePath?: string;
+  /** Each request's path ends with this many random small letters: every answer differs. */
+  randomSuffix?: number;
 }
 
 /** Targets from the store-layer issue, all ratios within one run. */
@@ -128,8 +132,27 @@ export interface LoadReport {
   settings: { seconds: number; rounds: number; connections: number; threads: number };
   startup: { runsMs: number[]; medianMs: number; target: number; meets: boolean };
   scenarios: ScenarioResult[];
-  peakRssMiB: { service: number; peer?: number; meets?: boolean };
+  /** Resident memory after {@linkcode IDLE_READS} cheap reads and 2 s of quiet, before the load. */
+  idleRssMiB: { service: number; peer?: number; target: number; meets: boolean };
+  /**
+   * VmHWM: `service` once the scenarios the peer also runs are done (they come first but the
+   * coverage check), which is what the peer's is compared with; `all` at the end, the MCP and
+   * intake scenarios included.
+   */
+  peakRssMiB: { service: number; all: number; peer?: number; meets?: boolean };
   peer?: string;
+}
+
+/** Issue 42's idle figure: this many catalog reads (the peer: its discovery document), then quiet. */
+const IDLE_READS = 20;
+/** Issue 42's idle target, MiB (what the service held before the gazetteer). */
+const IDLE_TARGET_MIB = 85;
+
+/** VmRSS of `pid` after {@linkcode IDLE_READS} GETs of `path` and 2 s without a request. */
+async function idleRss(pid: number, base: string, path: string): Promise<number> {
+  for (let i = 0; i < IDLE_READS; i++) await (await fetch(new URL(path, base))).body?.cancel();
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  return await memoryMiB(pid, "VmRSS");
 }
 
 const JSON_POST = { "Content-Type": "application/json" };
@@ -455,6 +478,7 @@ export async function drive(
       WRK_BODY: shape.body ?? "",
       WRK_HEADERS: headers,
       ...(shape.revokePath ? { WRK_REVOKE_PATH: shape.revokePath } : {}),
+      ...(shape.randomSuffix ? { WRK_RANDOM_SUFFIX: String(shape.randomSuffix) } : {}),
     },
     stdout: "piped",
     stderr: "piped",
@@ -583,9 +607,13 @@ export function formatReport(r: LoadReport): string {
         `${s.meets ? "yes" : `**no**: ${s.missed.join(", ")}`} |`;
     }),
     "",
-    `Peak RSS: the service ${r.peakRssMiB.service} MiB, the peer ` +
-    `${r.peakRssMiB.peer ?? "—"} MiB (target: not above the peer: ` +
-    `${r.peakRssMiB.meets === undefined ? "—" : yes(r.peakRssMiB.meets)}). ` +
+    `Idle RSS (after ${IDLE_READS} cheap reads and 2 s of quiet): the service ` +
+    `${r.idleRssMiB.service} MiB, the peer ${r.idleRssMiB.peer ?? "—"} MiB (target: at most ` +
+    `${r.idleRssMiB.target} MiB: ${yes(r.idleRssMiB.meets)}). ` +
+    `Peak RSS over the scenarios the peer runs too: the service ${r.peakRssMiB.service} MiB, ` +
+    `the peer ${r.peakRssMiB.peer ?? "—"} MiB (target: not above the peer: ` +
+    `${r.peakRssMiB.meets === undefined ? "—" : yes(r.peakRssMiB.meets)}); over every ` +
+    `scenario, MCP and intake included, ${r.peakRssMiB.all} MiB. ` +
     `Start to first answered request (\`deno task start\`, cached): median ` +
     `${r.startup.medianMs} ms of ${r.startup.runsMs.join(", ")} ms ` +
     `(target < ${r.startup.target} ms: ${yes(r.startup.meets)}).`,
@@ -624,11 +652,18 @@ export async function runLoad(
         started.push(peer.server);
       }
     }
+    const idle = {
+      service: await idleRss(service.pid, service.base, "/api/v1/services"),
+      peer: peer &&
+        await idleRss(peer.server.pid, peer.server.base, "/.well-known/openid-configuration"),
+    };
+    console.error(`idle RSS: the service ${idle.service} MiB, the peer ${idle.peer ?? "—"} MiB`);
     const s = await setupService(service.base);
     const p = peer ? await setupPeer(peer.server.base) : undefined;
     const bares = new Map<Floor, Server>();
     const scenarios = SCENARIOS.filter((x) => !options.only || options.only.includes(x.id));
     const results: ScenarioResult[] = [];
+    let matchedRss: number | undefined;
     for (const scenario of scenarios) {
       if (!bares.has(scenario.bare)) {
         const bare = await spawnBare(scenario.bare, kvPath(`bare-${scenario.bare}`));
@@ -659,8 +694,10 @@ export async function runLoad(
           `, bare ${x.bare} (× ${x.ofBare}), p99 ${x.p99} ms` +
           (x.meets ? "" : ` — missed: ${x.missed.join(", ")}`),
       );
+      if (scenario.peer) matchedRss = await memoryMiB(service.pid, "VmHWM");
     }
-    const serviceRss = await memoryMiB(service.pid, "VmHWM");
+    const allRss = await memoryMiB(service.pid, "VmHWM");
+    const serviceRss = matchedRss ?? allRss;
     const peerRss = peer ? await memoryMiB(peer.server.pid, "VmHWM") : undefined;
     return {
       date: new Date().toISOString(),
@@ -673,8 +710,14 @@ export async function runLoad(
       },
       startup: { runsMs, medianMs, target: STARTUP_TARGET_MS, meets: medianMs < STARTUP_TARGET_MS },
       scenarios: results,
+      idleRssMiB: {
+        ...idle,
+        target: IDLE_TARGET_MIB,
+        meets: idle.service <= IDLE_TARGET_MIB,
+      },
       peakRssMiB: {
         service: serviceRss,
+        all: allRss,
         ...(peerRss !== undefined ? { peer: peerRss, meets: serviceRss <= peerRss } : {}),
       },
       peer: peer?.version ?? peerNote,

@@ -15,23 +15,27 @@ import {
   unavailable,
 } from "./http/admission.ts";
 import { errorResponse, HttpError, internalError, unexpectedErrorFields } from "./http/errors.ts";
+import { CACHE_CONTROL } from "./http/json.ts";
 import { createJsonLineLogger } from "./http/log.ts";
 import { STAFF_PATHS } from "./http/paths.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf, requestPath } from "./http/request.ts";
+import { prepareDocuments } from "./http/static_document.ts";
 import { compileRoutes, matchRoute, respond } from "./http/router.ts";
-import { buildRoutes, notFound } from "./routes.ts";
-import { staffRoutes } from "./staff/routes.ts";
+import { notFound, serviceRoutes } from "./routes.ts";
 import { createStoreCache } from "./store/cache.ts";
 import { isLocalStore } from "./store/limits.ts";
 import { Store } from "./store/store.ts";
 import { activeSpan, endRequest } from "./telemetry/metrics.ts";
 
+type Extras = { readonly demand: DemandCounter; prepareDocuments(): Promise<number> };
+
 /**
  * Builds the request handler. Everything that varies (KV, clock, config, catalog) is
- * injected. The handler carries its demand counter, which the drain flushes (main.ts).
+ * injected. It carries its demand counter, which the drain flushes, and the compression of
+ * its static documents, which main.ts starts once the server listens.
  */
-export function createHandler(deps: Deps): ServiceHandler & { readonly demand: DemandCounter } {
+export function createHandler(deps: Deps): ServiceHandler & Extras {
   const log = deps.log ?? createJsonLineLogger();
   // Deadlines, retries while locked and group commit (store/store.ts).
   const kv = deps.kv instanceof Store
@@ -49,11 +53,8 @@ export function createHandler(deps: Deps): ServiceHandler & { readonly demand: D
     demand: new DemandCounter(kv, { now, log }),
     submitted: deps.submitted ?? (() => {}),
   };
-  // The staff console's routes follow the service's, outside its OpenAPI document.
-  const routes = compileRoutes([
-    ...buildRoutes(deps.config, deps.catalog),
-    ...(deps.config.staffConsole ? staffRoutes() : []),
-  ]);
+  const { table, documents } = serviceRoutes(deps.config, deps.catalog);
+  const routes = compileRoutes(table);
   const admission = createAdmission(deps.config.maxInFlight);
 
   // Synchronous when the route answers synchronously (see `respond` in http/router.ts).
@@ -102,7 +103,10 @@ export function createHandler(deps: Deps): ServiceHandler & { readonly demand: D
     return (deps.cut ? _orCut(answer, deps.cut) : answer).then(finish);
   };
 
-  return Object.assign(countedInFlight(handle, admission), { demand: shared.demand });
+  return Object.assign(countedInFlight(handle, admission), {
+    demand: shared.demand,
+    prepareDocuments: () => prepareDocuments(documents, log),
+  });
 }
 
 /** Headers every answer carries: those a handler left in the context, and the request id. */
@@ -113,14 +117,14 @@ function _commonHeaders(res: Response, ctx: Context): void {
 }
 
 /**
- * An answer under `/staff/` that says nothing of caching gets `no-store`: the router's 404,
- * 405 and OPTIONS there, and a ceremony's JSON refusal, are the console's answers too, and
- * no cache keeps any (its pages and redirects say so themselves; its public assets, which
- * are the same for everyone, say otherwise).
+ * An answer under `/staff/` that says nothing of caching gets `no-store, no-transform`: the
+ * router's 404, 405 and OPTIONS there, and a ceremony's JSON refusal, are the console's
+ * answers too, and no cache keeps any nor compresses any (its pages and redirects say so
+ * themselves; its public assets, which are the same for everyone, say otherwise).
  */
-function _staffNoStore(res: Response, path: string): void {
+function _staffNoStore({ headers }: Response, path: string): void {
   const staff = path.startsWith(STAFF_PATHS.prefix) || `${path}/` === STAFF_PATHS.prefix;
-  if (staff && !res.headers.has("cache-control")) res.headers.set("Cache-Control", "no-store");
+  if (staff && !headers.has("cache-control")) headers.set("Cache-Control", CACHE_CONTROL.secret);
 }
 
 /** The last resort: logged with the request id, never echoed; the caller gets a bare 500. */

@@ -3,8 +3,8 @@
  * The entry point, wiring only, in the order things start: the `Deno.cron` schedules
  * (ops/background.ts), config (as the Deploy timeline uses it: ops/platform.ts), the store
  * (ops/startup.ts and ops/platform.ts decide which), the review notifier loop, the handler,
- * the server, the start-up work (a retention pass, on Deno Deploy the check of the attached
- * database), and the drain on SIGINT/SIGTERM (ops/drain.ts).
+ * the server, the start-up work (the static documents' compression, a retention pass, on
+ * Deno Deploy the check of the attached database), and the drain on SIGINT/SIGTERM (ops/drain.ts).
  *
  * Deno Deploy runs this file with `--allow-all` and no flag of ours (it takes none), on the
  * Deno its docs name, `OLDEST_DENO` (ops/platform.ts; denoland/docs
@@ -56,6 +56,8 @@ async function main(): Promise<void> {
     submitted: () => notifier.wake(),
   });
   const server = listen(config, log, handler, deploy);
+  // Off the request path: every document's encodings, one a turn, before requests need them.
+  void handler.prepareDocuments();
   background.start({ kv, config, now: Date.now, log });
   // Retention also runs once at start: the hourly schedule may be most of an hour away.
   void background.run("retention");

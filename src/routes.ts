@@ -11,7 +11,10 @@ import type { Catalog } from "./catalog/catalog.ts";
 import type { Config } from "./config.ts";
 import type { Context } from "./context.ts";
 import { errorResponse, HttpError } from "./http/errors.ts";
-import { dynamicCompression, staticDocument } from "./http/compression.ts";
+import { readBody } from "./http/body.ts";
+import { rateLimited } from "./http/rate_limit.ts";
+import { dynamicCompression } from "./http/compression.ts";
+import { isStaticDocument, type StaticDocument, staticDocument } from "./http/static_document.ts";
 import { CACHE_CONTROL } from "./http/json.ts";
 import { ownOrigins } from "./http/origins.ts";
 import { API_PREFIX, PATHS } from "./http/paths.ts";
@@ -19,6 +22,7 @@ import { type Route, route } from "./http/router.ts";
 import { postLead, postQuote, webForm } from "./intake/handlers.ts";
 import { getRequestStatus } from "./intake/status.ts";
 import { aiCatalog, SERVER_CARD_TYPE, serverCard, toolDescriptor } from "./mcp/descriptor.ts";
+import { MCP_MAX_BODY } from "./mcp/protocol.ts";
 import { notOfferedText } from "./mcp/tools.ts";
 import { authorizationServerMetadata, protectedResourceMetadata } from "./oauth/discovery.ts";
 import { registerClient } from "./oauth/registration.ts";
@@ -28,7 +32,9 @@ import { openApiDocument, type OperationDoc } from "./openapi/document.ts";
 import { operationDocs } from "./openapi/operations.ts";
 import { liveness, readinessEndpoint } from "./ops/readiness.ts";
 import { ESTIMATE_BY_GET, getEstimate } from "./pricing/estimate.ts";
-import { homePage, webAsset } from "./web/pages.ts";
+import { homePage, webAsset, webDocuments } from "./web/pages.ts";
+import { staffDocuments } from "./staff/assets.ts";
+import { staffRoutes } from "./staff/routes.ts";
 import { LLMS_TXT_TYPE, llmsTxt, ROBOTS_TXT_TYPE, robotsTxt } from "./web/llms_txt.ts";
 
 type Headers = Record<string, string>;
@@ -50,7 +56,7 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
   const own = ownOrigins(config);
   // The kinds of route: a read anyone may make from any origin (CORS *), compressed when
   // large; a document that never changes (CORS *; made and compressed once, see
-  // http/compression.ts); a write from no browser or one of ours; and an OAuth endpoint
+  // http/static_document.ts); a write from no browser or one of ours; and an OAuth endpoint
   // (a write with OAuth errors).
   const large = dynamicCompression;
   const read = (doc: OperationDoc) => ({ cors: true, doc, compress: large() });
@@ -117,7 +123,7 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
     r(
       "GET",
       PATHS.openApi,
-      // Built at its first request: the costliest document, which most handlers never serve.
+      // Built when first needed (at start, by prepareDocuments, in a handler that serves).
       staticDocument(() => JSON.stringify(openApiDocument(routes, config, catalog)), PUBLIC),
       fixed(docs.openApi),
     ),
@@ -126,15 +132,37 @@ export function buildRoutes(config: Config, catalog: Catalog): Route<Context, Op
 }
 
 /**
- * `POST /api/v1/mcp`, its SDK imported with the first MCP request (mcp/protocol.ts says why);
- * every request after it is served by the endpoint that import built.
+ * Every route the handler serves, the staff console's after the service's (outside its
+ * OpenAPI document), and every static document it serves: the table's, the home page's at
+ * `BASE_URL` and the files', which `prepareDocuments` compresses at start.
+ */
+export function serviceRoutes(
+  config: Config,
+  catalog: Catalog,
+): { table: Route<Context>[]; documents: StaticDocument[] } {
+  const staff = config.staffConsole;
+  const table = [...buildRoutes(config, catalog), ...(staff ? staffRoutes() : [])];
+  const documents = [...table.map((r) => r.handler), ...webDocuments(catalog, config.baseUrl)]
+    .concat(staff ? staffDocuments() : []).filter(isStaticDocument);
+  return { table, documents };
+}
+
+/**
+ * `POST /api/v1/mcp`, its SDK imported with the first MCP request (mcp/protocol.ts says why).
+ * The request is counted against RATE_LIMIT_MCP (in the commit of a submission it carries, or
+ * alone when it ends: http/rate_limit.ts) and its body read under its limit first, so a 413
+ * or a 429 never waits for the import; every request after it is served by the endpoint that
+ * import built.
  */
 function _mcpEndpoint(catalog: Catalog): (req: Request, ctx: Context) => Promise<Response> {
-  let endpoint: Promise<(req: Request, ctx: Context) => Promise<Response>> | undefined;
-  return async (req, ctx) => {
-    endpoint ??= import("./mcp/endpoint.ts").then((m) => m.createMcpEndpoint(catalog));
-    return await (await endpoint)(req, ctx);
-  };
+  type Endpoint = (req: Request, ctx: Context, body: Uint8Array<ArrayBuffer>) => Promise<Response>;
+  let endpoint: Promise<Endpoint> | undefined;
+  return (req, ctx) =>
+    rateLimited(ctx, "mcp", ctx.config.rateLimits.mcp, async () => {
+      const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
+      endpoint ??= import("./mcp/endpoint.ts").then((m) => m.createMcpEndpoint(catalog));
+      return await (await endpoint)(req, ctx, body);
+    });
 }
 
 /** A JSON document that never changes while the process runs, serialised once. */

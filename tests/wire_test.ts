@@ -31,7 +31,7 @@ function contentTypeFor(path: string): string {
 /** Asserts the OAuth-style 413 of an oversized body (status, then headers, then body). */
 async function assertTooLarge(res: Response): Promise<void> {
   assert.equal(res.status, 413);
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
   assert.equal(res.headers.get("pragma"), "no-cache");
   assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
   const body = await res.json();
@@ -173,7 +173,7 @@ Deno.test("POST /oauth2/token, /oauth2/revoke and /agent/identity reject a decla
             `Content-Length: 1000000\r\n\r\n`,
         );
         assert.equal(res.status, 413);
-        assert.equal(res.headers.get("cache-control"), "no-store");
+        assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
         const body = JSON.parse(res.body);
         assert.equal(body.error, "payload_too_large");
         assert.equal(typeof body.error_description, "string");
@@ -302,7 +302,7 @@ Deno.test("POST /oauth2/token and /agent/identity accept a chunked body under 8 
     const { stream, state } = chunkedBody(encoder.encode(JSON.stringify({ type: "anonymous" })), 4);
     const res = await post(wire, "/agent/identity", stream);
     assert.equal(res.status, 201);
-    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
     const body = await res.json();
     assert.match(body.client_id, /^agt_/);
     assert.match(body.client_secret, /^dcfs_cs_/);
@@ -316,7 +316,7 @@ Deno.test("POST /oauth2/token and /agent/identity accept a chunked body under 8 
     const { stream, state } = chunkedBody(encoder.encode(form), 7);
     const res = await tokenRequest(wire, client, stream);
     assert.equal(res.status, 200);
-    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
     const token = await res.json();
     assert.equal(token.token_type, "Bearer");
     assert.equal(token.scope, "services:read");
@@ -645,7 +645,7 @@ Deno.test("the token response over the wire has Cache-Control: no-store and Prag
   await t.step("a successful token response", async () => {
     const res = await token(client.client_secret);
     assert.equal(res.status, 200);
-    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
     assert.equal(res.headers.get("pragma"), "no-cache");
     assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
     const body = await res.json();
@@ -657,7 +657,7 @@ Deno.test("the token response over the wire has Cache-Control: no-store and Prag
   await t.step("a token error response", async () => {
     const res = await token("dcfs_cs_wrong");
     assert.equal(res.status, 401);
-    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
     assert.equal(res.headers.get("pragma"), "no-cache");
     assert.match(res.headers.get("www-authenticate") ?? "", /^Basic realm=/);
     assert.equal((await res.json()).error, "invalid_client");

@@ -6,6 +6,8 @@
 --   WRK_REVOKE_PATH           set for the cycle: every answered token request (its body
 --                             holds an access_token) is followed, on the same thread, by
 --                             a revocation of that token at this path, with the same headers
+--   WRK_RANDOM_SUFFIX         N: each request's path ends with N random small letters, so
+--                             every answer is a different one (not with the cycle)
 --
 -- The last line printed is JSON: requests, duration_s, p50_ms, p99_ms, non2xx, errors,
 -- and for the cycle, cycles (revocations answered 200).
@@ -13,6 +15,7 @@
 local method = os.getenv("WRK_METHOD") or "GET"
 local body = os.getenv("WRK_BODY")
 local revoke_path = os.getenv("WRK_REVOKE_PATH")
+local random_suffix = tonumber(os.getenv("WRK_RANDOM_SUFFIX") or "")
 if body == "" then body = nil end
 
 local headers = {}
@@ -29,6 +32,21 @@ local threads = {}
 
 function setup(thread)
   table.insert(threads, thread)
+end
+
+if random_suffix and not revoke_path then
+  local counter = 0
+
+  function init(args)
+    counter = counter + 1
+    math.randomseed(os.time() * 1000 + counter + math.floor(os.clock() * 1e6))
+  end
+
+  function request()
+    local letters = {}
+    for i = 1, random_suffix do letters[i] = string.char(math.random(97, 122)) end
+    return wrk.format(method, wrk.path .. table.concat(letters), headers, body)
+  end
 end
 
 if revoke_path then

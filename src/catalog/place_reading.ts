@@ -42,8 +42,13 @@ const NEAREST = 3;
 const OWN_METRO_POPULATION = 500_000;
 const OWN_METRO_KM = 20;
 
-/** Close spellings: names compared at most (from those sharing the first two letters). */
-const SPELLING_SCAN = 1_000;
+/**
+ * Close spellings: names of the gazetteer compared at most, those sharing the first two letters
+ * around where the name sorts. Measured on 4,000 one-slip typos of the 3,000 largest places
+ * (performance.md, "What a misspelt place costs"): 250 around the name find 87 % of them, where
+ * the first 1,000 of the two letters found 89 %.
+ */
+const SPELLING_SCAN = 250;
 /** Names longer than this get no close spellings (the comparison grows with the square). */
 const SPELLING_MAX_LENGTH = 40;
 
@@ -312,7 +317,8 @@ export function coveringLocation(
 /**
  * Places spelled within a typo or two of `name` (Frankfrut → Frankfurt), covered first:
  * compared with the covered cities' names and at most {@linkcode SPELLING_SCAN} of the
- * gazetteer's that start with the same two letters, so the cost is bounded for any input.
+ * gazetteer's that start with the same two letters, those around where `name` sorts, so the
+ * cost is bounded for any input.
  */
 export function closeSpellings(catalog: Catalog, name: string): Candidate[] {
   if (name.length < 3 || name.length > SPELLING_MAX_LENGTH) return [];
@@ -322,7 +328,7 @@ export function closeSpellings(catalog: Catalog, name: string): Candidate[] {
   for (const key of catalog.coverage.locations.keys()) {
     if (close(key)) found.push(...named(catalog, key).filter((c) => c.location));
   }
-  for (const key of catalog.places.namesStartingWith(name.slice(0, 2), SPELLING_SCAN)) {
+  for (const key of catalog.places.namesAround(name, name.slice(0, 2), SPELLING_SCAN)) {
     if (!close(key)) continue;
     const [top] = named(catalog, key);
     if (top) found.push(top);

@@ -10,8 +10,9 @@
 /**
  * The rate-limit address of a request. Behind a trusted proxy it is the last
  * `X-Forwarded-For` entry, the one the proxy itself appended; earlier entries are
- * client-supplied and could be forged. An entry that is not an IP address (RFC 7239
- * `unknown` or an obfuscated `_name`) falls back to the socket address.
+ * client-supplied and could be forged, and are never read (one search from the end). An
+ * entry that is not an IP address (RFC 7239 `unknown`, an obfuscated `_name`, or one longer
+ * than any address) falls back to the socket address.
  */
 export function clientAddress(
   req: Request,
@@ -21,13 +22,16 @@ export function clientAddress(
   if (trustProxy) {
     const forwarded = req.headers.get("x-forwarded-for");
     const last = forwarded?.slice(forwarded.lastIndexOf(",") + 1);
-    const bucket = last ? addressBucket(last) : undefined;
+    const bucket = last && last.length <= _LONGEST_ENTRY ? addressBucket(last) : undefined;
     if (bucket) return bucket;
   }
   const addr = info?.remoteAddr;
   const socket = addr && "hostname" in addr ? addressBucket(addr.hostname) : undefined;
   return socket ?? "unknown";
 }
+
+/** Longer than any address a proxy writes (`[ffff:…:ffff%zone]:65535`), spaces around it too. */
+const _LONGEST_ENTRY = 100;
 
 /**
  * The bucket of one address as a proxy or socket writes it: `203.0.113.7`,

@@ -9,6 +9,14 @@ import { TextResponse } from "./compression.ts";
 export const CACHE_CONTROL = Object.freeze({
   /** Answers about one request or one moment: submissions, estimates, statuses, health. */
   noStore: "no-store",
+  /**
+   * Answers that carry a credential, a form token or a session's value (the OAuth endpoints,
+   * the staff console): never kept, and never compressed on the way (`no-transform`, RFC 9111
+   * §5.2.2.6), by this service, by Deno's automatic compression or by Deno Deploy's. A
+   * compressed length beside text a caller chose would tell the secret a guess at a time
+   * (BREACH). Deno honours the directive only in small letters, as written here.
+   */
+  secret: "no-store, no-transform",
   /** Protected reads: the caller's alone, and never kept. */
   private: "private, no-store",
   /** Documents and public reads, which change only with a deploy: five minutes. */
@@ -17,9 +25,12 @@ export const CACHE_CONTROL = Object.freeze({
   short: "public, max-age=60",
 });
 
-/** Headers for every response that carries a credential or an OAuth error (RFC 6749 §5.1). */
+/**
+ * Headers for every response that carries a credential or an OAuth error (RFC 6749 §5.1),
+ * never compressed ({@linkcode CACHE_CONTROL}`.secret`).
+ */
 export const NO_STORE: Readonly<Record<string, string>> = Object.freeze({
-  "Cache-Control": CACHE_CONTROL.noStore,
+  "Cache-Control": CACHE_CONTROL.secret,
   "Pragma": "no-cache",
 });
 
@@ -29,18 +40,22 @@ interface JsonInit {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** A JSON response of `body`, serialised here. */
+/** A JSON response of `body`, serialised here (for this answer alone). */
 export function json(body: unknown, init: JsonInit = {}): Response {
-  return jsonText(JSON.stringify(body), init);
+  return _jsonResponse(JSON.stringify(body), init, false);
 }
 
 /**
- * A JSON response of text that is already serialised JSON (catalog bodies, metadata). It
- * keeps the text, so a compressing route compresses the same text once (http/compression.ts).
+ * A JSON response of text that is already serialised JSON and served again (the catalog's
+ * bodies): a compressing route compresses it once and keeps it (http/compression.ts).
  */
 export function jsonText(text: string, init: JsonInit = {}): Response {
+  return _jsonResponse(text, init, true);
+}
+
+function _jsonResponse(text: string, init: JsonInit, held: boolean): Response {
   return new TextResponse(text, {
     status: init.status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...init.headers },
-  });
+  }, held);
 }

@@ -25,8 +25,6 @@ import type { Catalog } from "../catalog/catalog.ts";
 import type { Context } from "../context.ts";
 import { SERVICE_NAME } from "../oauth/discovery.ts";
 import { HttpError, unexpectedErrorFields } from "../http/errors.ts";
-import { readBody } from "../http/body.ts";
-import { rateLimited } from "../http/rate_limit.ts";
 import { toolAnnotations, TOOLS } from "./tools.ts";
 import {
   batchRefused,
@@ -62,15 +60,10 @@ export function createMcpEndpoint(catalog: Catalog) {
     { responseMode: "auto", maxRequestBodySize: MCP_MAX_BODY },
   );
 
-  // Every request counts against RATE_LIMIT_MCP: in the commit of a submission it carries
-  // (submit_lead, request_quote), or alone when it ends (http/rate_limit.ts).
-  return (req: Request, ctx: Context): Promise<Response> =>
-    rateLimited(ctx, "mcp", ctx.config.rateLimits.mcp, () => serve(req, ctx));
-
-  async function serve(req: Request, ctx: Context): Promise<Response> {
-    // Read under our own limit (413 while streaming, before any parsing) and hand the
-    // SDK a request with the bytes, so it answers JSON-RPC errors in its own format.
-    const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
+  // routes.ts has already counted the request against RATE_LIMIT_MCP and read its body
+  // under MCP_MAX_BODY (413 while streaming, before any parsing) before loading this module;
+  // the SDK gets a request with the bytes, so it answers JSON-RPC errors in its own format.
+  return async (req: Request, ctx: Context, body: Uint8Array<ArrayBuffer>): Promise<Response> => {
     if (isBatch(body)) return batchRefused();
     const call = readToolCall(req, body, PROTOCOL_VERSIONS);
     const early = call && earlyAnswer(call);
@@ -85,7 +78,7 @@ export function createMcpEndpoint(catalog: Catalog) {
     if (whole.status === 400) return await completeMissing(whole, req, body);
     if (req.headers.get("mcp-method") === "server/discover") return await _discovered(whole);
     return call ? await explainUnknownTool(whole, call) : whole;
-  }
+  };
 }
 
 /**

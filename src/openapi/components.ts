@@ -31,7 +31,7 @@ const _scopePattern = (() => {
 export const OAuthErrorBody = z.strictObject({
   error: z.string().describe("The error code; docs/api.md lists every one"),
   error_description: z.string().describe("For people; only the characters RFC 6749 §5.2 allows"),
-}).describe("OAuth error (RFC 6749 §5.2), sent with Cache-Control: no-store");
+}).describe("OAuth error (RFC 6749 §5.2), sent with Cache-Control: no-store, no-transform");
 
 /** The layout of every error outside the OAuth endpoints (`errorResponse` in `http/errors.ts`). */
 export const ApiErrorBody = z.strictObject({

@@ -5,7 +5,7 @@
  * web/pages.ts does) and compressed once per encoding.
  */
 
-import { staticDocument } from "../http/compression.ts";
+import { type StaticDocument, staticDocument } from "../http/static_document.ts";
 import { CACHE_CONTROL } from "../http/json.ts";
 import { HttpError } from "../http/errors.ts";
 import type { Params } from "../http/router.ts";
@@ -31,6 +31,11 @@ const _ASSETS = new Map(
     }),
   ]),
 );
+
+/** The console's files, for `prepareDocuments` (http/static_document.ts) at start. */
+export function staffDocuments(): StaticDocument[] {
+  return [..._ASSETS.values()];
+}
 
 /** `GET /staff/assets/:name`. */
 export function staffAsset(req: Request, _ctx: unknown, params: Params): Response {

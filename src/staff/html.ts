@@ -11,18 +11,21 @@
 import { CONTENT_SECURITY_POLICY } from "../web/pages.ts";
 import { type Html, html } from "../web/html.ts";
 import { HttpError } from "../http/errors.ts";
+import { CACHE_CONTROL } from "../http/json.ts";
 import { STAFF_PATHS } from "../http/paths.ts";
 
 export { Html, html } from "../web/html.ts";
 
 /**
- * Headers of every console answer: no cache keeps it (a proxy included), nobody frames it,
- * the site's CSP (only its own scripts and styles), no referrer beyond the site.
+ * Headers of every console answer: no cache keeps it (a proxy included), nothing compresses
+ * it on the way (its form token sits beside text a submitter wrote: http/json.ts,
+ * `CACHE_CONTROL.secret`), nobody frames it, the site's CSP (only its own scripts and
+ * styles), no referrer beyond the site.
  */
 export const STAFF_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "Content-Type": "text/html; charset=utf-8",
   "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-  "Cache-Control": "no-store, private",
+  "Cache-Control": "no-store, private, no-transform",
   "Pragma": "no-cache",
   "X-Frame-Options": "DENY",
   "Referrer-Policy": "same-origin",
@@ -90,7 +93,7 @@ export function staffPage(
 export function seeOther(path: string, headers: Record<string, string> = {}): Response {
   return new Response(null, {
     status: 303,
-    headers: { Location: path, "Cache-Control": "no-store", ...headers },
+    headers: { Location: path, "Cache-Control": CACHE_CONTROL.secret, ...headers },
   });
 }
 

@@ -21,6 +21,7 @@ import { timingSafeEqual } from "node:crypto";
 import type { Context } from "../context.ts";
 import { parseForm, readBody } from "../http/body.ts";
 import { HttpError } from "../http/errors.ts";
+import { type ListBound, listEntries } from "../http/header_list.ts";
 import { digest, randomCredential } from "../oauth/secrets.ts";
 import {
   endSession,
@@ -177,11 +178,15 @@ function _same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** One cookie's value from the request's `Cookie` header. */
+/**
+ * How much of `Cookie` is read: this site sets one cookie, and the proxy of the docs (nginx)
+ * refuses a header line over 8 KiB anyway. A session cookie past this is not seen (signed out).
+ */
+export const COOKIE_READ: ListBound = { entries: 64, chars: 8192 };
+
+/** One cookie's value from the request's `Cookie` header (its first pairs only). */
 function _cookie(req: Request, name: string): string | undefined {
-  const header = req.headers.get("cookie");
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
+  for (const part of listEntries(req.headers.get("cookie"), ";", COOKIE_READ)) {
     const eq = part.indexOf("=");
     if (eq !== -1 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }

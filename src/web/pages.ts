@@ -13,7 +13,7 @@
  */
 
 import { countryName } from "../catalog/regions.ts";
-import { staticDocument } from "../http/compression.ts";
+import { type StaticDocument, staticDocument } from "../http/static_document.ts";
 import { CACHE_CONTROL } from "../http/json.ts";
 import { inWords, money, reviewTime, STATUS_WORDS } from "./words.js";
 import type { Catalog } from "../catalog/catalog.ts";
@@ -88,21 +88,30 @@ const _PAGE_HEADERS = {
 };
 
 /**
- * Each catalog's page at each base URL, rendered on its first request (neither changes while
+ * Each catalog's page at each base URL, rendered when first needed (neither changes while
  * a handler runs) and compressed once per encoding.
  */
-const _rendered = new WeakMap<Catalog, Map<string, (req: Request) => Response>>();
+const _rendered = new WeakMap<Catalog, Map<string, StaticDocument>>();
 
-/** `GET /`: the home page, rendered from the request's catalog and base URL. */
-export function homePage(req: Request, ctx: { catalog: Catalog; config: Config }): Response {
-  const { catalog, config: { baseUrl } } = ctx;
-  const pages = _rendered.get(catalog) ?? new Map();
+/** The home page of `catalog` at `baseUrl`, rendered once. */
+function _homeDocument(catalog: Catalog, baseUrl: string): StaticDocument {
+  const pages = _rendered.get(catalog) ?? new Map<string, StaticDocument>();
   _rendered.set(catalog, pages);
   let page = pages.get(baseUrl);
   if (page === undefined) {
-    pages.set(baseUrl, page = staticDocument(renderHome(catalog, baseUrl), _PAGE_HEADERS));
+    pages.set(baseUrl, page = staticDocument(() => renderHome(catalog, baseUrl), _PAGE_HEADERS));
   }
-  return page(req);
+  return page;
+}
+
+/** `GET /`: the home page, rendered from the request's catalog and base URL. */
+export function homePage(req: Request, ctx: { catalog: Catalog; config: Config }): Response {
+  return _homeDocument(ctx.catalog, ctx.config.baseUrl)(req);
+}
+
+/** The home page at `baseUrl` and its files, for `prepareDocuments` (http/static_document.ts) at start. */
+export function webDocuments(catalog: Catalog, baseUrl: string): StaticDocument[] {
+  return [_homeDocument(catalog, baseUrl), ..._ASSETS.values()];
 }
 
 /** `GET /assets/:name`: the page's script, stylesheet and icon. */

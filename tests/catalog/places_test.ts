@@ -1,4 +1,3 @@
-import { PLACES_FILE } from "../../src/catalog/catalog.ts";
 /**
  * The place resolver as operations staff write sites (issue 27): every row answered alike by
  * the public REST check, the token-protected one and the MCP tool; the gazetteer file is what
@@ -7,8 +6,10 @@ import { PLACES_FILE } from "../../src/catalog/catalog.ts";
 
 import assert from "node:assert/strict";
 import { generatePlaces, SOURCES } from "../../scripts/places.ts";
+import { loadCatalog, PLACES_FILE } from "../../src/catalog/catalog.ts";
+import { checkCoverage } from "../../src/catalog/coverage.ts";
 import { encodePlaces } from "../../src/catalog/places.ts";
-import { RATE_LIMITS_OFF } from "../_fixtures.ts";
+import { mulberry32, RATE_LIMITS_OFF } from "../_fixtures.ts";
 import { bearerGet, createApp, issueToken, mcpToolCall, registerClient } from "../_helpers.ts";
 import { filesUnder } from "../_source.ts";
 import { priceEverywhere } from "../pricing/_price.ts";
@@ -300,4 +301,49 @@ Deno.test("hostile names cost little: long, many commas, many region words, no l
   }
   // A generous bound (the work is some milliseconds): minutes would mean an unbounded search.
   assert.ok(performance.now() - started < 10_000);
+});
+
+Deno.test("a misspelt name costs counted work: 250 names of the gazetteer compared at most, and a few lookups", () => {
+  // The catalog's own gazetteer, its reads counted: work, not time (a time would flake).
+  const cat = loadCatalog();
+  const places = cat.places as unknown as Record<string, (...args: unknown[]) => unknown>;
+  let lookups = 0;
+  let compared = 0;
+  for (const method of ["named", "regions", "airportsNamed", "namesAround", "zip", "airport"]) {
+    const call = places[method]!.bind(places);
+    places[method] = (...args: unknown[]) => {
+      lookups++;
+      const out = call(...args);
+      if (method === "namesAround") compared += (out as string[]).length;
+      return out;
+    };
+  }
+  const random = mulberry32(40);
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  // The issue's name, then made-up names in the largest blocks of the gazetteer ("sa…": some
+  // 3,500 names), of every length a close spelling is looked for (3 to 40 letters).
+  const names = ["sanstttabcettnbldkomnrilp", "sana", "bana", "mara"];
+  for (let i = 0; i < 600; i++) {
+    const prefix = ["sa", "ba", "ma", "ca", "la", "st", "be", "ko", "ha", "pa"][i % 10]!;
+    const length = 3 + Math.floor(random() * 38);
+    names.push(
+      prefix +
+        Array.from({ length: length - 2 }, () => letters[Math.floor(random() * 26)]).join(""),
+    );
+  }
+  let worst = { lookups: 0, compared: 0 };
+  for (const city of names) {
+    lookups = 0;
+    compared = 0;
+    assert.ok(checkCoverage(cat, { city }).summary.length > 0);
+    worst = {
+      lookups: Math.max(worst.lookups, lookups),
+      compared: Math.max(worst.compared, compared),
+    };
+  }
+  assert.ok(worst.compared <= 250, `${worst.compared} names compared`);
+  assert.ok(worst.lookups <= 40, `${worst.lookups} lookups`);
+  // And the search still finds what it is for, in a block of thousands: one slip late in a name.
+  const spelled = checkCoverage(cat, { city: "Santa Claritta" });
+  assert.ok(spelled.candidates.some((c) => c.city === "Santa Clarita"), JSON.stringify(spelled));
 });

@@ -520,7 +520,7 @@ Deno.test("a hostile 200-character site costs a bounded number of gazetteer look
   const places = cat.places as unknown as Record<string, (...args: unknown[]) => unknown>;
   let lookups = 0;
   for (
-    const method of ["named", "regions", "airportsNamed", "namesStartingWith", "zip", "airport"]
+    const method of ["named", "regions", "airportsNamed", "namesAround", "zip", "airport"]
   ) {
     const call = places[method]!.bind(places);
     places[method] = (...args: unknown[]) => (lookups++, call(...args));

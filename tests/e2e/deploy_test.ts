@@ -27,6 +27,7 @@ import {
   revokeRequest,
 } from "../_helpers.ts";
 import { root, startServiceOnTempKv } from "../_service.ts";
+import { assertNoLengthOracle, enrolCode } from "./_length_oracle.ts";
 import { SoftAuthenticator } from "../staff/_authenticator.ts";
 import { enrolWith } from "../staff/_ceremony.ts";
 
@@ -248,4 +249,14 @@ Deno.test("after SIGINT the process is gone within 4 s, whatever is in flight", 
   } finally {
     await hook.shutdown();
   }
+});
+
+Deno.test(`started as Deno Deploy starts it, on ${Deno.env.get("DEPLOY_DENO") ? "the oldest supported Deno" : "this Deno"} compressing answers by itself, no answer that carries a secret or a form token is compressed`, async () => {
+  // Deno 2.5.0 compresses by default; a later Deno only with this variable (ignored by 2.5.0).
+  const code = enrolCode();
+  await using service = await startServiceOnTempKv(
+    { STAFF_ENROL_CODE: code, DENO_SERVE_AUTOMATIC_COMPRESSION: "1" },
+    { asDeploy: { deno } },
+  );
+  await assertNoLengthOracle(service, code);
 });

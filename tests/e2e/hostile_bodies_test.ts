@@ -194,8 +194,11 @@ Deno.test("a chunked oversize body (a 10 MB stream) gets 413 and the stream is n
         const text = await res.text();
         assert.equal(res.status, 413, `${ep.path}: ${text}`);
         assert.equal(errorCode({ body: text }, ep.style), "payload_too_large");
+        // A bound that tells an answer at the limit from a drained stream, not a timing: the
+        // in-process step below counts the exact chunks; here a cold process on a busy machine
+        // may answer a few dozen chunks late.
         assert.ok(
-          pulledAtAnswer <= ep.limit + 8 * CHUNK,
+          pulledAtAnswer <= ep.limit + 48 * CHUNK,
           `${ep.path} answered after ${pulledAtAnswer} bytes of the stream`,
         );
         await sleep(50);

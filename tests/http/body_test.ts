@@ -103,7 +103,7 @@ Deno.test("errorResponse renders the OAuth and the API style", async (t) => {
   await t.step("oauth", async () => {
     const res = errorResponse(err, "oauth");
     assert.equal(res.status, 400);
-    assert.equal(res.headers.get("cache-control"), "no-store");
+    assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
     assert.equal(res.headers.get("pragma"), "no-cache");
     assert.deepEqual(await res.json(), { error: "invalid_scope", error_description: "nope" });
   });

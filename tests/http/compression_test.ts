@@ -1,13 +1,20 @@
 /**
- * Compressed answers (src/http/compression.ts): the choice of coding from `Accept-Encoding`,
- * the static documents (each variant its own ETag, 304), large reads above the threshold,
- * HEAD, CORS and Cache-Control kept; in-process through the handler, and through a real
- * port, where each answer is decompressed and compared byte for byte with the identity one.
+ * Compressed answers (src/http/compression.ts, src/http/static_document.ts): the choice of
+ * coding from `Accept-Encoding`, the static documents (each variant its own ETag, 304, all made
+ * before a request needs them), held texts compressed once in a cache bounded in bytes, other
+ * answers only from 8 KiB, HEAD, CORS and Cache-Control kept; in-process through the handler,
+ * and through a real port, where each answer is decompressed and compared byte for byte with
+ * the identity one.
  */
 
 import assert from "node:assert/strict";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { chooseCoding, MIN_COMPRESSED_BYTES } from "../../src/http/compression.ts";
+import {
+  ANSWER_MIN_BYTES,
+  chooseCoding,
+  heldTexts,
+  MIN_COMPRESSED_BYTES,
+} from "../../src/http/compression.ts";
 import { createApp, listen } from "../_helpers.ts";
 
 /** The large static documents, and large dynamic reads. */
@@ -53,6 +60,15 @@ Deno.test("chooseCoding reads Accept-Encoding as RFC 9110 §12.5.3 says", async 
       assert.equal(chooseCoding(header), expected);
     });
   }
+  await t.step(
+    "an answer compressed afresh takes gzip on a tie, and what the client prefers",
+    () => {
+      assert.equal(chooseCoding("gzip, deflate, br, zstd", "gzip"), "gzip");
+      assert.equal(chooseCoding("*", "gzip"), "gzip");
+      assert.equal(chooseCoding("br", "gzip"), "br");
+      assert.equal(chooseCoding("br;q=1, gzip;q=0.5", "gzip"), "br");
+    },
+  );
 });
 
 Deno.test("a static document: each coding decodes to the identity bytes, with its own ETag", async (t) => {
@@ -228,4 +244,90 @@ Deno.test("with Deno's own automatic compression on, nothing is compressed twice
     // One decoding (fetch's) gives the document: it was encoded once.
     assert.deepEqual(await res.bytes(), identity);
   }
+});
+
+Deno.test("an answer compressed afresh is sent as it is under 8 KiB, and gzip on a tie above", async (t) => {
+  await using app = await createApp({ env: { RATE_LIMIT_ESTIMATE: "0" } });
+  const browser = { "Accept-Encoding": "gzip, deflate, br, zstd" };
+  for (
+    const path of [
+      "/api/v1/locations?city=Frankfurt",
+      "/api/v1/locations?country=US",
+      "/api/v1/estimate?city=Zurich&service_type=remote-hands&engineer_count=2",
+    ]
+  ) {
+    await t.step(path, async () => {
+      const res = await app.request(path, { headers: browser });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-encoding"), null);
+      assert.equal(res.headers.get("vary"), "Accept-Encoding");
+      const size = (await res.bytes()).byteLength;
+      assert.ok(size >= MIN_COMPRESSED_BYTES && size < ANSWER_MIN_BYTES, `${size}`);
+    });
+  }
+  await t.step("MCP tools/list, 16 KB: gzip, though Brotli is accepted as well", async () => {
+    const res = await app.request("/api/v1/mcp", {
+      method: "POST",
+      headers: {
+        ...browser,
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "Mcp-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/list",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { _meta: ENVELOPE },
+      }),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("content-encoding"), "gzip");
+    assert.ok(decode(await res.bytes(), "gzip").byteLength >= ANSWER_MIN_BYTES);
+  });
+  await t.step("the catalog, a held text, still in Brotli from 1 KiB", async () => {
+    const res = await app.request("/api/v1/services", { headers: browser });
+    assert.equal(res.headers.get("content-encoding"), "br");
+    assert.ok(decode(await res.bytes(), "br").byteLength < ANSWER_MIN_BYTES);
+  });
+});
+
+Deno.test("held texts are compressed once and kept within a bound in bytes, the oldest dropped first", () => {
+  const held = heldTexts(16_000);
+  const text = (n: number) => JSON.stringify({ n, filler: "catalog ".repeat(600) }); // about 5 KB
+  const first = held(text(1), "gzip");
+  assert.equal(held(text(1), "gzip"), first, "the same bytes, not made again");
+  const br = held(text(1), "br");
+  assert.notEqual(br, first);
+  held(text(2), "gzip");
+  held(text(3), "gzip");
+  assert.equal(held(text(1), "gzip"), first, "three texts fit");
+  held(text(4), "gzip");
+  assert.notEqual(held(text(1), "gzip"), first, "the oldest was dropped for the fourth");
+  assert.equal(held(text(4), "gzip"), held(text(4), "gzip"));
+  // Larger than the bound alone: made each time, never kept.
+  const huge = JSON.stringify({ filler: "x".repeat(30_000) });
+  assert.notEqual(held(huge, "gzip"), held(huge, "gzip"));
+  assert.equal(held(text(4), "gzip"), held(text(4), "gzip"), "and it evicted nothing");
+});
+
+Deno.test("static documents are compressed before the first request needs them", async () => {
+  await using app = await createApp();
+  // What main.ts starts once the server listens: every encoding of every document.
+  const made = await app.handler.prepareDocuments();
+  const logged = app.logs.find((l) => l.msg === "documents compressed")!;
+  assert.equal(logged.encodings, made);
+  assert.ok((logged.documents as number) >= 20);
+  // Two encodings of each document of 1 KiB or more, made once: a second pass makes none.
+  assert.ok(made >= 20 && made % 2 === 0, `${made}`);
+  for (const path of [...STATIC, "/llms.txt", "/staff/assets/staff.css"]) {
+    for (const coding of ["gzip", "br"]) {
+      const res = await app.request(path, { headers: { "Accept-Encoding": coding } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("content-encoding"), coding);
+      await res.body?.cancel();
+    }
+  }
+  assert.equal(await app.handler.prepareDocuments(), 0);
 });

@@ -25,7 +25,7 @@ Deno.test("POST /agent/identity is rate limited per client address with 429 and 
   assert.equal(res.headers.get("retry-after"), "60");
   assert.equal(res.headers.get("ratelimit-policy"), '"register";q=3;w=60');
   assert.equal(res.headers.get("ratelimit"), '"register";r=0;t=60');
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
   const body = await res.json();
   assert.equal(body.error, "rate_limited");
   assert.equal(typeof body.error_description, "string");

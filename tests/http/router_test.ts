@@ -101,7 +101,7 @@ Deno.test("router: an HttpError is rendered in the route's error style with its 
   const res = await call("POST", "/items/1");
   assert.equal(res.status, 400);
   assert.equal(res.headers.get("x-why"), "test");
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
   assert.deepEqual(await res.json(), { error: "invalid_request", error_description: "bad" });
 });
 

@@ -17,7 +17,7 @@ Deno.test("POST /agent/identity registers an anonymous client with all read scop
   await using app = await createApp();
   const res = await register(app, JSON.stringify({ type: "anonymous" }));
   assert.equal(res.status, 201);
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
   assert.equal(res.headers.get("pragma"), "no-cache");
   const body = await res.json();
   assert.match(body.client_id, /^[A-Za-z0-9_-]+$/);
@@ -101,7 +101,7 @@ Deno.test("POST /agent/identity rejects bad requests with OAuth-style errors", a
     await t.step(`${name} → ${status} ${error}`, async () => {
       const res = await register(app, body, type);
       assert.equal(res.status, status);
-      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
       const json = await res.json();
       assert.equal(json.error, error);
       assert.equal(typeof json.error_description, "string");

@@ -18,7 +18,7 @@ Deno.test("POST /oauth2/revoke revokes the client's own token at once", async ()
 
   const res = await revokeRequest(app, client, token);
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
   assert.match(res.headers.get("content-type") ?? "", /^application\/json/);
   assert.deepEqual(await res.json(), {}, "an empty JSON object (RFC 7009 §2.2 allows any body)");
 
@@ -60,7 +60,7 @@ Deno.test("POST /oauth2/revoke refuses a token issued to another client and leav
   const token = await issueToken(app, owner);
   const res = await revokeRequest(app, other, token);
   assert.equal(res.status, 400);
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
   assert.equal((await res.json()).error, "unauthorized_client");
   const still = await bearerGet(app, "/api/v1/agent/services", token);
   assert.equal(still.status, 200);

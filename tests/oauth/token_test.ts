@@ -18,7 +18,7 @@ Deno.test("POST /oauth2/token issues an opaque 900 s Bearer token for client cre
     scope: "services:read",
   });
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("cache-control"), "no-store");
+  assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
   assert.equal(res.headers.get("pragma"), "no-cache");
   const body = await res.json();
   assert.deepEqual(Object.keys(body).sort(), ["access_token", "expires_in", "scope", "token_type"]);
@@ -123,7 +123,7 @@ Deno.test("POST /oauth2/token answers every authentication failure with 401 inva
       const res = await tokenRequest(app, client, form, headers);
       assert.equal(res.status, 401);
       assert.match(res.headers.get("www-authenticate") ?? "", /^Basic realm="https:\/\/api\.test"/);
-      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
       const body = await res.json();
       assert.equal(body.error, "invalid_client");
       bodies.add(JSON.stringify(body));
@@ -195,7 +195,7 @@ Deno.test("POST /oauth2/token validates the request after authenticating the cli
     await t.step(`${name} → 400 ${error}`, async () => {
       const res = await tokenRequest(app, client, form, headers);
       assert.equal(res.status, 400);
-      assert.equal(res.headers.get("cache-control"), "no-store");
+      assert.equal(res.headers.get("cache-control"), "no-store, no-transform");
       assert.equal(res.headers.get("pragma"), "no-cache");
       const body = await res.json();
       assert.equal(body.error, error);

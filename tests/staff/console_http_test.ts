@@ -64,7 +64,7 @@ Deno.test("the console's pages and forms over a real port carry no-store, DENY a
   const own = await post(app.baseUrl);
   assert.equal(own.status, 303);
   assert.equal(own.headers.get("location"), `/staff/submissions/${id}`);
-  assert.equal(own.headers.get("cache-control"), "no-store");
+  assert.equal(own.headers.get("cache-control"), "no-store, no-transform");
   await own.body?.cancel();
   assert.equal((await getSubmission(app.kv, id)).value?.status, "approved");
 });

@@ -148,7 +148,7 @@ Deno.test("two reviewers decide at once: one 303, the other a 409 that says to l
       note: "",
     });
     assert.equal(second.status, 409);
-    assert.equal(second.headers.get("cache-control"), "no-store, private");
+    assert.equal(second.headers.get("cache-control"), "no-store, private, no-transform");
     assert.match(await second.text(), /Your decision was not recorded/);
     assert.deepEqual(await storeDump(app.kv), stored, "nothing written, no audit entry either");
   });

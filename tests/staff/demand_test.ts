@@ -55,7 +55,7 @@ Deno.test("GET /staff/demand: the places most asked for, aggregated, in a table 
   const sam = await signedIn(app); // after the day asked() lets pass: a session lasts 12 h
   const res = await staffGet(app, sam, STAFF_PATHS.demand);
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("cache-control"), "no-store, private");
+  assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform");
   const page = await res.text();
   assert.match(page, /<h1>Demand outside coverage<\/h1>/);
   const headers = [...page.matchAll(/<th scope="col">([^<]*)<\/th>/g)].map((m) => m[1]);

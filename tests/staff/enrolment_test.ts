@@ -24,7 +24,7 @@ Deno.test("an invite the CLI printed enrols its member once, signed in, with aud
   const auth = new SoftAuthenticator(app.config.baseUrl);
   const begin = await ceremonyPost(app, STAFF_PATHS.enrolOptions, { invite: token });
   assert.equal(begin.status, 200);
-  assert.equal(begin.headers.get("cache-control"), "no-store");
+  assert.equal(begin.headers.get("cache-control"), "no-store, no-transform");
   const { options, name } = await begin.json();
   assert.equal(name, "Sam Reviewer");
   assert.equal(options.rp.id, "api.test");
@@ -205,7 +205,7 @@ Deno.test("GET /staff/enrol: the passkey form, with the code fields only when a 
   await using app = await createApp();
   const res = await staffGet(app, null, STAFF_PATHS.enrol);
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("cache-control"), "no-store, private");
+  assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform");
   const page = await res.text();
   assert.match(page, /<script type="module" src="\/staff\/assets\/passkey\.js"><\/script>/);
   assert.equal(page.match(/<script/g)?.length, 1, "no inline script");

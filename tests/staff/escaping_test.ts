@@ -39,7 +39,7 @@ Deno.test("a console page carries STAFF_HEADERS: no store, no framing, the site'
   for (const [name, value] of Object.entries(STAFF_HEADERS)) {
     assert.equal(res.headers.get(name), value, name);
   }
-  assert.equal(res.headers.get("cache-control"), "no-store, private");
+  assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform");
   assert.equal(res.headers.get("x-frame-options"), "DENY");
   assert.match(res.headers.get("content-security-policy") ?? "", /script-src 'self'/);
   const text = await res.text();

@@ -71,7 +71,7 @@ Deno.test("every console form refuses a foreign or missing Origin, a missing or 
         const res = await send(path, fields);
         assert.equal(res.status, status);
         assert.equal(res.headers.get("content-type"), "text/html; charset=utf-8");
-        assert.equal(res.headers.get("cache-control"), "no-store, private");
+        assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform");
         await res.body?.cancel();
       });
     }

@@ -355,7 +355,7 @@ Deno.test("the sign-in and enrolment pages are framed by nobody and cached by no
     assert.equal(res.status, 200);
     assert.equal(res.headers.get("x-frame-options"), "DENY", path);
     assert.match(res.headers.get("content-security-policy") ?? "", /frame-ancestors 'none'/);
-    assert.equal(res.headers.get("cache-control"), "no-store, private", path);
+    assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform", path);
     await res.body?.cancel();
   }
 });

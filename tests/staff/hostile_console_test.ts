@@ -73,7 +73,10 @@ Deno.test("over a real port too: a 404, a 405 and a ceremony refusal under /staf
   ];
   const seen = [];
   for (const res of answers) seen.push(await cached(res));
-  assert.deepEqual(seen, [[404, "no-store"], [405, "no-store"], [403, "no-store"]]);
+  assert.deepEqual(seen, [[404, "no-store, no-transform"], [405, "no-store, no-transform"], [
+    403,
+    "no-store, no-transform",
+  ]]);
 });
 
 Deno.test("OPTIONS and HEAD on the console grant no other origin anything", async () => {
@@ -178,7 +181,7 @@ Deno.test("a cookie is one session: another member's id on my secret, or the oth
   const swapped = { cookie: `${name}=${kim.member.member_id}.${secret}` };
   assert.deepEqual(await cached(await staffGet(app, swapped, STAFF_PATHS.queue)), [
     303,
-    "no-store",
+    "no-store, no-transform",
   ]);
   // Two of the name: the page is one member's, never a mix (the layout names one).
   const both = await staffGet(app, { cookie: `${kim.cookie}; ${sam.cookie}` }, STAFF_PATHS.queue);
@@ -193,7 +196,7 @@ Deno.test("a cookie is one session: another member's id on my secret, or the oth
   const renamed = { cookie: `__Host-${ada.cookie}` };
   assert.deepEqual(await cached(await staffGet(local, renamed, STAFF_PATHS.queue)), [
     303,
-    "no-store",
+    "no-store, no-transform",
   ]);
 });
 
@@ -278,7 +281,7 @@ Deno.test("a staff session opens nothing on the agent surfaces, and agent creden
     headers: { Authorization: clientAuth },
     redirect: "manual",
   });
-  assert.deepEqual(await cached(page), [303, "no-store"]);
+  assert.deepEqual(await cached(page), [303, "no-store, no-transform"]);
   const form = await app.request(STAFF_PATHS.invites, {
     method: "POST",
     headers: {
@@ -320,7 +323,7 @@ Deno.test("malformed paging cursors and limits are refused with 400 before any r
     await t.step(path.slice(0, 60), async () => {
       const res = await staffGet(app, sam, path);
       assert.equal(res.status, 400);
-      assert.equal(res.headers.get("cache-control"), "no-store, private");
+      assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform");
       assert.doesNotMatch(await res.text(), /<script>/);
     });
   }

@@ -21,7 +21,7 @@ Deno.test("GET /staff/members: each member with a remove form, and the invite fo
   const kim = await signedIn(app, "Kim");
   const res = await staffGet(app, sam, STAFF_PATHS.members);
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("cache-control"), "no-store, private");
+  assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform");
   const page = await res.text();
   assert.ok(page.includes("Sam &lt;b&gt;Reviewer&lt;/b&gt; (you)"), "names are text");
   assert.ok(!page.includes("<b>Reviewer</b>"));
@@ -58,7 +58,7 @@ Deno.test("POST /staff/invites shows the link once; it enrols the person named",
 
   const res = await staffPost(app, sam, STAFF_PATHS.invites, { name: "Nia" });
   assert.equal(res.status, 200);
-  assert.equal(res.headers.get("cache-control"), "no-store, private");
+  assert.equal(res.headers.get("cache-control"), "no-store, private, no-transform");
   const page = await res.text();
   const link = page.match(/value="(https:\/\/api\.test\/staff\/enrol#invite=[\w-]+)"/)?.[1];
   assert.ok(link, "the page shows the link");

@@ -14,7 +14,7 @@ Deno.test("sign-out needs the console's Origin and the session's form token, the
   assert.equal((await staffPost(app, sam, STAFF_PATHS.signOut, {}, { csrf: null })).status, 403);
   const forged = await staffPost(app, sam, STAFF_PATHS.signOut, {}, { csrf: "x".repeat(43) });
   assert.equal(forged.status, 403);
-  assert.equal(forged.headers.get("cache-control"), "no-store, private");
+  assert.equal(forged.headers.get("cache-control"), "no-store, private, no-transform");
   assert.equal(forged.headers.get("x-frame-options"), "DENY");
   const out = await staffPost(app, sam, STAFF_PATHS.signOut, {});
   assert.equal(out.status, 303);

@@ -91,7 +91,7 @@ export function oauthOperations(config: Config) {
       },
       responses: {
         "200": {
-          description: "An access token (Cache-Control: no-store)",
+          description: "An access token (Cache-Control: no-store, no-transform: never compressed)",
           schema: TokenResponse,
           examples: ex.TOKEN_EXAMPLES,
           headers: RATE_HEADERS,
