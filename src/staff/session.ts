@@ -179,10 +179,12 @@ function _same(a: string, b: string): boolean {
 }
 
 /**
- * How much of `Cookie` is read: this site sets one cookie, and the proxy of the docs (nginx)
- * refuses a header line over 8 KiB anyway. A session cookie past this is not seen (signed out).
+ * How much of `Cookie` is read: its first 8 KiB, every pair within them (a pair takes at least
+ * two characters, so the count never binds). The proxy of the docs (nginx) refuses a header
+ * line over 8 KiB anyway. A session cookie past this is not seen (signed out); a count of pairs
+ * would let cookies another site of the domain sets push the session out of a short header.
  */
-export const COOKIE_READ: ListBound = { entries: 64, chars: 8192 };
+export const COOKIE_READ: ListBound = { entries: 4096, chars: 8192 };
 
 /** One cookie's value from the request's `Cookie` header (its first pairs only). */
 function _cookie(req: Request, name: string): string | undefined {
