@@ -56,29 +56,41 @@ export const ACCEPT_ENCODING_READ: ListBound = { entries: 8, chars: 256 };
 /**
  * The coding to send for an `Accept-Encoding`: the accepted one with the highest quality,
  * `prefer` on a tie; `undefined` for identity (no header, `identity`, or `q=0` for both).
- * `*` stands for any coding the header does not name; `x-gzip` is gzip (RFC 9110 §8.4.1.3).
- * Only the first entries are read ({@linkcode ACCEPT_ENCODING_READ}); the rest are as if
- * absent, so a 58 KB header costs what a short one does.
+ * `*` stands for any coding the header does not name; `x-gzip` is gzip (RFC 9110 §8.4.1.3),
+ * and never undoes a `gzip;q=0`. A `q` that is no qvalue (`q=0.0001`, `q=-0`) refuses its
+ * coding. Only the first entries are read ({@linkcode ACCEPT_ENCODING_READ}), so a 58 KB
+ * header costs what a short one does; in a header cut there, `*` is not honoured, since a
+ * refusal past the cut (`*, …, br;q=0`) would go unseen.
  */
 export function chooseCoding(
   acceptEncoding: string | null,
   prefer: Coding = "br",
 ): Coding | undefined {
   const quality = new Map<string, number>();
-  for (const part of listEntries(acceptEncoding, ",", ACCEPT_ENCODING_READ)) {
+  const entries = listEntries(acceptEncoding, ",", ACCEPT_ENCODING_READ);
+  for (const part of entries) {
     const [name = "", ...params] = part.split(";");
-    const coding = name.trim().toLowerCase();
+    const lower = name.trim().toLowerCase();
+    const coding = lower === "x-gzip" ? "gzip" : lower;
     if (coding === "" || quality.has(coding)) continue;
-    const q = params.map((p) => /^\s*q\s*=\s*([01](?:\.\d{0,3})?)\s*$/i.exec(p)?.[1])
-      .find((v) => v !== undefined);
-    quality.set(coding === "x-gzip" ? "gzip" : coding, q === undefined ? 1 : Number(q));
+    const q = params.find((p) => /^\s*q\s*=/i.test(p));
+    quality.set(coding, q === undefined ? 1 : _qvalue(q));
   }
-  const of = (c: Coding) => quality.get(c) ?? quality.get("*") ?? 0;
+  const cut = (acceptEncoding?.length ?? 0) > ACCEPT_ENCODING_READ.chars ||
+    entries.length === ACCEPT_ENCODING_READ.entries;
+  const any = cut ? 0 : quality.get("*");
+  const of = (c: Coding) => quality.get(c) ?? any ?? 0;
   const br = of("br");
   const gzip = of("gzip");
   if (br <= 0 && gzip <= 0) return undefined;
   if (br === gzip) return prefer;
   return br > gzip ? "br" : "gzip";
+}
+
+/** A `q=` parameter's weight (RFC 9110 §12.4.2), 0 when it is not a qvalue. */
+function _qvalue(param: string): number {
+  const value = /^\s*q\s*=\s*(0(?:\.\d{0,3})?|1(?:\.0{0,3})?)\s*$/i.exec(param)?.[1];
+  return value === undefined ? 0 : Number(value);
 }
 
 /**

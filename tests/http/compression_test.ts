@@ -53,7 +53,13 @@ Deno.test("chooseCoding reads Accept-Encoding as RFC 9110 §12.5.3 says", async 
     ["br;q=0, *", "gzip"],
     ["deflate, compress", undefined],
     ["gzip;q=1.0, identity; q=0.5, *;q=0", "gzip"],
-    ["gzip;q=2", "gzip"], // an invalid weight is ignored: q=1
+    // A weight that is no qvalue refuses its coding (identity is always safe to send).
+    ["gzip;q=2", undefined],
+    ["gzip, br;q=0.0001", "gzip"],
+    ["br;q=0.0000, gzip;q=0.5", "gzip"],
+    ["br;q=-0, gzip;q=0.1", "gzip"],
+    // An alias never undoes a refusal.
+    ["gzip;q=0, x-gzip", undefined],
   ];
   for (const [header, expected] of cases) {
     await t.step(`${JSON.stringify(header)} → ${expected ?? "identity"}`, () => {
