@@ -15,9 +15,8 @@ import {
   unavailable,
 } from "./http/admission.ts";
 import { errorResponse, HttpError, internalError, unexpectedErrorFields } from "./http/errors.ts";
-import { CACHE_CONTROL } from "./http/json.ts";
+import { secretNoStore } from "./http/json.ts";
 import { createJsonLineLogger } from "./http/log.ts";
-import { STAFF_PATHS } from "./http/paths.ts";
 import { RateLimiter } from "./http/rate_limit.ts";
 import { requestIdOf, requestPath } from "./http/request.ts";
 import { prepareDocuments } from "./http/static_document.ts";
@@ -69,7 +68,7 @@ export function createHandler(deps: Deps): ServiceHandler & Extras {
     const finish = (res: Response) => {
       if (holdsPlace) admission.release(ctx);
       _commonHeaders(res, ctx);
-      if (path !== undefined) _staffNoStore(res, path);
+      if (path !== undefined) secretNoStore(res, path);
       const labels = requestLabels(req.method, path, matched);
       const ms = performance.now() - started;
       logRequest(log, labels, res.status, ms, ctx.requestId);
@@ -114,17 +113,6 @@ function _commonHeaders(res: Response, ctx: Context): void {
   for (const [k, v] of ctx.headers) res.headers.set(k, v);
   res.headers.set("X-Request-Id", ctx.requestId);
   res.headers.set("X-Content-Type-Options", "nosniff");
-}
-
-/**
- * An answer under `/staff/` that says nothing of caching gets `no-store, no-transform`: the
- * router's 404, 405 and OPTIONS there, and a ceremony's JSON refusal, are the console's
- * answers too, and no cache keeps any nor compresses any (its pages and redirects say so
- * themselves; its public assets, which are the same for everyone, say otherwise).
- */
-function _staffNoStore({ headers }: Response, path: string): void {
-  const staff = path.startsWith(STAFF_PATHS.prefix) || `${path}/` === STAFF_PATHS.prefix;
-  if (staff && !headers.has("cache-control")) headers.set("Cache-Control", CACHE_CONTROL.secret);
 }
 
 /** The last resort: logged with the request id, never echoed; the caller gets a bare 500. */

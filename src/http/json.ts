@@ -1,9 +1,11 @@
 /**
  * @module
- * JSON responses, and the headers of every response that carries a credential.
+ * JSON responses, the headers of every response that carries a credential, and the
+ * `Cache-Control` any other answer of the OAuth endpoints or the staff console is given.
  */
 
 import { TextResponse } from "./compression.ts";
+import { PATHS, STAFF_PATHS } from "./paths.ts";
 
 /** The `Cache-Control` of each kind of answer (RFC 9111 §5.2.2). */
 export const CACHE_CONTROL = Object.freeze({
@@ -58,4 +60,20 @@ function _jsonResponse(text: string, init: JsonInit, held: boolean): Response {
     status: init.status,
     headers: { "Content-Type": "application/json; charset=utf-8", ...init.headers },
   }, held);
+}
+
+/** The OAuth endpoints, whose answers carry a client secret or a token. */
+const _OAUTH = new Set<string>([PATHS.identity, PATHS.token, PATHS.revoke]);
+
+/**
+ * An answer of the OAuth endpoints or under `/staff/` that says nothing of caching gets
+ * `no-store, no-transform`: the router's 404, 405 and OPTIONS there, and a ceremony's refusal,
+ * are their answers too, kept by no cache and compressed by nothing (the console's public
+ * assets, the same for everyone, say otherwise).
+ */
+export function secretNoStore({ headers }: Response, path: string): void {
+  const staff = path.startsWith(STAFF_PATHS.prefix) || `${path}/` === STAFF_PATHS.prefix;
+  if ((staff || _OAUTH.has(path)) && !headers.has("cache-control")) {
+    headers.set("Cache-Control", CACHE_CONTROL.secret);
+  }
 }

@@ -57,6 +57,19 @@ export async function assertNoLengthOracle(service: Service, code: string): Prom
     body: "grant_type=client_credentials",
   });
   assert.match(await uncompressed(token, 200, "POST /oauth2/token"), /"access_token"/);
+  // The router's own answers on those paths too: a 405 and a refused preflight.
+  for (const path of ["/agent/identity", "/oauth2/token", "/oauth2/revoke"]) {
+    await uncompressed(await app.request(path, { headers: ACCEPT }), 405, `GET ${path}`);
+    const preflight = await app.request(path, {
+      method: "OPTIONS",
+      headers: {
+        ...ACCEPT,
+        Origin: "https://elsewhere.example",
+        "Access-Control-Request-Method": "POST",
+      },
+    });
+    await uncompressed(preflight, 403, `OPTIONS ${path} from another origin`);
+  }
 
   const lead = await post(app, "/api/v1/intake", { ...LEAD, description: "x".repeat(3000) });
   assert.equal(lead.status, 202);
