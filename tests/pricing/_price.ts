@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import type { BudgetEstimate } from "../../src/pricing/budget.ts";
-import { mcpToolCall, post, type TestApp } from "../_helpers.ts";
+import { catalog, mcpToolCall, post, type TestApp } from "../_helpers.ts";
 
 const CONTACT = {
   company: "Example BV",
@@ -76,4 +76,15 @@ export function assumed(e: BudgetEstimate, field: string) {
 
 function _query(job: Record<string, unknown>): URLSearchParams {
   return new URLSearchParams(Object.entries(job).map(([k, v]) => [k, String(v)]));
+}
+
+/**
+ * [low, high] of a rack and stack estimate without a date surcharge: `engineers` × (`inside`
+ * business hours + `outside` out-of-hours hours at the multiplier), the call-out fee, and up
+ * to 25 % contingency on the labour.
+ */
+export function rackAndStackRange(engineers: number, inside: number, outside: number): number[] {
+  const p = catalog().serviceById.get("rack-and-stack")!.pricing;
+  const labour = p.hourly_rate * engineers * (inside + outside * p.out_of_hours_multiplier);
+  return [labour + p.call_out_fee, labour * 1.25 + p.call_out_fee];
 }

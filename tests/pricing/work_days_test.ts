@@ -7,8 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
-import { catalog, createApp } from "../_helpers.ts";
-import { assumed, priceEverywhere } from "./_price.ts";
+import { createApp } from "../_helpers.ts";
+import { assumed, priceEverywhere, rackAndStackRange as range } from "./_price.ts";
 
 /** The issue's example: 3 engineers for 16 h of rack and stack in Amsterdam. */
 const LONG_JOB = {
@@ -17,14 +17,6 @@ const LONG_JOB = {
   engineer_count: 3,
   estimated_hours: 16,
 };
-const p = catalog().serviceById.get("rack-and-stack")!.pricing;
-
-/** low and high of `engineers` × (inside + outside × multiplier) hours of rack and stack. */
-function range(engineers: number, inside: number, outside: number) {
-  const labour = p.hourly_rate * engineers * (inside + outside * p.out_of_hours_multiplier);
-  return [labour + p.call_out_fee, labour * 1.25 + p.call_out_fee];
-}
-
 Deno.test("a long job is laid out over working days of at most 10 h, and says so", async (t) => {
   await using app = await createApp({ env: RATE_LIMITS_OFF });
   await t.step(

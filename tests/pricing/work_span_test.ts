@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { RATE_LIMITS_OFF } from "../_fixtures.ts";
-import { catalog, createApp } from "../_helpers.ts";
-import { assumed, priceEverywhere } from "./_price.ts";
+import { createApp } from "../_helpers.ts";
+import { assumed, priceEverywhere, rackAndStackRange as range } from "./_price.ts";
 
 /** The issue's example: rack and stack in Amsterdam, 2 engineers × 6 h. */
 const RACK_AMS = {
@@ -16,14 +16,6 @@ const RACK_AMS = {
   engineer_count: 2,
   estimated_hours: 6,
 };
-const p = catalog().serviceById.get("rack-and-stack")!.pricing;
-
-/** low and high of `engineers` × (inside + outside × multiplier) hours of rack and stack. */
-function range(engineers: number, inside: number, outside: number) {
-  const labour = p.hourly_rate * engineers * (inside + outside * p.out_of_hours_multiplier);
-  return { low: labour + p.call_out_fee, high: labour * 1.25 + p.call_out_fee };
-}
-
 Deno.test("the whole span decides: each hour at the rate of when it is worked", async (t) => {
   await using app = await createApp({ env: RATE_LIMITS_OFF });
   await t.step("Amsterdam 2026-12-01 19:00, 2 × 6 h: every hour after 18:00", async () => {
@@ -43,8 +35,7 @@ Deno.test("the whole span decides: each hour at the rate of when it is worked", 
       requested_date: "2026-12-01",
       requested_time: "17:30",
     });
-    const { low, high } = range(2, 0.5, 5.5);
-    assert.deepEqual([e.low, e.high], [low, high]);
+    assert.deepEqual([e.low, e.high], range(2, 0.5, 5.5));
     assert.equal(e.basis.hours_out_of_hours, 5.5);
     assert.equal(e.basis.out_of_hours, true, "true when any hour is out of hours");
     assert.match(
@@ -71,7 +62,7 @@ Deno.test("the whole span decides: each hour at the rate of when it is worked", 
       requested_date: "2026-12-01",
       requested_time: "09:00",
     });
-    assert.deepEqual([e.low, e.high], [range(2, 6, 0).low, range(2, 6, 0).high]);
+    assert.deepEqual([e.low, e.high], range(2, 6, 0));
     assert.equal(e.basis.out_of_hours, false);
     assert.equal(e.note, null);
   });
@@ -123,7 +114,7 @@ Deno.test("what the caller leaves out of the date and time is assumed, and said"
         "19:53 local time",
     });
     assert.equal(e.basis.hours_out_of_hours, 6, "every hour from 19:53 is after 18:00");
-    assert.deepEqual([e.low, e.high], [range(2, 0, 6).low, range(2, 0, 6).high]);
+    assert.deepEqual([e.low, e.high], range(2, 0, 6));
   });
   await t.step(
     "today, with no time, before 08:00 at the site: the job starts at 08:00",
