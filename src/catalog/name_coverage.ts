@@ -185,8 +185,7 @@ function _atPlace(
         `${location.response_time_hours} h.`,
     }
     : {
-      ..._answer(base),
-      match: "known_uncovered" as const,
+      ...emptyAnswer(base.query, "known_uncovered"),
       place: at,
       nearest,
       summary: `${label} is not covered.` +
@@ -216,8 +215,7 @@ function _postcode(catalog: Catalog, base: _Base, text: string, country: string 
   }
   return {
     coverage: {
-      ..._answer(base),
-      match: "unknown" as const,
+      ...emptyAnswer(base.query, "unknown"),
       summary: `"${base.asked}" is read as a postcode, and only US ZIP codes are known` +
         (/^\d{5}$/.test(text) && (!country || country === "US") ? " (this one is not)" : "") +
         ": send the name of the city or town of the site instead.",
@@ -227,10 +225,14 @@ function _postcode(catalog: Catalog, base: _Base, text: string, country: string 
   };
 }
 
-/** The fields an answer leaves empty unless its kind fills them. */
-function _answer(base: _Base): Omit<Coverage, "match" | "summary"> {
+/** The fields an answer leaves empty unless its kind fills them (site_answer.ts's too). */
+export function emptyAnswer(
+  query: Coverage["query"],
+  match: Coverage["match"],
+): Omit<Coverage, "summary"> {
   return {
-    query: base.query,
+    query,
+    match,
     covered: false,
     location: null,
     place: null,
@@ -246,8 +248,7 @@ function _ambiguous(catalog: Catalog, base: _Base, fit: Candidate[]): Coverage {
   const { shown, candidates } = _shown(catalog, fit);
   const listed = shown.map((c, i) => `${candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
-    ..._answer(base),
-    match: "ambiguous",
+    ...emptyAnswer(base.query, "ambiguous"),
     candidates,
     summary: `"${base.asked}" names ${fit.length > shown.length ? "more than " : ""}` +
       `${shown.length} places: ${listed.join("; ")}. Ask again with the country (or state) ` +
@@ -261,8 +262,7 @@ function _coveredSite(catalog: Catalog, base: _Base, loc: Location): SiteCoverag
 
 function _covered(catalog: Catalog, base: _Base, loc: Location): Coverage {
   return {
-    ..._answer(base),
-    match: "covered",
+    ...emptyAnswer(base.query, "covered"),
     covered: true,
     location: {
       id: loc.id,
@@ -305,8 +305,7 @@ function _region(
   if (regions.length === 1 && only!.length === 2 && places.length === 0) {
     const cities = citiesIn(only!);
     return {
-      ..._answer({ ...base, query }),
-      match: "country",
+      ...emptyAnswer(query, "country"),
       candidates: cities.map((city) => ({ city, country: only!, covered: true })),
       summary: `${countryName(only!)} is a country: ` +
         (cities.length
@@ -323,8 +322,7 @@ function _region(
   const { shown, candidates } = _shown(catalog, places);
   const listed = shown.map((c, i) => `${candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
-    ..._answer({ ...base, query }),
-    match: places.length ? "ambiguous" : "country",
+    ...emptyAnswer(query, places.length ? "ambiguous" : "country"),
     candidates: places.length
       ? candidates
       : regions.flatMap((code) =>
@@ -346,8 +344,7 @@ function _otherCountry(
   const { shown, candidates } = _shown(catalog, all);
   const first = shown[0]!;
   return {
-    ..._answer(base),
-    match: "other_country",
+    ...emptyAnswer(base.query, "other_country"),
     candidates,
     summary: `No city "${base.asked}" is known in ${clip(where, 40)}, ` +
       `but ${candidateLabel(first)} is ${_state(candidates[0]!.covered)}: ask again with ` +
@@ -367,8 +364,7 @@ function _unknown(
     .sort().join(", ");
   const guesses = near.map((c) => `${c.city}, ${c.country} (${_state(c.covered)})`);
   return {
-    ..._answer(base),
-    match: "unknown",
+    ...emptyAnswer(base.query, "unknown"),
     candidates: near,
     summary: `"${base.asked}"${country ? ` in ${country}` : ""} is not a city we know.` +
       (code

@@ -9,7 +9,7 @@
 
 import type { Catalog } from "./catalog.ts";
 import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts";
-import { nameCoverage } from "./name_coverage.ts";
+import { emptyAnswer, nameCoverage } from "./name_coverage.ts";
 import type { Facility } from "./records.ts";
 import { clip } from "../http/errors.ts";
 
@@ -111,14 +111,7 @@ export function facilityElsewhere(
     .map((id) => catalog.locationById.get(id)!);
   const [first] = where;
   const coverage: Coverage = {
-    query: _query(query),
-    match: "other_country",
-    covered: false,
-    location: null,
-    place: null,
-    services: [],
-    response_time_hours: null,
-    nearest: [],
+    ...emptyAnswer(_query(query), "other_country"),
     candidates: where.map((l) => ({ city: l.city, country: l.country, covered: true })),
     summary: `"${clip(query.city.trim(), 60)}" names the datacenter` +
       `${facilities.length > 1 ? "s" : ""} ${facilities.map((f) => f.name).join(", ")}, in ` +
@@ -159,14 +152,7 @@ export function conflictAnswer(
     ")"
   );
   const coverage: Coverage = {
-    query: _query(query),
-    match: "ambiguous",
-    covered: false,
-    location: null,
-    place: null,
-    services: [],
-    response_time_hours: null,
-    nearest: [],
+    ...emptyAnswer(_query(query), "ambiguous"),
     // One candidate a place ("Chester CH1": three of Chicago's datacenters are one Chicago).
     candidates: [
       ...new Map(readings.flatMap((r) => r.candidates).map((c) => [JSON.stringify(c), c]))
