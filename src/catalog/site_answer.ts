@@ -9,7 +9,7 @@
 
 import type { Catalog } from "./catalog.ts";
 import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts";
-import { emptyAnswer, nameCoverage } from "./name_coverage.ts";
+import { coveredAnswer, emptyAnswer } from "./name_coverage.ts";
 import type { Facility } from "./records.ts";
 import { clip } from "../http/errors.ts";
 
@@ -67,7 +67,6 @@ export function facilityAnswer(
   const one = Array.isArray(facility) ? undefined : facility;
   const all = Array.isArray(facility) ? facility : [facility];
   const loc = catalog.locationById.get(all[0]!.location)!;
-  const at = nameCoverage(catalog, { city: loc.id });
   const notes = [
     ...(place
       ? [`"${place.part.mentions.length ? _titled(place.place) : clip(place.shown, 60)}" agrees`]
@@ -76,8 +75,7 @@ export function facilityAnswer(
     ..._ignored(ignored),
   ];
   const coverage: Coverage = {
-    ...at.coverage,
-    query: _query(query),
+    ...coveredAnswer(catalog, { query: _query(query), asked: loc.city }, loc),
     summary: `"${clip(query.city.trim(), 60)}" is read as ` +
       (one
         ? `the datacenter ${one.name} (${one.address})`
