@@ -160,7 +160,11 @@ function _mcpEndpoint(catalog: Catalog): (req: Request, ctx: Context) => Promise
   return (req, ctx) =>
     rateLimited(ctx, "mcp", ctx.config.rateLimits.mcp, async () => {
       const body = await readBody(req, { maxBytes: MCP_MAX_BODY });
-      endpoint ??= import("./mcp/endpoint.ts").then((m) => m.createMcpEndpoint(catalog));
+      endpoint ??= import("./mcp/endpoint.ts").then((m) => m.createMcpEndpoint(catalog))
+        .catch((err) => {
+          endpoint = undefined; // a failed load is tried again by the next request
+          throw err;
+        });
       return await (await endpoint)(req, ctx, body);
     });
 }

@@ -328,7 +328,7 @@ export function closeSpellings(catalog: Catalog, name: string): Candidate[] {
   for (const key of catalog.coverage.locations.keys()) {
     if (close(key)) found.push(...named(catalog, key).filter((c) => c.location));
   }
-  for (const key of catalog.places.namesAround(name, name.slice(0, 2), SPELLING_SCAN)) {
+  for (const key of catalog.places.namesAround(name, SPELLING_SCAN)) {
     if (!close(key)) continue;
     const [top] = named(catalog, key);
     if (top) found.push(top);

@@ -200,13 +200,13 @@ export class Gazetteer {
   }
 
   /**
-   * Up to `limit` normalised names starting with `prefix`, in order: those around where `name`
-   * sorts, so a name whose slip comes after its first letters finds its neighbours even in a
-   * block of thousands ("san…"). Found by three binary searches; `limit` lines read.
+   * Up to `limit` normalised names sharing `name`'s first two letters, in order: those around
+   * where `name` sorts, so a name whose slip comes after its first letters finds its neighbours
+   * even in a block of thousands ("san…"). Found by three binary searches; `limit` lines read.
    */
-  namesAround(name: string, prefix: string, limit: number): string[] {
+  namesAround(name: string, limit: number): string[] {
     const table = this.#names;
-    const want = _encoder.encode(prefix);
+    const want = _encoder.encode(name.slice(0, 2));
     const first = _lowerBound(table, want);
     const end = _lowerBound(table, Uint8Array.of(...want, 0xff));
     const from = Math.max(

@@ -19,6 +19,8 @@ export const CACHE_CONTROL = Object.freeze({
    * (BREACH). Deno honours the directive only in small letters, as written here.
    */
   secret: "no-store, no-transform",
+  /** The staff console's pages: as `secret`, and the member's alone. */
+  staffPage: "no-store, private, no-transform",
   /** Protected reads: the caller's alone, and never kept. */
   private: "private, no-store",
   /** Documents and public reads, which change only with a deploy: five minutes. */

@@ -141,9 +141,9 @@ export async function rateLimited<T>(
   first?: { bucket: string; limit: number },
 ): Promise<T> {
   const cap = first && first.limit > 0
-    ? _open(ctx, first.bucket, first.limit, true, true)
+    ? _open(ctx, _charge(ctx, first.bucket, first.limit, true, true))
     : undefined;
-  const own = limit > 0 ? _open(ctx, bucket, limit, false) : undefined;
+  const own = limit > 0 ? _open(ctx, _charge(ctx, bucket, limit, false)) : undefined;
   if (!own && !cap) return await work();
   let out: T;
   try {
@@ -171,7 +171,7 @@ async function _settle(ctx: RateContext, own: Charge | undefined): Promise<void>
 
 /** A place of the global cap `bucket` for a write about to be stored, counted in its commit. */
 export function reserveGlobal(ctx: RateContext, bucket: string, limit: number): void {
-  if (limit > 0) _open(ctx, bucket, limit, true);
+  if (limit > 0) _open(ctx, _charge(ctx, bucket, limit, true));
 }
 
 /** Whether a cap on all callers together refused this request (its headers then stay). */
@@ -276,14 +276,7 @@ function _charge(
  * Opens a charge of this request, or refuses it at once when its counter refused before (kept
  * among the charges all the same, so that its headers stay: see `_counted`).
  */
-function _open(
-  ctx: RateContext,
-  bucket: string,
-  limit: number,
-  global: boolean,
-  always = false,
-): Charge {
-  const charge = _charge(ctx, bucket, limit, global, always);
+function _open(ctx: RateContext, charge: Charge): Charge {
   ctx.charges.push(charge);
   if (ctx.limiter.seen(charge)?.refused) throw _refuse(ctx, charge);
   return charge;

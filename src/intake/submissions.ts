@@ -132,13 +132,11 @@ export async function submitLead(
 }
 
 /**
- * What a quote's price and review depend on: estimate_quote's arguments, and urgency. A quote
- * refuses an additional property that probably means one of them, as estimate_quote refuses
- * it, rather than price or review a default.
+ * What a quote's price and review depend on: estimate_quote's arguments, urgency among them. A
+ * quote refuses an additional property that probably means one of them, as estimate_quote
+ * refuses it, rather than price or review a default.
  */
-const QUOTE_PRICE_AND_REVIEW_FIELDS = [
-  ...new Set([...Object.keys(EstimateInput.shape), "urgency"]),
-];
+const QUOTE_PRICE_AND_REVIEW_FIELDS = Object.keys(EstimateInput.shape);
 
 /** Validates and stores a quote request (SPEC §2.5) with its non-binding budget estimate. */
 export async function submitQuote(

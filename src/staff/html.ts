@@ -25,7 +25,7 @@ export { Html, html } from "../web/html.ts";
 export const STAFF_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "Content-Type": "text/html; charset=utf-8",
   "Content-Security-Policy": CONTENT_SECURITY_POLICY,
-  "Cache-Control": "no-store, private, no-transform",
+  "Cache-Control": CACHE_CONTROL.staffPage,
   "Pragma": "no-cache",
   "X-Frame-Options": "DENY",
   "Referrer-Policy": "same-origin",
