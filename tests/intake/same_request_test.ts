@@ -55,8 +55,14 @@ const KINDS = [
   },
 ] as const;
 
-/** Asserts `again` is `first` replayed: the same answer, `replayed: true`. */
+/**
+ * Asserts `again` is `first` replayed: the same answer, `replayed: true`, still awaiting a
+ * person and billing nothing (SPEC §1.5, §4.6: every submission, a replay on any transport
+ * included, yields requires_human_approval true and billable_order_created false).
+ */
 function assertReplay(again: Answer, first: Answer, what: string): void {
+  assert.equal(again.requires_human_approval, true, what);
+  assert.equal(again.billable_order_created, false, what);
   const { status: _, ...answer } = again;
   const { status: __, ...original } = first;
   assert.deepEqual(answer, { ...original, replayed: true }, what);

@@ -42,6 +42,8 @@ Deno.test("an emergency with no date or time is priced from now at the site", as
       String(e.note),
       / A person reviews an emergency within 2 h \(by 2026-11-28 08:00 UTC, 17:00 at the site, if sent now\); no one is dispatched before that review\.$/,
     );
+    // SPEC §1.5 and §2.5: the estimate stays non-binding, and an emergency dispatches no one.
+    assert.equal(e.non_binding, true);
   });
   await t.step("the same job, asap: business hours, as before", async () => {
     const e = await priceEverywhere(app, { ...TOKYO, urgency: "asap" });

@@ -97,6 +97,8 @@ Deno.test("PENDING_RETENTION_DAYS erases pending submissions that many days old;
   assert.deepEqual(app.logs.filter((l) => l.msg === "pending retention purge"), [
     { level: "info", msg: "pending retention purge", erased: 2, days: 30 },
   ]);
+  // SPEC §3, human review required for every submission: the pass erases what nobody
+  // decided and decides nothing itself; the only decisions in the trail are the people's.
   const trail = await listAudit(app.kv, app.clock.now(), 10);
   assert.deepEqual(trail.map((e) => e.action).sort(), ["approve", "reject"], "no audit entry");
 
