@@ -177,18 +177,13 @@ async function _erasePlan(kv: Kv, id: string, only?: EraseOnly): Promise<ErasePl
   return { checks, keys, erased: { request_id: id, kind, created_at, keys: keys.length } };
 }
 
-/**
- * The idempotency entries that replay a submission, through its pointer key: a list of
- * keys, or one key where written before a submission had two (at most 24 h before).
- */
+/** The idempotency entries that replay a submission, through its pointer key's list. */
 async function _idempotencyOf(
   kv: Kv,
   record: SubmissionRecord,
 ): Promise<Deno.KvEntryMaybe<IdempotencyRecord>[]> {
   if (!record.idempotent) return [];
-  const pointer = await kv.get<Deno.KvKey | Deno.KvKey[]>(idempotencyPointerKey(record.request_id));
-  const value = pointer.value;
-  if (!value?.length) return [];
-  const keys = Array.isArray(value[0]) ? value as Deno.KvKey[] : [value as Deno.KvKey];
+  const keys = (await kv.get<Deno.KvKey[]>(idempotencyPointerKey(record.request_id))).value;
+  if (!keys?.length) return [];
   return await kv.getMany<IdempotencyRecord[]>(keys);
 }

@@ -12,7 +12,7 @@
  *   `Idempotency-Key`'s (`expireIn` 24 h), and the same request's (10 minutes)
  * - `["submission_idempotency", request_id]` → those keys, `expireIn` as the longest: how an
  *   erasure finds them (not in the record, which would keep the address as long as the
- *   submission). Written before a submission had two, it held one key rather than a list.
+ *   submission).
  */
 
 import type { Atomic, Kv } from "./store.ts";
