@@ -108,10 +108,11 @@ export async function submitLead(
   const place = sentPlace(raw, parsed.data);
   const site = place.city ? siteCoverage(ctx.catalog, place) : null;
   const coverage = site?.coverage ?? null;
-  if (coverage && parsed.success) ctx.demand.note(coverage);
   const typo = coverage && cityTypo(coverage, place.country);
   if (typo) issues.push(typo);
   if (!parsed.success || issues.length) throw validationFailed(issues);
+  // Counted once accepted, as a quote's is after it is priced: a refused lead counts nothing.
+  if (coverage) ctx.demand.note(coverage);
   const { idempotency_key: argumentKey, ...input } = parsed.data;
   return await _store(ctx, {
     kind: "lead",

@@ -94,6 +94,15 @@ Deno.test("a place read as not covered is counted on every surface that reads a 
   });
 });
 
+Deno.test("a refused submission counts nothing, its place read or not", async () => {
+  await using app = await createApp();
+  // Valid fields, and one that probably means urgency: refused, as a quote's would be.
+  await ok(post(app, "/api/v1/intake", { ...LEAD, city: "Lagos", priority: "emergency" }), 400);
+  await ok(post(app, "/api/v1/quotes", { ...QUOTE, city: "Cork", priority: "emergency" }), 400);
+  await app.handler.demand.flush();
+  assert.deepEqual(await stored(app.kv), {});
+});
+
 Deno.test("covered, nearby, ambiguous, unknown and country answers are not counted", async () => {
   await using app = await createApp();
   for (const city of ["Frankfurt", "Offenbach", "Springfield", "zzqx-nowhere-5150", "Germany"]) {
