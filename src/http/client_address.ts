@@ -22,7 +22,7 @@ export function clientAddress(
   if (trustProxy) {
     const forwarded = req.headers.get("x-forwarded-for");
     const last = forwarded?.slice(forwarded.lastIndexOf(",") + 1);
-    const bucket = last && last.length <= _LONGEST_ENTRY ? addressBucket(last) : undefined;
+    const bucket = last ? addressBucket(last) : undefined;
     if (bucket) return bucket;
   }
   const addr = info?.remoteAddr;
@@ -37,9 +37,11 @@ const _LONGEST_ENTRY = 100;
  * The bucket of one address as a proxy or socket writes it: `203.0.113.7`,
  * `203.0.113.7:40001`, `2001:db8::1`, `[2001:db8::1]:443`, `fe80::1%eth0`. IPv4 gives
  * the dotted address, IPv6 its /64 as `2001:db8:1:2::/64`. `undefined` when the text
- * is not an IP address.
+ * is not an IP address, or longer than any address (a 58 KB `X-Forwarded-For` entry is
+ * not trimmed or matched).
  */
 export function addressBucket(text: string): string | undefined {
+  if (text.length > _LONGEST_ENTRY) return undefined;
   // A dotted IPv4 address, the common case, is its own bucket: _IPV4 admits no leading
   // zeros, so it is the text that parsing and joining its bytes would give, without the
   // typed array (which costs more than the rest of the request's admission together).
