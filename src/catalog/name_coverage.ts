@@ -62,7 +62,7 @@ export function nameCoverage(
   const text = query.city.normalize("NFKC").trim();
   const key = normalizeName(text);
   const capitals = /\p{Lu}/u.test(text) && text === text.toUpperCase();
-  const base: AnswerBase = {
+  const base: _Base = {
     query: { city: query.city, country: country ?? null },
     // Echoed in summaries, which estimates store: at most 60 characters of it.
     asked: clip(shown.trim(), 60),
@@ -130,7 +130,7 @@ export function nameCoverage(
 }
 
 /** What every answer starts from: the query as read, and the name as echoed back. */
-export interface AnswerBase {
+interface _Base {
   query: Coverage["query"];
   asked: string;
 }
@@ -139,7 +139,7 @@ export interface AnswerBase {
  * One place, or the candidates when no one of them dominates. Candidates all within reach of
  * the largest (the airport of Orly and the town beside it) are one place to a caller.
  */
-function _decide(catalog: Catalog, base: AnswerBase, fit: Candidate[]) {
+function _decide(catalog: Catalog, base: _Base, fit: Candidate[]) {
   const [top, next] = fit;
   const rivals = fit.filter((c) => c !== top && top!.population < DOMINANCE * c.population);
   if (next && rivals.some((c) => !together(top!, c))) {
@@ -155,7 +155,7 @@ function _decide(catalog: Catalog, base: AnswerBase, fit: Candidate[]) {
 /** The coverage at a point: covered by a location within reach, or the nearest ones. */
 function _atPlace(
   catalog: Catalog,
-  base: AnswerBase,
+  base: _Base,
   place: Omit<GazetteerPlace, "id">,
   label: string,
 ) {
@@ -199,13 +199,13 @@ function _atPlace(
   return { coverage, timeZone: place.timezone, point: place };
 }
 
-function _atAirport(catalog: Catalog, base: AnswerBase, airport: Airport) {
+function _atAirport(catalog: Catalog, base: _Base, airport: Airport) {
   const place = { ...airport, name: `${airport.name} (${airport.code})`, subdivision: null };
   return _atPlace(catalog, base, { ...place, population: 0 }, `${place.name}, ${place.country}`);
 }
 
 /** A US ZIP code as its town; any other postcode refused with what to send instead. */
-function _postcode(catalog: Catalog, base: AnswerBase, text: string, country: string | undefined) {
+function _postcode(catalog: Catalog, base: _Base, text: string, country: string | undefined) {
   const zip = /^\d{5}(-\d{4})?$/.test(text) && (!country || country === "US")
     ? catalog.places.zip(text.slice(0, 5))
     : undefined;
@@ -244,7 +244,7 @@ export function emptyAnswer(
   };
 }
 
-function _ambiguous(catalog: Catalog, base: AnswerBase, fit: Candidate[]): Coverage {
+function _ambiguous(catalog: Catalog, base: _Base, fit: Candidate[]): Coverage {
   const { shown, candidates } = _shown(catalog, fit);
   const listed = shown.map((c, i) => `${candidateLabel(c)} (${_state(candidates[i]!.covered)})`);
   return {
@@ -256,12 +256,12 @@ function _ambiguous(catalog: Catalog, base: AnswerBase, fit: Candidate[]): Cover
   };
 }
 
-function _coveredSite(catalog: Catalog, base: AnswerBase, loc: Location): SiteCoverage {
+function _coveredSite(catalog: Catalog, base: _Base, loc: Location): SiteCoverage {
   return { coverage: coveredAnswer(catalog, base, loc), timeZone: loc.timezone, point: loc };
 }
 
 /** The answer for a covered location (site_answer.ts builds a facility's on it). */
-export function coveredAnswer(catalog: Catalog, base: AnswerBase, loc: Location): Coverage {
+export function coveredAnswer(catalog: Catalog, base: _Base, loc: Location): Coverage {
   return {
     ...emptyAnswer(base.query, "covered"),
     covered: true,
@@ -290,7 +290,7 @@ export function coveredAnswer(catalog: Catalog, base: AnswerBase, loc: Location)
  */
 function _region(
   catalog: Catalog,
-  base: AnswerBase,
+  base: _Base,
   regions: string[],
   places: Candidate[],
 ): Coverage {
@@ -338,7 +338,7 @@ function _region(
 
 function _otherCountry(
   catalog: Catalog,
-  base: AnswerBase,
+  base: _Base,
   where: string,
   all: Candidate[],
 ): Coverage {
@@ -355,7 +355,7 @@ function _otherCountry(
 
 function _unknown(
   catalog: Catalog,
-  base: AnswerBase,
+  base: _Base,
   spelled: string,
   country: string | undefined,
   code?: Airport,
