@@ -17,7 +17,6 @@
  */
 
 import { normalizeName } from "../src/catalog/names.ts";
-import { DOMINANCE } from "../src/catalog/name_coverage.ts";
 import type { PlaceGrid } from "./place_grid.ts";
 
 /** An airport serves the most populous place this close (LHR: London, 23 km away). */
@@ -30,7 +29,7 @@ const TOWN_MAX = 100_000;
  * An airport takes a name places bear when it serves this many times the people of the
  * largest of them: the factor by which the reader takes the largest of a name's places.
  */
-const OUTRANKS = DOMINANCE;
+const OUTRANKS = 10;
 
 /**
  * Words of an airport's name that say it is one: left out of its short names. Not "county":

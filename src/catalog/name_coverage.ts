@@ -39,7 +39,7 @@ import {
 import type { Coverage, CoverageQuery, SiteCoverage } from "./coverage_types.ts";
 
 /** A name several places share means the largest when it is this many times the next. */
-export const DOMINANCE = 10;
+const DOMINANCE = 10;
 
 /** Most candidates an ambiguous answer lists. */
 const MAX_CANDIDATES = 5;
